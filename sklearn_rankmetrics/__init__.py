@@ -1,0 +1,35 @@
+"""Ranking and recommendation metrics and scorers for scikit-learn.
+
+Metrics follow the ``sklearn.metrics`` convention
+``metric(y_true, y_score, *, k=..., ...)`` on 2-D relevance/score arrays (one
+query per row), sparse relevance matrices, and the long form (1-D rows plus
+``query_id``).
+"""
+
+from ._auc import group_auc_score
+from ._ranking import (
+    average_precision_at_k,
+    dcg_at_k,
+    f1_at_k,
+    fbeta_at_k,
+    hit_rate_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank_at_k,
+)
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "average_precision_at_k",
+    "dcg_at_k",
+    "f1_at_k",
+    "fbeta_at_k",
+    "group_auc_score",
+    "hit_rate_at_k",
+    "ndcg_at_k",
+    "precision_at_k",
+    "recall_at_k",
+    "reciprocal_rank_at_k",
+]

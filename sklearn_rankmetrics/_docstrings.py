@@ -1,0 +1,83 @@
+"""Parameter descriptions shared by the metric docstrings.
+
+Docstrings write ``%(y_true)s`` and friends; :func:`fill_doc` substitutes
+the text below so every metric documents its common options identically.
+"""
+
+import textwrap
+
+__all__ = []  # private module
+
+_DOCS = {
+    "y_true": """\
+y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
+array-like of shape (n_rows,) with ``query_id``
+    Relevance grades, non-negative (bool, int or float; 0 = not
+    relevant).  2-D: one query per row, dense or any ``scipy.sparse``
+    format (never densified).  1-D: the long form, one (query, item) pair
+    per row, grouped by ``query_id``.""",
+    "y_score": """\
+y_score : array-like of shape (n_queries, n_items), or (n_rows,) with \
+``query_id``
+    Predicted scores, higher ranks first.  ``-np.inf`` marks an item as
+    not retrieved: it takes no rank, but a relevant one still counts in the
+    number of relevant items and in the ideal ranking.  NaN is an error.""",
+    "k": """\
+k : int >= 1 or None, default=None
+    Only the top ``k`` ranks count.  None means the whole retrieved
+    list.""",
+    "query_id": """\
+query_id : array-like of shape (n_rows,), default=None
+    Query (or user) of each row of the long form: ints or strings, in any
+    order.  Must be None for 2-D input.  With ``average=None`` the values
+    come in the order of ``np.unique(query_id)``.""",
+    "relevance_threshold": """\
+relevance_threshold : float > 0 or None, default=None
+    An item is relevant when ``y_true >= relevance_threshold``; None
+    means ``y_true > 0``.""",
+    "ignore_ties": """\
+ignore_ties : bool, default=False
+    If False, tied scores give the exact expected value over all
+    orderings of the tied items (each equally likely).  If True, ties are
+    broken by position (earlier column, or earlier row of the long form,
+    ranks first): faster, but the value depends on item order.""",
+    "no_relevant": """\
+no_relevant : {"skip", "raise"} or float, default="skip"
+    What to do with a query that has no relevant item, where the metric
+    is undefined.  "skip" leaves it out of the average (it is ``nan`` with
+    ``average=None``); a number such as 0.0 scores it with that value;
+    "raise" raises ``ValueError``.""",
+    "sample_weight": """\
+sample_weight : array-like of shape (n_queries,) or (n_rows,), default=None
+    Weight of each query.  2-D: one weight per row.  Long form: one weight
+    per row, constant within a query.""",
+    "average_queries": """\
+average : {"queries"} or None, default="queries"
+    "queries": weighted mean over queries.  None: the per-query values.""",
+    "average_micro": """\
+average : {"queries", "micro"} or None, default="queries"
+    "queries": weighted mean of the per-query values.  "micro": pooled
+    counts over queries (weighted sums of hits and of the denominators).
+    None: the per-query values.""",
+    "returns": """\
+score : float or ndarray of shape (n_queries,)
+    The averaged score, or the per-query values if ``average=None``.""",
+    "ties_note": """\
+Ties are handled exactly: with ``ignore_ties=False`` the value is the
+mean of the metric over every ordering of tied items, computed in closed
+form per tie group (McSherry and Najork [1]_), so a constant predictor
+gets the chance level, not a perfect score.""",
+    "mcsherry": """\
+.. [1] McSherry, F. and Najork, M. (2008). Computing Information
+       Retrieval Performance Measures Efficiently in the Presence of Tied
+       Scores. ECIR 2008, LNCS 4956, pp. 414-421.""",
+}
+
+
+def fill_doc(func):
+    """Substitute the shared parameter descriptions into ``func.__doc__``."""
+    indented = {
+        key: textwrap.indent(value, "    ").lstrip() for key, value in _DOCS.items()
+    }
+    func.__doc__ = func.__doc__ % indented
+    return func

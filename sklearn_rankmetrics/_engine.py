@@ -1,0 +1,511 @@
+"""The ranking engine shared by every metric.
+
+Every input form (dense 2-D, sparse ``y_true``, long form with ``query_id``)
+is reduced to the same padded, per-rank description of each query's top-k:
+
+1. **selection** (one builder per input form): the ``K`` best-scored items of
+   every query, sorted by decreasing score, padded with ``-inf``; their
+   relevance grades; and, for the tie group cut by ``k``, that group's size,
+   relevant count and gain sum over *all* the query's items (the only group
+   that can extend past the cut).
+2. **tie groups** (:func:`_tie_groups`): for every rank ``i`` the group of
+   tied items it belongs to -- start rank ``a``, size ``g``, relevant count
+   ``r``, relevant items in earlier groups ``h`` and mean gain.  Each ordering
+   of a group being equally likely, rank ``i`` holds a relevant item with
+   probability ``r / g``; all metrics are closed-form sums over ranks of
+   these quantities (SPEC appendix), so ties cost O(k) per query.
+
+With ``ignore_ties=True`` every item is its own group, ordered by position.
+
+No step loops over queries in Python.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import UndefinedMetricWarning
+
+from ._validation import (
+    _as_array,
+    check_k,
+    check_query_id,
+    check_sample_weight,
+    check_y_score,
+    check_y_true_dense,
+    check_y_true_sparse,
+)
+
+__all__ = []  # private module
+
+
+# ---------------------------------------------------------------------------
+# Relevance and gain
+# ---------------------------------------------------------------------------
+def _relevant(rel, threshold):
+    """Binary relevance: ``rel > 0`` or ``rel >= threshold``."""
+    if threshold is None:
+        return rel > 0
+    return rel >= threshold
+
+
+def _gain(rel, gain):
+    rel = np.asarray(rel, dtype=np.float64)
+    if gain == "linear":
+        return rel
+    return np.expm1(rel * np.log(2.0))  # 2**rel - 1, exact at small grades
+
+
+# ---------------------------------------------------------------------------
+# Segmented top-K (ragged groups), used by the long form, sparse IDCG, ...
+# ---------------------------------------------------------------------------
+def _segment_top(seg, key, n_seg, K, payloads, fills):
+    """For each segment, the ``K`` entries with the largest ``key``.
+
+    Ties in ``key`` keep their input order (stable sort).  Returns the
+    ``(n_seg, K)`` key array (padded with ``fills[0]``) followed by one
+    array per payload (padded with the matching fill).
+    """
+    order = np.lexsort((-key, seg))
+    seg_s = seg[order]
+    counts = np.bincount(seg_s, minlength=n_seg)
+    starts = np.cumsum(counts) - counts
+    pos = np.arange(seg_s.size) - starts[seg_s]
+    keep = pos < K
+    rows, cols = seg_s[keep], pos[keep]
+    kept = order[keep]
+    out = []
+    for values, fill in zip((key, *payloads), fills):
+        arr = np.full((n_seg, K), fill, dtype=np.float64)
+        arr[rows, cols] = values[kept]
+        out.append(arr)
+    return out
+
+
+def _ideal_from_entries(seg, grades, n_seg, K, gain):
+    """(n_seg, K) gains of each segment's best grades, descending."""
+    positive = grades > 0
+    seg, grades = seg[positive], np.asarray(grades[positive], dtype=np.float64)
+    (ideal,) = _segment_top(seg, grades, n_seg, K, (), (0.0,))
+    return _gain(ideal, gain)
+
+
+# ---------------------------------------------------------------------------
+# Selections: one builder per input form
+# ---------------------------------------------------------------------------
+class _Selection:
+    """The sorted top-K of every query plus what the metrics need per query.
+
+    Attributes
+    ----------
+    top_score, top_rel : ndarray of shape (n_queries, K)
+        Scores (``-inf`` = no item at that rank) and grades of the top-K.
+    cut_rows, cut_n, cut_r, cut_gain : ndarray
+        Queries whose last top-K tie group continues past rank K, with that
+        group's full size, relevant count and gain sum.
+    n_rel : ndarray of shape (n_queries,)
+        R, relevant items per query (retrieved or not).
+    n_pos : ndarray of shape (n_queries,)
+        Items with a grade > 0 (decides whether DCG/NDCG are defined).
+    n_retrieved : ndarray of shape (n_queries,)
+        Items with a finite score.
+    ideal : callable
+        ``ideal()`` returns the (n_queries, K) ideal gains, descending.
+    """
+
+    cut_rows = np.zeros(0, dtype=np.intp)
+    cut_n = cut_r = cut_gain = np.zeros(0)
+    query_ids = None
+
+
+def _dense_top(S, K, ignore_ties):
+    """Indices and scores of each row's K best items, sorted descending.
+
+    Equal scores are ordered by column.  With ``ignore_ties`` the items tied
+    at the cut are the earliest columns.
+    """
+    n, m = S.shape
+    if K < m:
+        idx = np.argpartition(S, m - K, axis=1)[:, m - K :]
+        idx.sort(axis=1)
+        top = np.take_along_axis(S, idx, axis=1)
+        order = np.argsort(-top, axis=1, kind="stable")
+        idx = np.take_along_axis(idx, order, axis=1)
+        top = np.take_along_axis(top, order, axis=1)
+    else:
+        idx = np.argsort(-S, axis=1, kind="stable")
+        top = np.take_along_axis(S, idx, axis=1)
+    return idx, top
+
+
+def _dense_cut(S, top, K):
+    """Rows whose cut tie group extends past rank K, and that group's mask."""
+    n, m = S.shape
+    if K >= m:
+        return np.zeros(0, dtype=np.intp), None
+    t = top[:, K - 1]
+    eq = S == t[:, None]
+    n_eq = np.count_nonzero(eq, axis=1)
+    n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
+    rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
+    return rows, eq[rows]
+
+
+def _select_dense(Y, S, K, threshold, gain, ignore_ties):
+    sel = _Selection()
+    n, m = S.shape
+    idx, top = _dense_top(S, K, ignore_ties)
+    rows, eq = _dense_cut(S, top, K)
+    if rows.size:
+        if ignore_ties:  # take the earliest columns of the cut group
+            idx[rows] = np.argsort(-S[rows], axis=1, kind="stable")[:, :K]
+            top[rows] = np.take_along_axis(S[rows], idx[rows], axis=1)
+        else:
+            Yc = Y[rows]
+            sel.cut_rows = rows
+            sel.cut_n = np.count_nonzero(eq, axis=1).astype(np.float64)
+            sel.cut_r = np.count_nonzero(eq & _relevant(Yc, threshold), axis=1)
+            sel.cut_gain = np.where(eq, _gain(Yc, gain), 0.0).sum(axis=1)
+    sel.top_score = top
+    sel.top_rel = np.take_along_axis(Y, idx, axis=1).astype(np.float64)
+    sel.n_rel = np.count_nonzero(_relevant(Y, threshold), axis=1)
+    sel.n_pos = np.count_nonzero(Y, axis=1)
+    sel.n_retrieved = np.count_nonzero(S > -np.inf, axis=1)
+
+    def ideal():
+        if 4 * sel.n_pos.sum() <= Y.size:  # mostly zeros: sort the non-zeros
+            r, c = np.nonzero(Y)
+            return _ideal_from_entries(r, Y[r, c], n, K, gain)
+        if K < m:
+            best = np.partition(Y, m - K, axis=1)[:, m - K :]
+        else:
+            best = Y
+        return _gain(np.sort(best, axis=1)[:, ::-1], gain)
+
+    sel.ideal = ideal
+    return sel
+
+
+def _select_sparse(Y, S, K, threshold, gain, ignore_ties):
+    sel = _Selection()
+    n, m = S.shape
+    idx, top = _dense_top(S, K, ignore_ties)
+    rows, eq = _dense_cut(S, top, K)
+    if rows.size and ignore_ties:
+        idx[rows] = np.argsort(-S[rows], axis=1, kind="stable")[:, :K]
+        top[rows] = np.take_along_axis(S[rows], idx[rows], axis=1)
+
+    counts = np.diff(Y.indptr)
+    nz_row = np.repeat(np.arange(n, dtype=np.intp), counts)
+    nz_col = Y.indices.astype(np.intp, copy=False)
+    data = Y.data
+    # Look the selected (row, column) pairs up in the sorted CSR structure.
+    keys = nz_row * m + nz_col
+    wanted = np.arange(n, dtype=np.intp)[:, None] * m + idx
+    pos = np.searchsorted(keys, wanted)
+    pos_c = np.minimum(pos, max(keys.size - 1, 0))
+    found = (pos < keys.size) & (keys[pos_c] == wanted) if keys.size else pos < 0
+    top_rel = np.zeros((n, K), dtype=np.float64)
+    top_rel[found] = data[pos_c[found]]
+
+    if rows.size and not ignore_ties:
+        t = top[:, K - 1]
+        at_cut = S[nz_row, nz_col] == t[nz_row]
+        in_rows = np.zeros(n, dtype=bool)
+        in_rows[rows] = True
+        at_cut &= in_rows[nz_row]
+        r_cut = np.bincount(
+            nz_row, weights=at_cut & _relevant(data, threshold), minlength=n
+        )
+        g_cut = np.bincount(
+            nz_row, weights=np.where(at_cut, _gain(data, gain), 0.0), minlength=n
+        )
+        sel.cut_rows = rows
+        sel.cut_n = np.count_nonzero(eq, axis=1).astype(np.float64)
+        sel.cut_r = r_cut[rows]
+        sel.cut_gain = g_cut[rows]
+    sel.top_score = top
+    sel.top_rel = top_rel
+    sel.n_rel = np.bincount(
+        nz_row, weights=_relevant(data, threshold), minlength=n
+    ).astype(np.intp)
+    sel.n_pos = np.bincount(nz_row, weights=data > 0, minlength=n).astype(np.intp)
+    sel.n_retrieved = np.count_nonzero(S > -np.inf, axis=1)
+    sel.ideal = lambda: _ideal_from_entries(nz_row, data, n, K, gain)
+    return sel
+
+
+def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties):
+    sel = _Selection()
+    sizes = np.bincount(codes, minlength=n_q)
+    K = int(sizes.max()) if k is None else min(k, int(sizes.max()))
+    top, top_rel = _segment_top(
+        codes, s, n_q, K, (np.asarray(y, dtype=np.float64),), (-np.inf, 0.0)
+    )
+    t = top[:, K - 1]
+    at_cut = s == t[codes]
+    n_eq = np.bincount(codes, weights=at_cut, minlength=n_q)
+    n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
+    rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
+    # With ignore_ties the stable sort already kept the earliest rows of the
+    # cut group; otherwise record the group's full counts.
+    if rows.size and not ignore_ties:
+        sel.cut_rows = rows
+        sel.cut_n = n_eq[rows]
+        sel.cut_r = np.bincount(
+            codes, weights=at_cut & _relevant(y, threshold), minlength=n_q
+        )[rows]
+        sel.cut_gain = np.bincount(
+            codes, weights=np.where(at_cut, _gain(y, gain), 0.0), minlength=n_q
+        )[rows]
+    sel.top_score = top
+    sel.top_rel = top_rel
+    sel.n_rel = np.bincount(
+        codes, weights=_relevant(y, threshold), minlength=n_q
+    ).astype(np.intp)
+    sel.n_pos = np.bincount(codes, weights=y > 0, minlength=n_q).astype(np.intp)
+    sel.n_retrieved = np.bincount(codes, weights=s > -np.inf, minlength=n_q).astype(
+        np.intp
+    )
+    sel.ideal = lambda: _ideal_from_entries(codes, y, n_q, K, gain)
+    return sel
+
+
+# ---------------------------------------------------------------------------
+# Input dispatch
+# ---------------------------------------------------------------------------
+def check_inputs(y_true, y_score, query_id, sample_weight, row_weights=False):
+    """Validate the data arguments and tell which input form they are.
+
+    Returns ``(form, y_true, y_score, codes, query_ids, weights)`` where
+    ``form`` is "dense", "sparse" or "long"; for the long form ``codes``
+    numbers the queries 0..n_queries-1 in the order of ``query_ids``
+    (``np.unique`` order) and ``weights`` are per query, unless
+    ``row_weights`` keeps the long form's weights per row.
+    """
+    if query_id is not None:
+        if sp.issparse(y_true):
+            raise TypeError(
+                "query_id is given, so y_true must be the 1-D relevance of "
+                "the long form, not a sparse matrix."
+            )
+        y = _long_array("y_true", y_true)
+        s = _long_array("y_score", y_score)
+        y = check_y_true_dense(y, ndim=1)
+        s = check_y_score(s, ndim=1)
+        if y.shape != s.shape:
+            raise ValueError(
+                f"y_true and y_score must have the same length, got "
+                f"{y.shape[0]} and {s.shape[0]}."
+            )
+        codes, ids = check_query_id(query_id, s.shape[0])
+        w = check_sample_weight(sample_weight, s.shape[0], "row")
+        if w is not None and not row_weights:
+            w_q = np.zeros(ids.shape[0])
+            w_q[codes] = w
+            if not np.array_equal(w_q[codes], w):
+                raise ValueError(
+                    "sample_weight must be constant within each query in the "
+                    "long form (it is that query's weight); found different "
+                    "weights for rows of the same query_id."
+                )
+            w = w_q
+        return "long", y, s, codes, ids, w
+
+    if sp.issparse(y_true):
+        s = check_y_score(y_score, ndim=2)
+        Y = check_y_true_sparse(y_true)
+        form = "sparse"
+    else:
+        Y = check_y_true_dense(y_true, ndim=None)
+        if Y.ndim == 1:
+            raise ValueError(
+                "y_true is 1-D: pass query_id=... (one id per row) for the "
+                "long form, or 2-D arrays with one query per row."
+            )
+        Y = check_y_true_dense(Y, ndim=2)
+        s = check_y_score(y_score, ndim=2)
+        form = "dense"
+    if Y.shape != s.shape:
+        raise ValueError(
+            f"y_true and y_score must have the same shape (n_queries, "
+            f"n_items), got {Y.shape} and {s.shape}."
+        )
+    w = check_sample_weight(sample_weight, s.shape[0], "query (row)")
+    return form, Y, s, None, None, w
+
+
+def _long_array(name, x):
+    arr = _as_array(name, x)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"query_id is given, so {name} must be 1-D (the long form, one "
+            f"row per (query, item) pair); got shape {arr.shape}. Drop "
+            "query_id to pass 2-D arrays with one query per row."
+        )
+    return arr
+
+
+# ---------------------------------------------------------------------------
+# Tie groups and the per-rank description every metric reads
+# ---------------------------------------------------------------------------
+class Ranking:
+    """Per-rank tie-group statistics of every query's top-k.
+
+    All per-rank arrays have shape ``(n_queries, K)``; rank ``i = j + 1``
+    for column ``j``.  Entries past a query's retrieved items are 0
+    (``valid`` is False there).
+    """
+
+    def __init__(self, sel, k, threshold, gain, ignore_ties, weights, ids):
+        self.k = k
+        self.gain = gain
+        self.weights = weights
+        self.query_ids = ids
+        self.n_rel = sel.n_rel.astype(np.float64)
+        self.n_pos = sel.n_pos
+        self.n_retrieved = sel.n_retrieved.astype(np.float64)
+        self._ideal = sel.ideal
+        self.n_queries, self.K = sel.top_score.shape
+        self.rank = np.arange(1, self.K + 1, dtype=np.float64)
+        _tie_groups(self, sel, threshold, gain, ignore_ties)
+
+    def ideal(self):
+        """(n_queries, K) ideal gains, descending (the IDCG ranking)."""
+        return self._ideal()
+
+    @property
+    def hits(self):
+        """Expected number of relevant items in the top k."""
+        return self.p.sum(axis=1)
+
+    @property
+    def cutoff(self):
+        """The precision denominator: k, or the retrieved count if k is None."""
+        if self.k is None:
+            return self.n_retrieved
+        return np.full(self.n_queries, float(self.k))
+
+    def no_hit_factors(self):
+        """Per rank, P(rank i is not relevant | no relevant item before it
+        in its tie group); 1 past the retrieved items."""
+        j = self.rank - self.a
+        q = np.where(self.valid, (self.g - self.r - j) / np.maximum(self.g - j, 1), 1)
+        return np.clip(q, 0.0, 1.0)
+
+
+def _tie_groups(rk, sel, threshold, gain, ignore_ties):
+    top, rel = sel.top_score, sel.top_rel
+    n, K = top.shape
+    valid = top > -np.inf
+    b = (_relevant(rel, threshold) & valid).astype(np.float64)
+    gn = np.where(valid, _gain(rel, gain), 0.0)
+    rk.valid = valid
+    if ignore_ties:
+        rk.g = np.ones((n, K))
+        rk.r = b
+        rk.a = np.broadcast_to(rk.rank, (n, K))
+        rk.h = np.cumsum(b, axis=1) - b
+        rk.p = b
+        rk.eg = gn
+        return
+    new = np.empty((n, K), dtype=bool)
+    new[:, 0] = True
+    np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
+    flat_new = new.ravel()
+    gid = np.cumsum(flat_new) - 1
+    n_runs = int(gid[-1]) + 1
+    g_run = np.bincount(gid, minlength=n_runs).astype(np.float64)
+    r_run = np.bincount(gid, weights=b.ravel(), minlength=n_runs)
+    s_run = np.bincount(gid, weights=gn.ravel(), minlength=n_runs)
+    start = np.flatnonzero(flat_new)
+    gid = gid.reshape(n, K)
+    if sel.cut_rows.size:  # the group cut by k: use its full counts
+        last = gid[sel.cut_rows, K - 1]
+        g_run[last] = sel.cut_n
+        r_run[last] = sel.cut_r
+        s_run[last] = sel.cut_gain
+    # relevant items in earlier groups of the same query
+    before = np.cumsum(r_run) - r_run
+    h_run = before - before[gid[start // K, 0]]
+    rk.g = g_run[gid]
+    rk.r = r_run[gid]
+    rk.a = (start % K + 1).astype(np.float64)[gid]
+    rk.h = h_run[gid]
+    rk.p = np.where(valid, rk.r / rk.g, 0.0)
+    rk.eg = np.where(valid, s_run[gid] / rk.g, 0.0)
+
+
+def rank(
+    y_true,
+    y_score,
+    *,
+    k,
+    query_id,
+    sample_weight,
+    threshold=None,
+    gain="linear",
+    ignore_ties=False,
+):
+    """Validate the inputs of any form and return their :class:`Ranking`."""
+    k = check_k(k)
+    form, Y, S, codes, ids, w = check_inputs(y_true, y_score, query_id, sample_weight)
+    if form == "long":
+        sel = _select_long(Y, S, codes, ids.shape[0], k, threshold, gain, ignore_ties)
+    else:
+        K = S.shape[1] if k is None else min(k, S.shape[1])
+        build = _select_dense if form == "dense" else _select_sparse
+        sel = build(Y, S, K, threshold, gain, ignore_ties)
+    return Ranking(sel, k, threshold, gain, ignore_ties, w, ids)
+
+
+# ---------------------------------------------------------------------------
+# Averaging over queries
+# ---------------------------------------------------------------------------
+def _undefined(what):
+    warnings.warn(
+        f"{what}: no query could be scored (every query was skipped or had "
+        "zero weight); returning nan.",
+        UndefinedMetricWarning,
+        stacklevel=3,
+    )
+    return float("nan")
+
+
+def average_queries(values, defined, weights, average, no_relevant, name):
+    """Combine per-query values under ``no_relevant`` and ``average``.
+
+    ``defined`` marks the queries that have a relevant item.
+    """
+    if no_relevant == "raise" and not defined.all():
+        raise ValueError(
+            f"{np.count_nonzero(~defined)} queries have no relevant item, so "
+            f"{name} is undefined for them. Pass no_relevant='skip' to leave "
+            "them out, or a number (e.g. 0.0) to score them."
+        )
+    if isinstance(no_relevant, float):
+        values = np.where(defined, values, no_relevant)
+        keep = np.ones_like(defined)
+    else:
+        values = np.where(defined, values, np.nan)
+        keep = defined
+    if average is None:
+        return values
+    w = np.ones(values.shape[0]) if weights is None else weights
+    w = w[keep]
+    total = w.sum()
+    if total == 0:
+        return _undefined(name)
+    return float(np.dot(w, values[keep]) / total)
+
+
+def pooled_ratio(num, den, keep, weights, name):
+    """Micro average: sum of weighted numerators over weighted denominators."""
+    w = np.ones(num.shape[0]) if weights is None else weights
+    w = w[keep]
+    den = np.dot(w, den[keep])
+    if w.sum() == 0:
+        return _undefined(name)
+    if den == 0:
+        return 0.0
+    return float(np.dot(w, num[keep]) / den)

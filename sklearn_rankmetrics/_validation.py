@@ -1,0 +1,221 @@
+"""Validation of options and inputs shared by every metric.
+
+Every check raises a ``ValueError`` or ``TypeError`` that names the argument
+and says how to fix it.  No check modifies its input.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = []  # private module
+
+_NUMERIC_KINDS = "biuf"
+
+
+def check_k(k):
+    """Return ``k`` as a Python int (or None), or raise."""
+    if k is None:
+        return None
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(
+            f"k must be a positive int or None (the whole ranked list), got "
+            f"{k!r} of type {type(k).__name__}."
+        )
+    if k < 1:
+        raise ValueError(
+            f"k must be >= 1, or None for the whole ranked list; got k={k}."
+        )
+    return int(k)
+
+
+def check_option(name, value, options):
+    """Raise unless ``value`` is one of the strings in ``options``."""
+    if not isinstance(value, str) or value not in options:
+        choices = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
+    return value
+
+
+def check_real(name, value, *, low, low_inclusive=False, allow_none=False):
+    """Return ``value`` as a finite float greater than (or equal to) ``low``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a real number, got {value!r} of type "
+            f"{type(value).__name__}."
+        )
+    value = float(value)
+    ok = value >= low if low_inclusive else value > low
+    if not (np.isfinite(value) and ok):
+        bound = ">=" if low_inclusive else ">"
+        raise ValueError(f"{name} must be a finite number {bound} {low}; got {value}.")
+    return value
+
+
+def check_no_relevant(value):
+    """``no_relevant`` is "skip", "raise" or a finite real number."""
+    if isinstance(value, str):
+        return check_option("no_relevant", value, ("skip", "raise"))
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            "no_relevant must be 'skip', 'raise' or a number such as 0.0 or "
+            f"1.0; got {value!r}."
+        )
+    if not np.isfinite(value):
+        raise ValueError(f"no_relevant must be a finite number; got {value}.")
+    return float(value)
+
+
+def check_average(value, options):
+    """``average`` is None or one of ``options``."""
+    if value is None:
+        return None
+    allowed = ", ".join(repr(o) for o in options) + " or None"
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"average must be {allowed}; got {value!r}.")
+    return value
+
+
+def _as_array(name, x):
+    """``np.asarray`` that turns pandas/polars objects and lists into arrays."""
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(
+            f"{name} could not be read as a rectangular array ({exc}); pass "
+            "equal-length rows, or the long form with query_id."
+        ) from None
+    return arr
+
+
+def _as_numeric(name, arr, hint):
+    """Check the dtype is numeric; convert object arrays of numbers."""
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric; {hint}") from None
+    if arr.dtype.kind not in _NUMERIC_KINDS:
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}; {hint}")
+    return arr
+
+
+def check_y_score(y_score, ndim):
+    """Return ``y_score`` as a float64 array of the given ndim, without NaN."""
+    if sp.issparse(y_score):
+        raise TypeError(
+            "y_score must be a dense array; a sparse y_score would treat "
+            "unstored entries as score 0. Pass y_score.toarray(), or a dense "
+            "score array chunk by chunk."
+        )
+    arr = _as_numeric(
+        "y_score", _as_array("y_score", y_score), "pass predicted scores."
+    )
+    if arr.ndim != ndim:
+        raise ValueError(f"y_score must be {ndim}-D, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError("y_score is empty; pass at least one query and one item.")
+    arr = np.asarray(arr, dtype=np.float64)
+    if np.isnan(arr).any():
+        raise ValueError(
+            "y_score contains NaN. Replace NaN by -np.inf to mark an item as "
+            "not retrieved, or fix the model's output."
+        )
+    return arr
+
+
+def check_y_true_dense(y_true, ndim):
+    """Return dense relevance grades (bool, int or float), non-negative."""
+    arr = _as_numeric(
+        "y_true",
+        _as_array("y_true", y_true),
+        "pass relevance grades >= 0 (bool, int or float).",
+    )
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"y_true must be {ndim}-D, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError("y_true is empty; pass at least one query and one item.")
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError("y_true contains NaN or inf; relevance must be finite.")
+    if arr.dtype.kind in "if" and (arr < 0).any():
+        raise ValueError(
+            "y_true contains negative values; relevance grades must be >= 0 "
+            "(0 = not relevant)."
+        )
+    return arr
+
+
+def check_y_true_sparse(y_true):
+    """Return a canonical CSR copy-if-needed of a scipy.sparse relevance."""
+    csr = sp.csr_matrix(y_true)  # no copy for a canonical CSR matrix
+    if csr.dtype.kind not in _NUMERIC_KINDS:
+        raise TypeError(
+            f"y_true must hold numeric relevance grades, got dtype {csr.dtype}."
+        )
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    data = csr.data
+    if data.dtype.kind == "f" and not np.isfinite(data).all():
+        raise ValueError("y_true contains NaN or inf; relevance must be finite.")
+    if data.dtype.kind in "if" and (data < 0).any():
+        raise ValueError(
+            "y_true contains negative values; relevance grades must be >= 0."
+        )
+    return csr
+
+
+def check_sample_weight(sample_weight, n, what):
+    """Return a float64 weight vector of length ``n`` (ones if None)."""
+    if sample_weight is None:
+        return None
+    w = _as_numeric(
+        "sample_weight",
+        _as_array("sample_weight", sample_weight),
+        "pass one non-negative number per " + what + ".",
+    )
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(
+            f"sample_weight must be 1-D with one weight per {what} ({n}), got "
+            f"shape {w.shape}."
+        )
+    w = np.asarray(w, dtype=np.float64)
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
+    return w
+
+
+def check_query_id(query_id, n):
+    """Return integer codes 0..n_queries-1 and the sorted unique ids."""
+    qid = _as_array("query_id", query_id)
+    if qid.ndim != 1:
+        raise ValueError(f"query_id must be 1-D, got shape {qid.shape}.")
+    if qid.shape[0] != n:
+        raise ValueError(
+            f"query_id has {qid.shape[0]} entries but y_true and y_score have "
+            f"{n}; pass one query id per row of the long form."
+        )
+    if qid.dtype.kind == "f" and np.isnan(qid).any():
+        raise ValueError("query_id contains NaN; every row needs a query id.")
+    if qid.dtype.kind == "O":
+        missing = np.fromiter(
+            (v is None or v != v for v in qid), dtype=bool, count=qid.shape[0]
+        )
+        if missing.any():
+            raise ValueError("query_id contains None or NaN; every row needs an id.")
+    if qid.dtype.kind not in "biufUSOMm":
+        raise TypeError(f"query_id must hold ints or strings, got dtype {qid.dtype}.")
+    try:
+        uniques, codes = np.unique(qid, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            "query_id mixes types that cannot be sorted (e.g. ints and "
+            "strings); use one type for every id."
+        ) from None
+    return codes.reshape(-1).astype(np.intp, copy=False), uniques
