@@ -174,7 +174,8 @@ default=None
             query_w = np.ones(n_q)
     else:
         auc, _, _ = _auc_per_query(q, s, pos, None, n_q)
-        query_w = np.full(n_q, float(S.shape[1] if query_weighting == "impressions" else 1))
+        per_query = S.shape[1] if query_weighting == "impressions" else 1
+        query_w = np.full(n_q, float(per_query))
         if w is not None:
             query_w = query_w * w
     return average_queries(

@@ -75,7 +75,7 @@ def _segment_top(seg, key, n_seg, K, payloads, fills):
     rows, cols = seg_s[keep], pos[keep]
     kept = order[keep]
     out = []
-    for values, fill in zip((key, *payloads), fills):
+    for values, fill in zip((key, *payloads), fills, strict=True):
         arr = np.full((n_seg, K), fill, dtype=np.float64)
         arr[rows, cols] = values[kept]
         out.append(arr)
@@ -119,81 +119,113 @@ class _Selection:
 
 
 def _dense_top(S, K, ignore_ties):
-    """Indices and scores of each row's K best items, sorted descending.
+    """Each row's K best items, sorted by decreasing score, and its cut group.
 
-    Equal scores are ordered by column.  With ``ignore_ties`` the items tied
-    at the cut are the earliest columns.
+    Returns ``idx, top, rows, (r, c)``: the (n, K) column indices and scores
+    of the top K (equal scores ordered by column), the rows whose tie group
+    at rank K continues past it, and the (row, column) positions of every
+    item of those groups.  With ``ignore_ties`` the top K takes the earliest
+    columns of that group.
+
+    ``argpartition`` keeps a few more candidates than K, so the group cut by
+    K is almost always among them and only needs counting over the full row;
+    rows where it is larger are redone on their full rows.
     """
     n, m = S.shape
-    if K < m:
-        idx = np.argpartition(S, m - K, axis=1)[:, m - K :]
+    C = min(m, 2 * K + 16)  # candidates
+    if C < m:
+        idx = np.argpartition(S, m - C, axis=1)[:, m - C :]
         idx.sort(axis=1)
-        top = np.take_along_axis(S, idx, axis=1)
-        order = np.argsort(-top, axis=1, kind="stable")
-        idx = np.take_along_axis(idx, order, axis=1)
-        top = np.take_along_axis(top, order, axis=1)
     else:
-        idx = np.argsort(-S, axis=1, kind="stable")
-        top = np.take_along_axis(S, idx, axis=1)
-    return idx, top
-
-
-def _dense_cut(S, top, K):
-    """Rows whose cut tie group extends past rank K, and that group's mask."""
-    n, m = S.shape
+        idx = np.broadcast_to(np.arange(m), (n, m))
+    cand = np.take_along_axis(S, idx, axis=1)
+    order = np.argsort(-cand, axis=1, kind="stable")
+    idx = np.take_along_axis(idx, order, axis=1)
+    cand = np.take_along_axis(cand, order, axis=1)
+    empty = np.zeros(0, dtype=np.intp)
     if K >= m:
-        return np.zeros(0, dtype=np.intp), None
-    t = top[:, K - 1]
-    eq = S == t[:, None]
-    n_eq = np.count_nonzero(eq, axis=1)
-    n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
-    rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
-    return rows, eq[rows]
+        return idx, cand, empty, (empty, empty)
+
+    t = cand[:, K - 1]
+    tied = cand == t[:, None]
+    n_eq = np.count_nonzero(S == t[:, None], axis=1)
+    crossing = (n_eq > np.count_nonzero(tied[:, :K], axis=1)) & (t > -np.inf)
+    overflow = crossing & (n_eq > np.count_nonzero(tied, axis=1))
+    tied &= (crossing & ~overflow)[:, None]
+    r, j = np.nonzero(tied)
+    c = idx[r, j]
+    for_rows = np.flatnonzero(overflow)
+    if for_rows.size:  # the cut group spills out of the candidates
+        r_o, c_o = np.nonzero(S[for_rows] == t[for_rows, None])
+        r, c = np.concatenate([r, for_rows[r_o]]), np.concatenate([c, c_o])
+        if ignore_ties:
+            full = np.argsort(-S[for_rows], axis=1, kind="stable")[:, :K]
+            idx[for_rows, :K] = full
+            cand[for_rows, :K] = np.take_along_axis(S[for_rows], full, axis=1)
+    return idx[:, :K], cand[:, :K], np.flatnonzero(crossing), (r, c)
 
 
 def _select_dense(Y, S, K, threshold, gain, ignore_ties):
     sel = _Selection()
     n, m = S.shape
-    idx, top = _dense_top(S, K, ignore_ties)
-    rows, eq = _dense_cut(S, top, K)
-    if rows.size:
-        if ignore_ties:  # take the earliest columns of the cut group
-            idx[rows] = np.argsort(-S[rows], axis=1, kind="stable")[:, :K]
-            top[rows] = np.take_along_axis(S[rows], idx[rows], axis=1)
-        else:
-            Yc = Y[rows]
-            sel.cut_rows = rows
-            sel.cut_n = np.count_nonzero(eq, axis=1).astype(np.float64)
-            sel.cut_r = np.count_nonzero(eq & _relevant(Yc, threshold), axis=1)
-            sel.cut_gain = np.where(eq, _gain(Yc, gain), 0.0).sum(axis=1)
+    idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
+    if rows.size and not ignore_ties:
+        grades = Y[r, c]
+        sel.cut_rows = rows
+        sel.cut_n = np.bincount(r, minlength=n)[rows].astype(np.float64)
+        sel.cut_r = np.bincount(r, weights=_relevant(grades, threshold), minlength=n)
+        sel.cut_r = sel.cut_r[rows]
+        sel.cut_gain = np.bincount(r, weights=_gain(grades, gain), minlength=n)[rows]
     sel.top_score = top
     sel.top_rel = np.take_along_axis(Y, idx, axis=1).astype(np.float64)
-    sel.n_rel = np.count_nonzero(_relevant(Y, threshold), axis=1)
     sel.n_pos = np.count_nonzero(Y, axis=1)
-    sel.n_retrieved = np.count_nonzero(S > -np.inf, axis=1)
-
-    def ideal():
-        if 4 * sel.n_pos.sum() <= Y.size:  # mostly zeros: sort the non-zeros
-            r, c = np.nonzero(Y)
-            return _ideal_from_entries(r, Y[r, c], n, K, gain)
-        if K < m:
-            best = np.partition(Y, m - K, axis=1)[:, m - K :]
-        else:
-            best = Y
-        return _gain(np.sort(best, axis=1)[:, ::-1], gain)
-
-    sel.ideal = ideal
+    if threshold is None:
+        sel.n_rel = sel.n_pos
+    else:
+        sel.n_rel = np.count_nonzero(_relevant(Y, threshold), axis=1)
+    # Only read with k=None, where the top "K" is every item of the row.
+    sel.n_retrieved = np.count_nonzero(top > -np.inf, axis=1)
+    sel.ideal = lambda: _dense_ideal(Y, sel.n_pos, K, gain)
     return sel
+
+
+def _dense_ideal(Y, n_pos, K, gain):
+    """(n, K) gains of each row's K best grades, descending, without a sort
+    of the whole matrix where the grades allow it."""
+    n, m = Y.shape
+    if Y.dtype.kind in "biu":
+        top_grade = int(Y.max())
+        if top_grade <= 1:  # binary relevance: n_pos ones, then zeros
+            ones = np.arange(K) < n_pos[:, None]
+            return _gain(ones, gain)
+        if top_grade <= 64:  # small integer grades: count items >= each grade
+            if top_grade <= 4:  # a few passes over Y beat finding its non-zeros
+                at_least = [n_pos] + [
+                    np.count_nonzero(Y >= g, axis=1) for g in range(2, top_grade + 1)
+                ]
+            else:
+                flat = np.flatnonzero(Y)
+                hist = np.bincount(
+                    flat // m * (top_grade + 1) + Y.ravel()[flat],
+                    minlength=n * (top_grade + 1),
+                ).reshape(n, top_grade + 1)
+                at_least = np.cumsum(hist[:, :0:-1], axis=1)[:, ::-1].T
+            ranks = np.arange(K)
+            grade = np.zeros((n, K))
+            for count in at_least:  # grade g is at ranks < count of items >= g
+                grade += count[:, None] > ranks
+            return _gain(grade, gain)
+    if 4 * n_pos.sum() <= Y.size:  # mostly zeros: sort the non-zeros only
+        r, c = np.nonzero(Y)
+        return _ideal_from_entries(r, Y[r, c], n, K, gain)
+    best = np.partition(Y, m - K, axis=1)[:, m - K :] if K < m else Y
+    return _gain(np.sort(best, axis=1)[:, ::-1], gain)
 
 
 def _select_sparse(Y, S, K, threshold, gain, ignore_ties):
     sel = _Selection()
     n, m = S.shape
-    idx, top = _dense_top(S, K, ignore_ties)
-    rows, eq = _dense_cut(S, top, K)
-    if rows.size and ignore_ties:
-        idx[rows] = np.argsort(-S[rows], axis=1, kind="stable")[:, :K]
-        top[rows] = np.take_along_axis(S[rows], idx[rows], axis=1)
+    idx, top, rows, (r_eq, _) = _dense_top(S, K, ignore_ties)
 
     counts = np.diff(Y.indptr)
     nz_row = np.repeat(np.arange(n, dtype=np.intp), counts)
@@ -221,7 +253,7 @@ def _select_sparse(Y, S, K, threshold, gain, ignore_ties):
             nz_row, weights=np.where(at_cut, _gain(data, gain), 0.0), minlength=n
         )
         sel.cut_rows = rows
-        sel.cut_n = np.count_nonzero(eq, axis=1).astype(np.float64)
+        sel.cut_n = np.bincount(r_eq, minlength=n)[rows].astype(np.float64)
         sel.cut_r = r_cut[rows]
         sel.cut_gain = g_cut[rows]
     sel.top_score = top
