@@ -18,6 +18,7 @@ from ._ranking import (
     recall_at_k,
     reciprocal_rank_at_k,
 )
+from ._scorer import get_scorer, get_scorer_names, make_scoring
 
 __version__ = "0.1.0.dev0"
 
@@ -26,8 +27,11 @@ __all__ = [
     "dcg_at_k",
     "f1_at_k",
     "fbeta_at_k",
+    "get_scorer",
+    "get_scorer_names",
     "group_auc_score",
     "hit_rate_at_k",
+    "make_scoring",
     "ndcg_at_k",
     "precision_at_k",
     "recall_at_k",

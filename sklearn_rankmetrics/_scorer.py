@@ -1,0 +1,621 @@
+"""Scorers: the ranking metrics in scikit-learn's ``scoring=`` parameter.
+
+``get_scorer("ndcg@10")`` returns an object built like the ones
+:func:`sklearn.metrics.make_scorer` returns, usable in ``GridSearchCV``,
+``cross_validate``, ``permutation_importance`` and every other
+model-selection tool, next to scikit-learn's own ``"roc_auc"``.
+
+Two data layouts reach a scorer:
+
+* **2-D** (one query per row of ``y``, one item per column): a multilabel
+  estimator's ``predict_proba``/``decision_function`` gives the item
+  scores.  Nothing extra to route.
+* **Long form** (one (query, item) pair per row, 1-D ``y``, e.g. a
+  click-through-rate classifier): the query ids travel to the scorer by
+  scikit-learn's metadata routing.  The scorer requests ``query_id`` by
+  default; ``set_score_request(query_id="groups")`` reuses the ``groups``
+  array of a ``GroupKFold``.
+
+The scorer turns whatever the estimator returns into the
+``(y_true, y_score)`` the metric expects (see :class:`_RankingScorer`).
+"""
+
+import inspect
+import re
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn import get_config
+from sklearn.base import is_classifier
+from sklearn.metrics import get_scorer as _sklearn_get_scorer
+from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
+from sklearn.metrics import make_scorer
+from sklearn.utils.metadata_routing import MetadataRequest
+
+from ._auc import group_auc_score
+from ._ranking import (
+    average_precision_at_k,
+    dcg_at_k,
+    f1_at_k,
+    fbeta_at_k,
+    hit_rate_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank_at_k,
+)
+
+__all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
+
+# name -> metric function; every name but "gauc" takes an optional "@k".
+_METRICS = {
+    "dcg": dcg_at_k,
+    "f1": f1_at_k,
+    "fbeta": fbeta_at_k,
+    "gauc": group_auc_score,
+    "hit_rate": hit_rate_at_k,
+    "map": average_precision_at_k,
+    "mrr": reciprocal_rank_at_k,
+    "ndcg": ndcg_at_k,
+    "precision": precision_at_k,
+    "recall": recall_at_k,
+}
+_NO_CUTOFF = ("gauc",)
+_NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
+
+# Tried in this order, as sklearn's "roc_auc" does, so that both share one
+# cached prediction inside a multi-metric search.  "predict" comes last
+# only for estimators that have neither (a regressor predicting relevance).
+_RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
+
+# Per-sample data: routed by scikit-learn, never fixed in the scorer
+# (except ``query_id``, which may be bound for a single fixed data set).
+_ROUTED = ("sample_weight",)
+_SCORER_OPTIONS = ("pos_label", "query_id")
+
+_VALID_FORMS = (
+    "Ranking scorer names are "
+    + ", ".join(repr(n) for n in _METRICS if n not in _NO_CUTOFF)
+    + " (no cut-off), optionally followed by '@k' with an int k >= 1 such as "
+    "'ndcg@10' or 'precision@5', and 'gauc'; any name of "
+    "sklearn.metrics.get_scorer_names() such as 'roc_auc' or 'neg_log_loss' "
+    "also works."
+)
+
+_MISSING_QUERY_ID = (
+    "The {name!r} scorer got a 1-D target (the long form, one row per "
+    "(query, item) pair) but no query_id, so it cannot tell which rows "
+    "belong to the same query. Enable metadata routing with "
+    "sklearn.set_config(enable_metadata_routing=True) (or inside "
+    "`with sklearn.config_context(enable_metadata_routing=True):`) and pass "
+    "the query ids to the tool: search.fit(X, y, query_id=qid), "
+    "cross_validate(..., params={{'query_id': qid}}); or call "
+    "scorer.set_score_request(query_id='groups') to reuse the groups of a "
+    "GroupKFold. For a 2-D target (one query per row) no query_id is needed."
+)
+
+
+# scikit-learn has no public scorer base class; the class of the objects
+# make_scorer returns is the documented contract of every ``scoring=`` tool
+# (``_score(method_caller, estimator, X, y_true, **kwargs)``, unchanged from
+# 1.3 to 1.9).  Taking it from make_scorer avoids naming a private module.
+_SklearnScorer = type(make_scorer(ndcg_at_k, response_method="predict"))
+
+
+class _RankingScorer(_SklearnScorer):
+    """A ranking metric as a scikit-learn scorer.
+
+    Built by :func:`get_scorer`; see there for the user-facing description.
+
+    Parameters
+    ----------
+    name : str
+        The name it was built from, e.g. ``"ndcg@10"`` (used in messages).
+    score_func : callable
+        The metric, ``score_func(y_true, y_score, **kwargs)``.
+    kwargs : dict
+        Options passed to the metric (``k`` included).
+    pos_label : object, default=None
+        Class of a binary classifier's target counted as relevant;
+        None means ``estimator.classes_[-1]`` as in scikit-learn.
+    """
+
+    def __init__(self, name, score_func, kwargs, pos_label=None):
+        super().__init__(score_func, 1, kwargs, _RESPONSE_METHOD)
+        self._name = name
+        self._pos_label = pos_label
+        self._requests = {}
+
+    # -- presentation --------------------------------------------------------
+    def __repr__(self):
+        items = [(key, value) for key, value in self._kwargs.items() if key != "k"]
+        if self._pos_label is not None:
+            items.append(("pos_label", self._pos_label))
+        options = "".join(f", {key}={_short_repr(value)}" for key, value in items)
+        return f"get_scorer({self._name!r}{options})"
+
+    def _routing_repr(self):  # used in scikit-learn's routing messages (>= 1.8)
+        return repr(self)
+
+    def _get_pos_label(self):
+        return self._pos_label
+
+    # -- metadata routing ----------------------------------------------------
+    def set_score_request(self, **kwargs):
+        """Set which metadata the scorer receives, and under which name.
+
+        The scorer requests ``query_id`` by default (and leaves
+        ``sample_weight`` unset, as scikit-learn's scorers do), so with
+        routing enabled ``search.fit(X, y, query_id=qid)`` just works.
+        Requests set here are merged into these defaults.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            ``param=alias`` with alias True (request it under its own
+            name), False (do not), None (unset: an error if passed) or a
+            string: the name under which the tool receives it, e.g.
+            ``query_id="groups"`` to reuse the ``groups`` of a
+            ``GroupKFold``.
+
+        Returns
+        -------
+        self : object
+            The scorer.
+        """
+        if not get_config().get("enable_metadata_routing", False):
+            raise RuntimeError(
+                "This method is only available when metadata routing is "
+                "enabled. You can enable it using "
+                "sklearn.set_config(enable_metadata_routing=True)."
+            )
+        overlap = set(kwargs) & set(self._kwargs)
+        if overlap:
+            warnings.warn(
+                f"{self!r} already has {sorted(overlap)} set as options; "
+                "routed values will override them.",
+                UserWarning,
+                stacklevel=2,
+            )
+        requests = {**self._requests, **kwargs}
+        self._build_request(requests)  # validates the aliases
+        self._requests = requests
+        return self
+
+    def _build_request(self, requests):
+        request = MetadataRequest(owner=repr(self))
+        merged = {"query_id": True, "sample_weight": None, **requests}
+        for param, alias in merged.items():
+            request.score.add_request(param=param, alias=alias)
+        return request
+
+    def _get_metadata_request(self):
+        return self._build_request(self._requests)
+
+    # -- scoring -------------------------------------------------------------
+    def _score(self, method_caller, estimator, X, y_true, **kwargs):
+        overlap = set(kwargs) & set(self._kwargs)
+        if overlap:
+            warnings.warn(
+                f"{self!r}: routed metadata {sorted(overlap)} override the "
+                "values fixed when the scorer was built.",
+                UserWarning,
+                stacklevel=2,
+            )
+        params = {**self._kwargs, **kwargs}
+        method = _response_method_name(estimator, self._response_method)
+        if _is_2d(y_true):
+            y_score = _multilabel_scores(
+                estimator, X, method, method_caller, _n_labels(y_true)
+            )
+        else:
+            if params.get("query_id") is None:
+                raise ValueError(_MISSING_QUERY_ID.format(name=self._name))
+            y_true, y_score = _long_form(
+                estimator, X, y_true, method, method_caller, self._pos_label
+            )
+        return self._sign * self._score_func(y_true, y_score, **params)
+
+
+def _short_repr(value):
+    if isinstance(value, np.ndarray) or hasattr(value, "shape"):
+        return f"<array of shape {tuple(value.shape)}>"
+    if isinstance(value, (list, tuple)) and len(value) > 6:
+        return f"<{type(value).__name__} of length {len(value)}>"
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------
+# Turning estimator output into scores
+# ---------------------------------------------------------------------------
+def _response_method_name(estimator, methods):
+    """The first of ``methods`` that ``estimator`` provides."""
+    for name in methods:
+        if hasattr(estimator, name):
+            return name
+    raise AttributeError(
+        f"{type(estimator).__name__} has none of the methods {methods}; a "
+        "ranking scorer needs scores to rank the items by."
+    )
+
+
+def _is_2d(y):
+    if sp.issparse(y):
+        return True
+    return np.ndim(y) == 2 and np.shape(y)[1] > 1
+
+
+def _n_labels(y):
+    return y.shape[1] if sp.issparse(y) else np.shape(y)[1]
+
+
+def _is_zero_one(classes):
+    c = np.asarray(classes)
+    return c.shape == (2,) and c.dtype.kind in "biuf" and c[0] == 0 and c[1] == 1
+
+
+def _sklearn_output_is_exact(method, classes):
+    """Whether sklearn's own processing of ``method`` keeps every label.
+
+    scikit-learn's prediction cache (shared with e.g. ``"roc_auc"``) holds
+    processed predictions.  They are the per-label scores we want except
+    in two cases: exactly two labels whose ``classes_`` look binary (the
+    probabilities collapse to one column), and per-label class lists other
+    than [0, 1] (a label constant in the training fold has one class: a
+    ragged list that sklearn cannot stack).
+    """
+    if isinstance(classes, np.ndarray) and classes.ndim == 1:
+        if method == "decision_function":
+            return True  # never collapsed; binary classes_: no sign flip
+        return classes.shape[0] > 2 and classes.dtype != object
+    if isinstance(classes, (list, tuple)) and len(classes) > 0:
+        return method == "predict_proba" and all(_is_zero_one(c) for c in classes)
+    return False
+
+
+def _label_column(proba, classes):
+    """One label's score from its class probabilities: the expected grade.
+
+    For classes [0, 1] this is P(1); a label seen with a single class in
+    the training fold gets that constant; graded labels (0, 1, 2, ...) get
+    the expected grade.
+    """
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim == 1:
+        return proba
+    if classes is not None:
+        c = np.asarray(classes)
+        if c.ndim == 1 and c.dtype.kind in "biuf" and c.shape[0] == proba.shape[1]:
+            return proba @ c.astype(np.float64)
+    if proba.shape[1] == 2:
+        return proba[:, 1]
+    raise ValueError(
+        f"Cannot turn per-label predictions of shape {proba.shape} with classes "
+        f"{classes!r} into one score per item; the labels of a 2-D target "
+        "must be numeric relevance grades (e.g. 0/1)."
+    )
+
+
+def _multilabel_scores(estimator, X, method, method_caller, n_labels):
+    """Scores of shape (n_samples, n_labels) for a 2-D (multilabel) target."""
+    classes = getattr(estimator, "classes_", None)
+    if _sklearn_output_is_exact(method, classes):
+        y_score = method_caller(estimator, method, X, pos_label=None)
+        if np.ndim(y_score) == 2 and np.shape(y_score)[1] == n_labels:
+            return y_score
+    raw = getattr(estimator, method)(X)
+    if isinstance(raw, (list, tuple)):
+        per_label = (
+            list(classes)
+            if isinstance(classes, (list, tuple)) and len(classes) == len(raw)
+            else [None] * len(raw)
+        )
+        y_score = np.column_stack(
+            [_label_column(p, c) for p, c in zip(raw, per_label, strict=True)]
+        )
+    else:
+        y_score = np.asarray(raw, dtype=np.float64)
+        if y_score.ndim == 1:
+            y_score = y_score[:, None]
+    if y_score.shape[1] != n_labels:
+        raise ValueError(
+            f"{type(estimator).__name__}.{method} gave scores of shape "
+            f"{y_score.shape}, but y has {n_labels} columns (items); a 2-D "
+            "target needs one score per item, e.g. from a multilabel "
+            "classifier fitted on the same 2-D y."
+        )
+    return y_score
+
+
+def _long_form(estimator, X, y_true, method, method_caller, pos_label):
+    """Relevance and scores of the long form (1-D target)."""
+    y = np.asarray(y_true)
+    if y.ndim == 2:  # a single column
+        y = y[:, 0]
+    if not is_classifier(estimator):  # a regressor predicting relevance
+        return y, method_caller(estimator, method, X, pos_label=None)
+    classes = np.asarray(estimator.classes_)
+    if classes.ndim != 1 or classes.shape[0] < 2:
+        raise ValueError(
+            f"{type(estimator).__name__} was fitted on classes {classes!r}; "
+            "a ranking scorer needs a binary classifier (clicked or not), a "
+            "classifier of numeric relevance grades, or a regressor."
+        )
+    if pos_label is not None and pos_label not in classes.tolist():
+        raise ValueError(
+            f"pos_label={pos_label!r} is not a class of the estimator; its "
+            f"classes are {classes.tolist()}."
+        )
+    if classes.shape[0] == 2:
+        if pos_label is None:
+            pos_label = classes[-1]
+        y_score = method_caller(estimator, method, X, pos_label=pos_label)
+        return y == pos_label, y_score
+    # Several classes: rank by P(pos_label), or by the expected grade.
+    if not hasattr(estimator, "predict_proba"):
+        raise ValueError(
+            f"{type(estimator).__name__} has {classes.shape[0]} classes but no "
+            "predict_proba; a ranking scorer cannot rank by its output."
+        )
+    proba = method_caller(estimator, "predict_proba", X, pos_label=None)
+    if pos_label is not None:
+        return y == pos_label, proba[:, classes.tolist().index(pos_label)]
+    if classes.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{type(estimator).__name__} has the {classes.shape[0]} classes "
+            f"{classes.tolist()}; pass pos_label= to say which one is "
+            "relevant, or use numeric relevance grades."
+        )
+    return y, proba @ classes.astype(np.float64)
+
+
+# ---------------------------------------------------------------------------
+# Public helpers
+# ---------------------------------------------------------------------------
+def _parse(name):
+    """``"ndcg@10"`` -> ("ndcg", ndcg_at_k, 10); None if not one of ours."""
+    if not isinstance(name, str):
+        return None
+    match = _NAME_RE.match(name.strip().lower())
+    if match is None or match.group(1) not in _METRICS:
+        return None
+    base, k = match.group(1), match.group(2)
+    if k is not None:
+        if base in _NO_CUTOFF:
+            raise ValueError(
+                f"{name!r}: {base} ranks every item of a query and takes no "
+                f"cut-off; use {base!r}."
+            )
+        if int(k) < 1:
+            raise ValueError(f"{name!r}: k must be >= 1. {_VALID_FORMS}")
+        k = int(k)
+    return base, _METRICS[base], k
+
+
+def _metric_options(func):
+    """Keyword options of a metric (everything but the data arguments)."""
+    params = inspect.signature(func).parameters
+    return [p for p in params if p not in ("y_true", "y_score", "k", "sample_weight")]
+
+
+def get_scorer(name, **options):
+    """Get a scorer for a ranking metric, or one of scikit-learn's.
+
+    The scorer ranks the items of each query by the estimator's
+    ``decision_function`` (or ``predict_proba``) and evaluates the metric.
+    Pass it (or a :func:`make_scoring` dict) as ``scoring=`` to any
+    scikit-learn model-selection tool.
+
+    Read more in the :ref:`User Guide <scoring>`.
+
+    Parameters
+    ----------
+    name : str
+        ``"ndcg@10"``, ``"map@10"``, ``"mrr@10"``, ``"precision@5"``,
+        ``"recall@100"``, ``"hit_rate@10"``, ``"f1@10"``, ``"fbeta@10"``,
+        ``"dcg@10"`` (any k >= 1), the same names without ``@k`` (no
+        cut-off), or ``"gauc"``.  Any other name goes to
+        :func:`sklearn.metrics.get_scorer` (``"roc_auc"``,
+        ``"neg_log_loss"``, ...).
+
+    **options : dict
+        Options of the metric, e.g. ``gain="exponential"`` for DCG/NDCG,
+        ``ap_denominator="min_k"`` for MAP, ``no_relevant=0.0``,
+        ``relevance_threshold=2``, ``ignore_ties=True``; checked now.
+        Also ``pos_label``: the class of a binary classifier counted as
+        relevant (default ``classes_[-1]``, as in scikit-learn), and
+        ``query_id``: fixed query ids, only for a tool that scores one
+        fixed data set without routing (``permutation_importance``).
+        Not allowed with scikit-learn's names.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, **metadata)`` -> float, greater is
+        better.  Picklable.  With metadata routing enabled it requests
+        ``query_id``; change it with ``set_score_request``, e.g.
+        ``set_score_request(query_id="groups")``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the valid forms) or an
+        invalid option value.
+    TypeError
+        For an option the metric does not take.
+
+    See Also
+    --------
+    make_scoring : A ``scoring`` dict from several names.
+    get_scorer_names : The ranking scorer names.
+
+    Notes
+    -----
+    Prediction to scores:
+
+    - 2-D target (one query per row): the per-item scores of a
+      multilabel estimator, whatever its output layout: an
+      ``(n_samples, n_labels)`` array, a list of per-label
+      ``predict_proba`` arrays (each reduced to its expected grade, so a
+      label constant in the training fold becomes a constant column),
+      and exactly two labels, which scikit-learn's own scorers collapse
+      to one column, are all brought to ``(n_samples, n_labels)``.
+    - 1-D target with ``query_id`` (the long form): a binary
+      classifier's score of ``pos_label``, and relevance
+      ``y == pos_label`` (so string classes work); a classifier of
+      numeric grades is ranked by its expected grade; a regressor by
+      ``predict``.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.multiclass import OneVsRestClassifier
+    >>> from sklearn_rankmetrics import get_scorer
+    >>> X = [[0.0], [1.0], [2.0], [3.0]]
+    >>> Y = [[1, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 1]]
+    >>> clf = OneVsRestClassifier(LogisticRegression()).fit(X, Y)
+    >>> scorer = get_scorer("ndcg@2")
+    >>> scorer
+    get_scorer('ndcg@2')
+    >>> scorer(clf, X, Y)
+    1.0
+    >>> get_scorer("ndcg@2", gain="exponential")
+    get_scorer('ndcg@2', gain='exponential')
+    """
+    parsed = _parse(name)
+    if parsed is None:
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str such as 'ndcg@10'; got {name!r}.")
+        if name not in _sklearn_get_scorer_names():
+            raise ValueError(f"{name!r} is not a valid scorer name. {_VALID_FORMS}")
+        if options:
+            raise TypeError(
+                f"Options {sorted(options)} only apply to the ranking scorers; "
+                f"{name!r} is scikit-learn's: build a custom one with "
+                "sklearn.metrics.make_scorer."
+            )
+        return _sklearn_get_scorer(name)
+    base, func, k = parsed
+    options = dict(options)
+    pos_label = options.pop("pos_label", None)
+    allowed = _metric_options(func)
+    for key in options:
+        if key in _ROUTED:
+            raise TypeError(
+                f"{key} is per-sample data and cannot be fixed in a scorer; "
+                "enable metadata routing and call "
+                f"scorer.set_score_request({key}=True)."
+            )
+        if key == "k":
+            raise TypeError(f"Give k in the name, e.g. '{base}@{options['k']}'.")
+        if key not in allowed:
+            raise TypeError(
+                f"{name!r} does not take the option {key!r}; its options are "
+                f"{sorted(set(allowed) | set(_SCORER_OPTIONS))}."
+            )
+    if options.get("average", "queries") is None:
+        raise ValueError(
+            "average=None gives per-query values, but a scorer must return "
+            "one number; use average='queries' (default) or 'micro'."
+        )
+    kwargs = {} if base in _NO_CUTOFF else {"k": k}
+    kwargs.update(options)
+    _check_options(name, func, kwargs)
+    return _RankingScorer(name, func, kwargs, pos_label=pos_label)
+
+
+def _check_options(name, func, kwargs):
+    """Call the metric once on a tiny query so bad option values fail now."""
+    trial = {key: value for key, value in kwargs.items() if key != "query_id"}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            func([[2, 1, 0]], [[0.3, 0.2, 0.1]], **trial)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"get_scorer({name!r}): {exc}") from None
+
+
+def get_scorer_names():
+    """Names of the ranking scorers.
+
+    Each name but ``"gauc"`` may be followed by ``"@k"`` with an int
+    ``k >= 1`` (``"ndcg@10"``); without it the whole ranked list counts.
+    :func:`get_scorer` also accepts every name of
+    :func:`sklearn.metrics.get_scorer_names`.
+
+    Returns
+    -------
+    names : list of str
+        Sorted names.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import get_scorer_names
+    >>> get_scorer_names()
+    ['dcg', 'f1', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg', 'precision',
+     'recall']
+    """
+    return sorted(_METRICS)
+
+
+def make_scoring(names, **options):
+    """Build a ``scoring`` dict from scorer names, ours and scikit-learn's.
+
+    Read more in the :ref:`User Guide <scoring>`.
+
+    Parameters
+    ----------
+    names : list of str
+        Names for :func:`get_scorer`, e.g.
+        ``["ndcg@10", "map@10", "gauc", "roc_auc", "neg_log_loss"]``.
+        They become the keys of the dict (and of ``cv_results_``, as
+        ``mean_test_<name>``), and valid values of ``refit=``.
+
+    **options : dict
+        Options for the ranking scorers.  Each goes to the ranking
+        scorers whose metric takes it (``gain="exponential"`` only to
+        DCG/NDCG, ``pos_label`` to all); an option no scorer takes is an
+        error.
+
+    Returns
+    -------
+    scoring : dict
+        ``{name: scorer}`` in the order of ``names``.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import make_scoring
+    >>> scoring = make_scoring(["ndcg@10", "gauc", "roc_auc"], gain="exponential")
+    >>> list(scoring)
+    ['ndcg@10', 'gauc', 'roc_auc']
+    >>> scoring["ndcg@10"]
+    get_scorer('ndcg@10', gain='exponential')
+    >>> scoring["gauc"]
+    get_scorer('gauc')
+    """
+    if isinstance(names, str):
+        names = [names]
+    names = list(names)
+    if not names:
+        raise ValueError("names is empty; pass at least one scorer name.")
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise ValueError(f"Duplicated scorer names: {duplicated}.")
+    used = set()
+    scoring = {}
+    for name in names:
+        parsed = _parse(name)
+        if parsed is None:
+            scoring[name] = get_scorer(name)
+            continue
+        accepted = set(_metric_options(parsed[1])) | set(_SCORER_OPTIONS)
+        mine = {key: value for key, value in options.items() if key in accepted}
+        used.update(mine)
+        scoring[name] = get_scorer(name, **mine)
+    unused = sorted(set(options) - used)
+    if unused:
+        raise TypeError(
+            f"Option(s) {unused} apply to none of the ranking scorers {names}."
+        )
+    return scoring

@@ -1,0 +1,208 @@
+"""Synthetic data for trying ranking metrics and scorers.
+
+Like :mod:`sklearn.datasets`' ``make_*`` functions, the generators here draw
+data from a known model, so that the best achievable scores are known too.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+__all__ = ["make_click_log"]
+
+
+def _check_int(name, value, low):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {value!r}.")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}.")
+    return int(value)
+
+
+def _check_real(name, value, low):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}.")
+    if not np.isfinite(value) or (low is not None and value < low):
+        bound = "" if low is None else f" >= {low}"
+        raise ValueError(f"{name} must be a finite number{bound}, got {value}.")
+    return float(value)
+
+
+def make_click_log(
+    n_users=1000,
+    n_impressions=(5, 40),
+    n_features=10,
+    *,
+    n_user_features=None,
+    intercept=-2.0,
+    user_bias=1.0,
+    interaction=1.0,
+    shuffle=True,
+    return_proba=False,
+    random_state=None,
+):
+    r"""Generate a click log: users, the items shown to them, and clicks.
+
+    Each user sees a number of items (impressions); each impression is
+    clicked with a probability given by a logistic model of user features,
+    item features, their interaction and a hidden per-user bias.  One user
+    is one query of the long form: rank a user's impressions by a
+    click-through-rate (CTR) model's score and compare with the clicks.
+
+    Because users differ in their overall click rate (through their
+    features and the hidden bias), the pooled ROC AUC rewards a model for
+    telling active users from passive ones, while the per-user metrics
+    (GAUC, NDCG@k, ...) only measure how well it orders each user's items:
+    the two disagree, as on real click logs.
+
+    Read more in the :ref:`User Guide <scoring>`.
+
+    Parameters
+    ----------
+    n_users : int, default=1000
+        Number of users (queries).
+
+    n_impressions : int or tuple of two ints (low, high), default=(5, 40)
+        Impressions per user: that number, or drawn uniformly from
+        ``low..high`` (inclusive) for each user.
+
+    n_features : int >= 2, default=10
+        Number of columns of ``X``: the user features, then the item
+        features.
+
+    n_user_features : int, default=None
+        How many of the ``n_features`` describe the user (constant over
+        a user's rows).  None means ``n_features // 2``.  The rest
+        describe the item of the impression.
+
+    intercept : float, default=-2.0
+        Logit of the baseline click probability: -2 is about 12 %; the
+        spread of the other terms raises the mean click rate (to about
+        20 % with the defaults).
+
+    user_bias : float >= 0, default=1.0
+        Standard deviation of the hidden per-user bias added to the
+        logit.  It changes the users' click rates, not the order of a
+        user's items: it lowers the pooled AUC a model can reach, not its
+        GAUC.
+
+    interaction : float >= 0, default=1.0
+        Scale of the user x item interaction term; 0 gives a purely
+        additive (linear-logistic) model.
+
+    shuffle : bool, default=True
+        Shuffle the rows, so that a user's impressions are not contiguous
+        (the metrics group them by ``query_id`` anyway).  If False the
+        rows come user by user.
+
+    return_proba : bool, default=False
+        Also return the true click probability of each impression.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed for the draws; an int gives the same log on every platform
+        and NumPy version.
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_features)
+        Features of each impression: ``n_user_features`` user features
+        followed by the item features.
+
+    y : ndarray of shape (n_rows,), dtype int
+        1 if the impression was clicked, else 0.
+
+    query_id : ndarray of shape (n_rows,), dtype int
+        User id (0 .. n_users - 1) of each impression.
+
+    proba : ndarray of shape (n_rows,)
+        The true click probabilities; only if ``return_proba=True``.
+
+    Notes
+    -----
+    With user features :math:`u`, item features :math:`v`, a hidden user
+    bias :math:`b_u \sim N(0, \sigma^2)` (``user_bias`` = :math:`\sigma`)
+    and coefficients :math:`\alpha, \beta, M` drawn once per call,
+
+    .. math::
+
+        P(\text{click}) = \operatorname{expit}\left(c + \tfrac12 u^\top\alpha
+            + b_u + v^\top\beta + \gamma\, u^\top M v\right),
+
+    with :math:`c` the ``intercept`` and :math:`\gamma` the
+    ``interaction``.  The coefficients are scaled so that each term has
+    about unit variance.  A linear model can learn every term but the
+    interaction; the hidden bias is unpredictable by design.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics.datasets import make_click_log
+    >>> X, y, query_id = make_click_log(n_users=50, random_state=0)
+    >>> X.shape, y.shape, query_id.shape
+    ((1047, 10), (1047,), (1047,))
+    >>> int(y.sum()), len(set(query_id))
+    (234, 50)
+    >>> X, y, query_id, proba = make_click_log(
+    ...     n_users=3, n_impressions=2, n_features=4, shuffle=False,
+    ...     return_proba=True, random_state=0)
+    >>> query_id
+    array([0, 0, 1, 1, 2, 2])
+    >>> proba.round(2)
+    array([0.27, 0.15, 0.52, 0.96, 0.21, 0.06])
+    """
+    n_users = _check_int("n_users", n_users, 1)
+    n_features = _check_int("n_features", n_features, 2)
+    if n_user_features is None:
+        n_user_features = n_features // 2
+    n_user_features = _check_int("n_user_features", n_user_features, 1)
+    if n_user_features >= n_features:
+        raise ValueError(
+            f"n_user_features must be < n_features ({n_features}) so that "
+            f"items have features too; got {n_user_features}."
+        )
+    if isinstance(n_impressions, (tuple, list)):
+        if len(n_impressions) != 2:
+            raise ValueError(
+                f"n_impressions must be an int or a (low, high) pair; got "
+                f"{n_impressions!r}."
+            )
+        low = _check_int("n_impressions[0]", n_impressions[0], 1)
+        high = _check_int("n_impressions[1]", n_impressions[1], low)
+    else:
+        low = high = _check_int("n_impressions", n_impressions, 1)
+    intercept = _check_real("intercept", intercept, None)
+    user_bias = _check_real("user_bias", user_bias, 0.0)
+    interaction = _check_real("interaction", interaction, 0.0)
+    rng = check_random_state(random_state)
+
+    n_item_features = n_features - n_user_features
+    counts = rng.randint(low, high + 1, size=n_users)
+    query_id = np.repeat(np.arange(n_users), counts)
+    n_rows = query_id.shape[0]
+
+    users = rng.normal(size=(n_users, n_user_features))
+    bias = user_bias * rng.normal(size=n_users)
+    items = rng.normal(size=(n_rows, n_item_features))
+    alpha = rng.normal(size=n_user_features) / np.sqrt(n_user_features)
+    beta = rng.normal(size=n_item_features) / np.sqrt(n_item_features)
+    M = rng.normal(size=(n_user_features, n_item_features))
+    M /= np.sqrt(n_user_features * n_item_features)
+
+    u = users[query_id]
+    logit = (
+        intercept
+        + 0.5 * (u @ alpha)
+        + bias[query_id]
+        + items @ beta
+        + interaction * np.einsum("ij,ij->i", u @ M, items)
+    )
+    proba = 1.0 / (1.0 + np.exp(-logit))
+    y = (rng.uniform(size=n_rows) < proba).astype(int)
+    X = np.hstack([u, items])
+
+    if shuffle:
+        order = rng.permutation(n_rows)
+        X, y, query_id, proba = X[order], y[order], query_id[order], proba[order]
+    if return_proba:
+        return X, y, query_id, proba
+    return X, y, query_id
