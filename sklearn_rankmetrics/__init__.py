@@ -7,6 +7,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 """
 
 from ._auc import group_auc_score
+from ._idlists import ranked_lists_to_arrays
 from ._ranking import (
     average_precision_at_k,
     dcg_at_k,
@@ -34,6 +35,7 @@ __all__ = [
     "make_scoring",
     "ndcg_at_k",
     "precision_at_k",
+    "ranked_lists_to_arrays",
     "recall_at_k",
     "reciprocal_rank_at_k",
 ]

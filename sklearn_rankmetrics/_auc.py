@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._docstrings import fill_doc
-from ._engine import _relevant, average_queries, check_inputs
+from ._engine import _group_order, _relevant, average_queries, check_inputs
 from ._validation import check_average, check_option, check_real
 
 __all__ = ["group_auc_score"]
@@ -14,10 +14,11 @@ def _sorted_form(form, Y, S, codes, threshold):
 
     Returns the three arrays in (query, ascending score) order and the
     number of queries.  The 2-D forms sort each row (one ``argsort`` along
-    the items); the long form sorts the rows by (query, score).
+    the items); the long form sorts the rows by score once and groups them
+    by query with a radix pass (no lexicographic sort).
     """
     if form == "long":
-        order = np.lexsort((S, codes))
+        order = _group_order(codes, int(codes.max()) + 1, np.argsort(S))
         return codes[order], S[order], _relevant(Y[order], threshold), order
     n, m = S.shape
     order = np.argsort(S, axis=1)
@@ -56,8 +57,8 @@ def _auc_per_query(q, s, pos, w, n_q):
     q_run = q[starts]
     # negative weight strictly below each run, within its query
     below = np.cumsum(neg_run) - neg_run
-    first_run = np.searchsorted(q_run, q_run)
-    below -= below[first_run]
+    first = np.flatnonzero(np.diff(q_run, prepend=-1))  # each query's first run
+    below -= np.repeat(below[first], np.diff(first, append=q_run.shape[0]))
     numerator = np.bincount(
         q_run, weights=pos_run * (below + 0.5 * neg_run), minlength=n_q
     )
@@ -104,7 +105,8 @@ def group_auc_score(
 
     query_weighting : {"impressions", "uniform"}, default="impressions"
         Weight of each query in the mean: its number of items (its sum of
-        row weights in the weighted long form), as in the DIN paper, or 1.
+        row weights in the weighted long form), as in the DIN paper, or 1
+        (the mean of its row weights in the weighted long form).
 
     sample_weight : array-like of shape (n_queries,) or (n_rows,), \
 default=None
@@ -168,10 +170,11 @@ default=None
     if form == "long":
         row_w = None if w is None else w[order]
         auc, total_pos, total_neg = _auc_per_query(q, s, pos, row_w, n_q)
-        if query_weighting == "impressions":
-            query_w = total_pos + total_neg
-        else:
-            query_w = np.ones(n_q)
+        query_w = total_pos + total_neg  # number of rows, or sum of row weights
+        if query_weighting == "uniform":
+            # 1, or the mean row weight: a query whose rows all weigh w
+            # counts w, as the same query weighted w in the 2-D form does
+            query_w = np.ones(n_q) if w is None else query_w / np.bincount(codes)
     else:
         auc, _, _ = _auc_per_query(q, s, pos, None, n_q)
         per_query = S.shape[1] if query_weighting == "impressions" else 1

@@ -59,26 +59,71 @@ def _gain(rel, gain):
 # ---------------------------------------------------------------------------
 # Segmented top-K (ragged groups), used by the long form, sparse IDCG, ...
 # ---------------------------------------------------------------------------
-def _segment_top(seg, key, n_seg, K, payloads, fills):
+def _group_order(codes, n_groups, order=None):
+    """Stable permutation that puts rows in ascending ``codes`` order.
+
+    ``codes`` are ints in ``[0, n_groups)``.  Rows are read in the order
+    ``order`` (default: as given), which rows of one group keep.  NumPy's
+    stable sort of 16-bit keys is a radix sort, so one pass per 16 bits of
+    ``n_groups`` groups the rows in O(n) instead of a comparison sort.
+    """
+    c = codes if order is None else codes[order]
+    if n_groups <= 1 << 16:
+        perm = np.argsort(c.astype(np.uint16), kind="stable")
+    elif n_groups <= 1 << 32:
+        perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
+        high = (c[perm] >> 16).astype(np.uint16)
+        perm = perm[np.argsort(high, kind="stable")]
+    else:
+        perm = np.argsort(c, kind="stable")
+    return perm if order is None else order[perm]
+
+
+def _argsort_desc(key, stable):
+    """Indices that sort ``key`` (float64) in decreasing order.
+
+    With ``stable``, equal keys keep their input order: the unstable (fast)
+    sort is corrected inside the runs of equal keys only, so continuous
+    scores pay nothing for it.
+    """
+    order = np.argsort(-key)
+    if stable and key.size > 1:
+        ks = key[order]
+        tie = ks[1:] == ks[:-1]
+        if tie.any():
+            member = np.zeros(key.size, dtype=bool)
+            member[1:] = tie
+            member[:-1] |= tie
+            at = np.flatnonzero(member)
+            run = np.concatenate(([0], np.cumsum(~tie)))[at]
+            base = run * key.size  # runs are in sorted position order
+            order[at] = np.sort(base + order[at]) - base
+    return order
+
+
+def _segment_top(seg, key, n_seg, K, payloads, fills, stable=True):
     """For each segment, the ``K`` entries with the largest ``key``.
 
-    Ties in ``key`` keep their input order (stable sort).  Returns the
-    ``(n_seg, K)`` key array (padded with ``fills[0]``) followed by one
-    array per payload (padded with the matching fill).
+    ``seg`` holds segment numbers in ``[0, n_seg)``, in any order.  With
+    ``stable``, ties in ``key`` keep their input order.  Returns the
+    ``(n_seg, K)`` key array, sorted decreasingly and padded with
+    ``fills[0]``, followed by one array per payload (padded with the
+    matching fill).  Cost: one sort of ``key`` and a radix grouping by
+    segment (see :func:`_group_order`), not a lexicographic sort.
     """
-    order = np.lexsort((-key, seg))
+    order = _group_order(seg, n_seg, _argsort_desc(key, stable))
     seg_s = seg[order]
     counts = np.bincount(seg_s, minlength=n_seg)
     starts = np.cumsum(counts) - counts
     pos = np.arange(seg_s.size) - starts[seg_s]
     keep = pos < K
-    rows, cols = seg_s[keep], pos[keep]
+    flat = seg_s[keep] * K + pos[keep]
     kept = order[keep]
     out = []
     for values, fill in zip((key, *payloads), fills, strict=True):
-        arr = np.full((n_seg, K), fill, dtype=np.float64)
-        arr[rows, cols] = values[kept]
-        out.append(arr)
+        arr = np.full(n_seg * K, fill, dtype=np.float64)
+        arr[flat] = values[kept]
+        out.append(arr.reshape(n_seg, K))
     return out
 
 
@@ -86,7 +131,7 @@ def _ideal_from_entries(seg, grades, n_seg, K, gain):
     """(n_seg, K) gains of each segment's best grades, descending."""
     positive = grades > 0
     seg, grades = seg[positive], np.asarray(grades[positive], dtype=np.float64)
-    (ideal,) = _segment_top(seg, grades, n_seg, K, (), (0.0,))
+    (ideal,) = _segment_top(seg, grades, n_seg, K, (), (0.0,), stable=False)
     return _gain(ideal, gain)
 
 
@@ -268,38 +313,51 @@ def _select_sparse(Y, S, K, threshold, gain, ignore_ties):
 
 
 def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties):
+    """Selection of the long form: ``codes`` numbers each row's query.
+
+    Rows of a query may be anywhere.  The retrieved rows are sorted once by
+    decreasing score (stable only with ``ignore_ties``, where row order
+    breaks ties) and grouped by query with a radix pass; every other count
+    is a ``bincount`` over the rows.  ``K`` is ``min(k, largest query)`` so
+    that the ideal ranking (IDCG) sees every relevant row.
+    """
     sel = _Selection()
     sizes = np.bincount(codes, minlength=n_q)
     K = int(sizes.max()) if k is None else min(k, int(sizes.max()))
+    retrieved = s > -np.inf
+    if retrieved.all():
+        c_r, s_r, y_r = codes, s, y
+    else:  # unretrieved rows take no rank: leave them out of the sort
+        rows_r = np.flatnonzero(retrieved)
+        c_r, s_r, y_r = codes[rows_r], s[rows_r], y[rows_r]
     top, top_rel = _segment_top(
-        codes, s, n_q, K, (np.asarray(y, dtype=np.float64),), (-np.inf, 0.0)
+        c_r, s_r, n_q, K, (y_r,), (-np.inf, 0.0), stable=ignore_ties
     )
     t = top[:, K - 1]
-    at_cut = s == t[codes]
-    n_eq = np.bincount(codes, weights=at_cut, minlength=n_q)
+    at_cut = s_r == t[c_r]
+    n_eq = np.bincount(c_r, weights=at_cut, minlength=n_q)
     n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
     rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
     # With ignore_ties the stable sort already kept the earliest rows of the
     # cut group; otherwise record the group's full counts.
     if rows.size and not ignore_ties:
+        c_cut, y_cut = c_r[at_cut], y_r[at_cut]
         sel.cut_rows = rows
         sel.cut_n = n_eq[rows]
-        sel.cut_r = np.bincount(
-            codes, weights=at_cut & _relevant(y, threshold), minlength=n_q
-        )[rows]
-        sel.cut_gain = np.bincount(
-            codes, weights=np.where(at_cut, _gain(y, gain), 0.0), minlength=n_q
-        )[rows]
+        r_cut = np.bincount(c_cut, weights=_relevant(y_cut, threshold), minlength=n_q)
+        g_cut = np.bincount(c_cut, weights=_gain(y_cut, gain), minlength=n_q)
+        sel.cut_r, sel.cut_gain = r_cut[rows], g_cut[rows]
     sel.top_score = top
     sel.top_rel = top_rel
-    sel.n_rel = np.bincount(
-        codes, weights=_relevant(y, threshold), minlength=n_q
-    ).astype(np.intp)
-    sel.n_pos = np.bincount(codes, weights=y > 0, minlength=n_q).astype(np.intp)
-    sel.n_retrieved = np.bincount(codes, weights=s > -np.inf, minlength=n_q).astype(
-        np.intp
-    )
-    sel.ideal = lambda: _ideal_from_entries(codes, y, n_q, K, gain)
+    positive = y > 0
+    c_pos, y_pos = codes[positive], y[positive]
+    sel.n_pos = np.bincount(c_pos, minlength=n_q)
+    if threshold is None:
+        sel.n_rel = sel.n_pos
+    else:
+        sel.n_rel = np.bincount(c_pos[_relevant(y_pos, threshold)], minlength=n_q)
+    sel.n_retrieved = np.bincount(c_r, minlength=n_q)
+    sel.ideal = lambda: _ideal_from_entries(c_pos, y_pos, n_q, K, gain)
     return sel
 
 
@@ -316,11 +374,14 @@ def check_inputs(y_true, y_score, query_id, sample_weight, row_weights=False):
     ``row_weights`` keeps the long form's weights per row.
     """
     if query_id is not None:
-        if sp.issparse(y_true):
-            raise TypeError(
-                "query_id is given, so y_true must be the 1-D relevance of "
-                "the long form, not a sparse matrix."
-            )
+        for name, x in (("y_true", y_true), ("y_score", y_score)):
+            if sp.issparse(x):
+                raise TypeError(
+                    f"query_id is given, so {name} must be a dense 1-D array "
+                    "(the long form, one row per (query, item) pair), not a "
+                    "sparse matrix. Drop query_id to pass a sparse 2-D y_true "
+                    "with a dense 2-D y_score."
+                )
         y = _long_array("y_true", y_true)
         s = _long_array("y_score", y_score)
         y = check_y_true_dense(y, ndim=1)
@@ -335,11 +396,14 @@ def check_inputs(y_true, y_score, query_id, sample_weight, row_weights=False):
         if w is not None and not row_weights:
             w_q = np.zeros(ids.shape[0])
             w_q[codes] = w
-            if not np.array_equal(w_q[codes], w):
+            differ = np.flatnonzero(w_q[codes] != w)
+            if differ.size:
+                bad = ids[codes[differ[0]]]
+                bad = bad.item() if isinstance(bad, np.generic) else bad
                 raise ValueError(
                     "sample_weight must be constant within each query in the "
                     "long form (it is that query's weight); found different "
-                    "weights for rows of the same query_id."
+                    f"weights for rows of query_id={bad!r}."
                 )
             w = w_q
         return "long", y, s, codes, ids, w

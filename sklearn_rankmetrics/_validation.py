@@ -152,7 +152,16 @@ def check_y_true_dense(y_true, ndim):
 
 
 def check_y_true_sparse(y_true):
-    """Return a canonical CSR copy-if-needed of a scipy.sparse relevance."""
+    """Return a canonical CSR copy-if-needed of a scipy.sparse relevance.
+
+    Any format (matrices and sparse arrays) is accepted; the caller's
+    object is never modified (a non-canonical CSR is copied first).
+    """
+    if len(y_true.shape) != 2:
+        raise ValueError(
+            f"a sparse y_true must be 2-D (n_queries, n_items), got shape "
+            f"{y_true.shape}."
+        )
     csr = sp.csr_matrix(y_true)  # no copy for a canonical CSR matrix
     if csr.dtype.kind not in _NUMERIC_KINDS:
         raise TypeError(
@@ -192,25 +201,44 @@ def check_sample_weight(sample_weight, n, what):
 
 
 def check_query_id(query_id, n):
-    """Return integer codes 0..n_queries-1 and the sorted unique ids."""
+    """Return integer codes 0..n_queries-1 and the sorted unique ids.
+
+    The codes number the queries in the order of ``np.unique(query_id)``,
+    which is also the order of the per-query values of ``average=None``.
+    """
+    if sp.issparse(query_id):
+        raise TypeError("query_id must be a dense 1-D array of ids, not sparse.")
     qid = _as_array("query_id", query_id)
     if qid.ndim != 1:
-        raise ValueError(f"query_id must be 1-D, got shape {qid.shape}.")
+        raise ValueError(
+            f"query_id must be 1-D (one id per row of the long form), got "
+            f"shape {qid.shape}."
+        )
     if qid.shape[0] != n:
         raise ValueError(
             f"query_id has {qid.shape[0]} entries but y_true and y_score have "
             f"{n}; pass one query id per row of the long form."
         )
-    if qid.dtype.kind == "f" and np.isnan(qid).any():
-        raise ValueError("query_id contains NaN; every row needs a query id.")
-    if qid.dtype.kind == "O":
-        missing = np.fromiter(
-            (v is None or v != v for v in qid), dtype=bool, count=qid.shape[0]
-        )
-        if missing.any():
-            raise ValueError("query_id contains None or NaN; every row needs an id.")
-    if qid.dtype.kind not in "biufUSOMm":
+    kind = qid.dtype.kind
+    if kind not in "biufUSOMm":
         raise TypeError(f"query_id must hold ints or strings, got dtype {qid.dtype}.")
+    if kind == "f" and np.isnan(qid).any():
+        raise ValueError("query_id contains NaN; every row needs a query id.")
+    if kind in "Mm" and np.isnat(qid).any():
+        raise ValueError("query_id contains NaT; every row needs a query id.")
+    if kind == "O":
+        types = set(map(type, qid))
+        if types <= {str}:  # sorting fixed-width strings is much faster
+            uniques, codes = np.unique(qid.astype(str), return_inverse=True)
+            return codes.reshape(-1).astype(np.intp), uniques.astype(object)
+        missing = np.fromiter(map(_is_missing, qid), dtype=bool, count=n)
+        if missing.any():
+            raise ValueError(
+                f"query_id contains None or NaN (first at row "
+                f"{np.flatnonzero(missing)[0]}); every row needs a query id."
+            )
+    if kind in "biu":
+        return _factorize_ints(qid)
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError:
@@ -219,3 +247,31 @@ def check_query_id(query_id, n):
             "strings); use one type for every id."
         ) from None
     return codes.reshape(-1).astype(np.intp, copy=False), uniques
+
+
+def _is_missing(value):
+    """True for None, NaN, NaT, pandas.NA and other missing-value markers."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA: its truth value is ambiguous
+        return True
+    except ValueError:  # an array as an id; np.unique rejects it later
+        return False
+
+
+def _factorize_ints(qid):
+    """``np.unique(qid, return_inverse=True)`` for ints, without a sort when
+    the ids span a range comparable to their number (a ``bincount``)."""
+    x = qid.astype(np.uint64 if qid.dtype.kind == "u" else np.int64, copy=False)
+    low, high = x.min(), x.max()
+    span = int(high) - int(low)
+    if span >= 2 * x.shape[0] + (1 << 16):
+        uniques, codes = np.unique(qid, return_inverse=True)
+        return codes.reshape(-1).astype(np.intp, copy=False), uniques
+    offset = (x - low).astype(np.intp)
+    present = np.bincount(offset, minlength=span + 1) > 0
+    codes = (np.cumsum(present) - 1)[offset]
+    uniques = (np.flatnonzero(present).astype(x.dtype) + low).astype(qid.dtype)
+    return codes, uniques
