@@ -328,6 +328,24 @@ def _multilabel_scores(estimator, X, method, method_caller, n_labels):
     return y_score
 
 
+def _score_of_first_class(estimator, X, method, method_caller):
+    """Scores of ``classes_[0]`` of a binary classifier.
+
+    scikit-learn's prediction cache is keyed by method name only and
+    holds the scores of ``classes_[-1]`` for its default scorers
+    (``"roc_auc"``, ``"neg_log_loss"``), so it is never filled with the
+    other class: the decision function is negated, the probability of
+    ``classes_[0]`` is read directly (``1 - p`` would merge nearly equal
+    scores into ties).
+    """
+    if method == "decision_function":
+        return -method_caller(estimator, method, X, pos_label=estimator.classes_[-1])
+    y_pred = getattr(estimator, method)(X)
+    if method == "predict_proba":
+        return np.asarray(y_pred, dtype=np.float64)[:, 0]
+    return (np.asarray(y_pred) == estimator.classes_[0]).astype(np.float64)
+
+
 def _long_form(estimator, X, y_true, method, method_caller, pos_label):
     """Relevance and scores of the long form (1-D target)."""
     y = np.asarray(y_true)
@@ -348,9 +366,13 @@ def _long_form(estimator, X, y_true, method, method_caller, pos_label):
             f"classes are {classes.tolist()}."
         )
     if classes.shape[0] == 2:
-        if pos_label is None:
+        if pos_label is None or pos_label == classes[-1]:
             pos_label = classes[-1]
-        y_score = method_caller(estimator, method, X, pos_label=pos_label)
+            y_score = method_caller(estimator, method, X, pos_label=pos_label)
+            if method == "predict":  # a classifier with neither score method
+                y_score = (np.asarray(y_score) == pos_label).astype(np.float64)
+        else:
+            y_score = _score_of_first_class(estimator, X, method, method_caller)
         return y == pos_label, y_score
     # Several classes: rank by P(pos_label), or by the expected grade.
     if not hasattr(estimator, "predict_proba"):
