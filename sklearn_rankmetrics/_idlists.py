@@ -148,9 +148,15 @@ def ranked_lists_to_arrays(ranked, relevant, *, items=None, sparse_output=False)
     flat_ranked = list(chain.from_iterable(ranked))
     flat_rel = list(chain.from_iterable(rel_ids))
 
-    if items is None:
+    try:
         seen = dict.fromkeys(chain(flat_ranked, flat_rel))
-        _check_no_missing(seen, ranked, rel_ids)
+    except TypeError:
+        raise TypeError(
+            "ranked and relevant must hold hashable ids (ints, strings, "
+            "tuples, ...); found an unhashable one such as a list."
+        ) from None
+    _check_no_missing(seen, ranked, rel_ids)
+    if items is None:
         try:
             columns = sorted(seen)
         except TypeError:  # ids of types that do not compare: first seen
@@ -158,7 +164,6 @@ def ranked_lists_to_arrays(ranked, relevant, *, items=None, sparse_output=False)
         items = _ids_array(columns)
     else:
         columns, items = _check_items(items)
-        _check_no_missing(dict.fromkeys(chain(flat_ranked, flat_rel)), ranked, rel_ids)
     index = {item: j for j, item in enumerate(columns)}
     n_items = len(columns)
     cols_ranked = _lookup(index, flat_ranked, "ranked", ranked)

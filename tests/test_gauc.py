@@ -1,0 +1,141 @@
+"""group_auc_score equals a per-query loop over sklearn.metrics.roc_auc_score.
+
+The reference below takes the long form (the CTR case: one row per
+impression, a click label, a predicted probability, a user id), loops over
+the queries in ``np.unique`` order, skips the ones with a single class, and
+averages ``roc_auc_score(y, s, sample_weight=w)`` with the query weights of
+``query_weighting``: the number of rows (sum of row weights when weighted)
+for "impressions", 1 (the mean row weight when weighted) for "uniform".
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.metrics import roc_auc_score
+
+import sklearn_rankmetrics as srm
+
+
+def reference_gauc(y_true, y_score, query_id, *, weighting, sample_weight=None,
+                   threshold=None):  # fmt: skip
+    """Per-query values and the weighted mean, one query at a time."""
+    y_true, y_score = np.asarray(y_true), np.asarray(y_score, dtype=float)
+    query_id = np.asarray(query_id)
+    w = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight)
+    labels = y_true > 0 if threshold is None else y_true >= threshold
+    values, weights = [], []
+    for q in np.unique(query_id):
+        rows = query_id == q
+        yq, sq, wq = labels[rows], y_score[rows].copy(), w[rows]
+        if yq.all() or not yq.any() or not wq.any():  # no AUC, or no weight
+            values.append(np.nan)
+            weights.append(0.0)
+            continue
+        # roc_auc_score rejects infinite scores; only their order matters
+        finite = sq[np.isfinite(sq)]
+        low = finite.min() - 1.0 if finite.size else 0.0
+        high = finite.max() + 1.0 if finite.size else 1.0
+        sq[sq == -np.inf], sq[sq == np.inf] = low, high
+        values.append(roc_auc_score(yq, sq, sample_weight=wq))
+        if weighting == "impressions":
+            weights.append(wq.sum())
+        else:
+            weights.append(wq.mean())
+    values, weights = np.array(values), np.array(weights)
+    keep = ~np.isnan(values)
+    return values, np.average(values[keep], weights=weights[keep])
+
+
+def click_log(seed, n_rows=600, n_users=70):
+    """A shuffled CTR log: clicks, coarse probabilities (ties), user ids."""
+    rng = np.random.default_rng(seed)
+    users = rng.integers(0, n_users, n_rows)
+    user_names = np.array([f"user{u:03d}" for u in users], dtype=object)
+    p = np.round(rng.random(n_rows), 1)  # ties within users
+    p[rng.random(n_rows) < 0.05] = -np.inf
+    clicks = (rng.random(n_rows) < 0.2 + 0.5 * np.nan_to_num(p, neginf=0)).astype(int)
+    clicks[users == 3] = 0  # single-class users are skipped
+    clicks[users == 4] = 1
+    row_w = rng.integers(1, 5, n_rows).astype(float)
+    return clicks, p, user_names, row_w
+
+
+@pytest.mark.parametrize("weighting", ["impressions", "uniform"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "row_weights"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_long_form_equals_roc_auc_per_query(seed, weighted, weighting):
+    y, s, qid, row_w = click_log(seed)
+    w = row_w if weighted else None
+    values, mean = reference_gauc(y, s, qid, weighting=weighting, sample_weight=w)
+    got = srm.group_auc_score(
+        y, s, query_id=qid, query_weighting=weighting, sample_weight=w, average=None
+    )
+    assert_allclose(got, values, rtol=0, atol=1e-12)  # nan where skipped
+    got = srm.group_auc_score(
+        y, s, query_id=qid, query_weighting=weighting, sample_weight=w
+    )
+    assert got == pytest.approx(mean, rel=0, abs=1e-12)
+    assert type(got) is float
+
+
+def test_relevance_threshold():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, 400)
+    s = rng.random(400)
+    qid = rng.integers(0, 30, 400)
+    values, mean = reference_gauc(y, s, qid, weighting="impressions", threshold=2)
+    got = srm.group_auc_score(y, s, query_id=qid, relevance_threshold=2)
+    assert got == pytest.approx(mean, rel=0, abs=1e-12)
+
+
+@pytest.mark.parametrize("weighting", ["impressions", "uniform"])
+def test_2d_forms_equal_roc_auc_per_row(weighting):
+    """2-D: each row is a query; sample_weight multiplies the query weight."""
+    rng = np.random.default_rng(4)
+    Y = (rng.random((40, 15)) < 0.3).astype(int)
+    Y[0], Y[1] = 0, 1
+    S = np.round(rng.random((40, 15)), 1)
+    S[rng.random((40, 15)) < 0.1] = -np.inf
+    qw = rng.integers(0, 4, 40).astype(float)
+    r, c = np.divmod(np.arange(Y.size), Y.shape[1])
+    _, mean = reference_gauc(
+        Y.ravel(), S.ravel(), r, weighting=weighting, sample_weight=qw[r]
+    )
+    values, _ = reference_gauc(Y.ravel(), S.ravel(), r, weighting=weighting)
+    for y_true in (Y, sp.csr_matrix(Y), sp.csc_matrix(Y)):
+        got = srm.group_auc_score(
+            y_true, S, query_weighting=weighting, sample_weight=qw
+        )
+        assert got == pytest.approx(mean, rel=0, abs=1e-12)
+        assert_allclose(
+            srm.group_auc_score(y_true, S, average=None), values, rtol=0, atol=1e-12
+        )
+    # the long form of the same data, shuffled, with the query weight per row
+    perm = rng.permutation(Y.size)
+    got = srm.group_auc_score(
+        Y.ravel()[perm], S.ravel()[perm], query_id=r[perm],
+        query_weighting=weighting, sample_weight=qw[r][perm],
+    )  # fmt: skip
+    assert got == pytest.approx(mean, rel=0, abs=1e-12)
+
+
+def test_all_queries_single_class_is_nan_with_warning():
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    with pytest.warns(UndefinedMetricWarning):
+        got = srm.group_auc_score([1, 1, 0], [0.2, 0.3, 0.1], query_id=[1, 1, 2])
+    assert np.isnan(got)
+
+
+def test_many_queries_uses_the_wide_grouping():
+    """More than 65536 queries take the two-pass radix grouping."""
+    rng = np.random.default_rng(5)
+    n_q = 70_000
+    qid = np.concatenate([np.arange(n_q), np.arange(n_q)]) * 3 + 7
+    y = np.concatenate([np.ones(n_q), np.zeros(n_q)])
+    s = rng.random(2 * n_q)
+    perm = rng.permutation(2 * n_q)
+    got = srm.group_auc_score(y[perm], s[perm], query_id=qid[perm], average=None)
+    expected = (s[:n_q] > s[n_q:]).astype(float)
+    assert_allclose(got, expected)
