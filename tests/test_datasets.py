@@ -1,0 +1,104 @@
+"""make_click_log: shapes, determinism, the click model, input checks."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+
+from sklearn_rankmetrics import group_auc_score
+from sklearn_rankmetrics.datasets import make_click_log
+
+
+def test_shapes_and_types():
+    X, y, qid, proba = make_click_log(
+        n_users=30, n_impressions=(2, 7), n_features=5, return_proba=True,
+        random_state=0,
+    )  # fmt: skip
+    n = X.shape[0]
+    assert X.shape == (n, 5) and X.dtype == np.float64
+    assert y.shape == qid.shape == proba.shape == (n,)
+    assert set(np.unique(y)) <= {0, 1} and y.dtype.kind == "i"
+    assert set(np.unique(qid)) == set(range(30))
+    counts = np.bincount(qid)
+    assert counts.min() >= 2 and counts.max() <= 7
+    assert ((proba > 0) & (proba < 1)).all()
+
+
+def test_fixed_impressions_and_user_features_are_constant_per_user():
+    X, y, qid = make_click_log(
+        n_users=4, n_impressions=3, n_features=6, n_user_features=2,
+        shuffle=False, random_state=1,
+    )  # fmt: skip
+    np.testing.assert_array_equal(qid, np.repeat(np.arange(4), 3))
+    for user in range(4):
+        rows = X[qid == user]
+        assert (rows[:, :2] == rows[0, :2]).all()  # user features
+        assert len(np.unique(rows[:, 2])) == 3  # item features vary
+
+
+def test_random_state_reproducible_and_shuffle_permutes():
+    a = make_click_log(n_users=20, random_state=3, return_proba=True)
+    b = make_click_log(n_users=20, random_state=3, return_proba=True)
+    for u, v in zip(a, b, strict=True):
+        np.testing.assert_array_equal(u, v)
+    c = make_click_log(n_users=20, random_state=3, shuffle=False, return_proba=True)
+    # same rows, other order
+    key = np.lexsort(a[0].T)
+    key_c = np.lexsort(c[0].T)
+    for u, v in zip(a, c, strict=True):
+        np.testing.assert_array_equal(u[key], v[key_c])
+    assert not np.array_equal(a[2], c[2])
+    assert np.all(np.diff(c[2]) >= 0)  # unshuffled: user by user
+
+
+def test_clicks_follow_the_probabilities():
+    X, y, qid, proba = make_click_log(
+        n_users=400, n_impressions=(10, 20), return_proba=True, random_state=0
+    )
+    # the mean click rate matches the mean probability (binomial noise)
+    assert abs(y.mean() - proba.mean()) < 4 * np.sqrt(proba.mean() / y.size)
+    assert roc_auc_score(y, proba) > 0.75
+
+
+def test_user_bias_separates_auc_from_gauc():
+    X, y, qid, proba = make_click_log(
+        n_users=300, user_bias=2.0, return_proba=True, random_state=0
+    )
+    # the true model ranks users' overall rates too: pooled AUC > GAUC
+    assert roc_auc_score(y, proba) > group_auc_score(y, proba, query_id=qid) + 0.03
+    # without the bias and the user terms' spread, they come closer
+    X, y, qid, proba = make_click_log(
+        n_users=300, user_bias=0.0, return_proba=True, random_state=0
+    )
+    gap_without = roc_auc_score(y, proba) - group_auc_score(y, proba, query_id=qid)
+    assert gap_without < 0.05
+
+
+def test_interaction_is_not_linear():
+    # with interaction only a linear model falls short of the true model
+    X, y, qid, proba = make_click_log(
+        n_users=300, user_bias=0.0, interaction=3.0, return_proba=True,
+        random_state=0,
+    )  # fmt: skip
+    linear = LogisticRegression().fit(X, y).decision_function(X)
+    assert roc_auc_score(y, proba) > roc_auc_score(y, linear) + 0.05
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"n_users": 0}, ValueError, "n_users must be >= 1"),
+        ({"n_users": 2.5}, TypeError, "n_users must be an int"),
+        ({"n_features": 1}, ValueError, "n_features must be >= 2"),
+        ({"n_features": 4, "n_user_features": 4}, ValueError, "n_user_features"),
+        ({"n_impressions": (5, 2)}, ValueError, r"n_impressions\[1\]"),
+        ({"n_impressions": (1, 2, 3)}, ValueError, "low, high"),
+        ({"n_impressions": 0}, ValueError, "n_impressions must be >= 1"),
+        ({"user_bias": -1.0}, ValueError, "user_bias"),
+        ({"interaction": np.nan}, ValueError, "interaction"),
+        ({"intercept": "high"}, TypeError, "intercept"),
+    ],
+)
+def test_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        make_click_log(**kwargs)

@@ -1,0 +1,86 @@
+"""python -m sklearn_rankmetrics: the tuning demo, run small."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+import sklearn
+from threadpoolctl import threadpool_limits
+
+from sklearn_rankmetrics.__main__ import METRICS, main
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+SMALL = ["--n-users", "60", "--folds", "2", "--n-jobs", "1"]
+
+
+def _table_rows(out, first_header):
+    """The rows under the header line starting with ``first_header``."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(first_header))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        rows.append(line.split())
+    return lines[start].split(), rows
+
+
+def test_main_logreg_prints_progress_table_and_choice(capsys):
+    assert main([*SMALL, "--model", "logreg", "--refit", "gauc", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Click log: 60 users" in out
+    assert "GroupKFold(2)" in out
+    # one progress line per candidate, as it runs
+    progress = re.findall(r"^\s+\[(\d)/5\] C=\S+\s+ndcg@10 \d\.\d{4}", out, re.M)
+    assert progress == ["1", "2", "3", "4", "5"]
+    header, rows = _table_rows(out, "rank(gauc)")
+    assert header == ["rank(gauc)", "C", *METRICS]
+    assert len(rows) == 5
+    assert [row[0] for row in rows] == sorted(row[0] for row in rows)
+    for row in rows:
+        values = [float(cell.rstrip("*")) for cell in row[2:]]
+        assert all(0.0 <= v <= 1.0 for v in values[:-1])  # ranking metrics, AUC
+        assert values[-1] < 0.0  # neg_log_loss
+    # each metric's best is starred once, and the refit metric's is row 1
+    for j in range(len(METRICS)):
+        assert sum(row[2 + j].endswith("*") for row in rows) == 1
+    assert rows[0][2 + METRICS.index("gauc")].endswith("*")
+    assert re.search(r"^Chosen by gauc: C=\S+$", out, re.M)
+    header, rows = _table_rows(out, "metric")
+    assert [row[0] for row in rows] == METRICS
+    assert re.search(r"^Done in \d+\.\d s\.$", out, re.M)
+
+
+def test_main_hgb_default_model_restores_config(capsys):
+    before = sklearn.get_config()
+    # one OpenMP thread: on a busy machine HistGradientBoosting's thread
+    # pool, not the work, dominates these tiny fits
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert main([*SMALL, "--n-users", "40"]) == 0
+    assert sklearn.get_config() == before
+    assert not sklearn.get_config()["enable_metadata_routing"]
+    out = capsys.readouterr().out
+    assert "HistGradientBoostingClassifier: 9 candidates x 2 folds = 18 fits" in out
+    header, rows = _table_rows(out, "rank(ndcg@10)")
+    assert header[1:3] == ["learning_rate", "max_leaf_nodes"]
+    assert len(rows) == 9
+
+
+def test_main_rejects_bad_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["--refit", "accuracy"])
+    with pytest.raises(SystemExit):
+        main(["--n-users", "5"])
+    assert "at least twice --folds" in capsys.readouterr().err
+
+
+def test_help_as_a_module():
+    result = subprocess.run(
+        [sys.executable, "-m", "sklearn_rankmetrics", "--help"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert "usage: python -m sklearn_rankmetrics" in result.stdout
+    for option in ["--n-users", "--seed", "--refit", "--model", "--folds"]:
+        assert option in result.stdout
