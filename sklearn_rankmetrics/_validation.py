@@ -5,6 +5,7 @@ and says how to fix it.  No check modifies its input.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,6 +13,8 @@ import scipy.sparse as sp
 __all__ = []  # private module
 
 _NUMERIC_KINDS = "biuf"
+# np.exceptions exists from numpy 1.25; older releases have np.VisibleDeprecationWarning
+_VisibleDeprecationWarning = getattr(np, "exceptions", np).VisibleDeprecationWarning
 
 
 def check_k(k):
@@ -84,8 +87,11 @@ def _as_array(name, x):
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         x = x.to_numpy()
     try:
-        arr = np.asarray(x)
-    except ValueError as exc:  # ragged nested lists
+        with warnings.catch_warnings():
+            # numpy < 1.24 only warns on ragged lists and makes an object array
+            warnings.simplefilter("error", _VisibleDeprecationWarning)
+            arr = np.asarray(x)
+    except (ValueError, _VisibleDeprecationWarning) as exc:  # ragged nested lists
         raise ValueError(
             f"{name} could not be read as a rectangular array ({exc}); pass "
             "equal-length rows, or the long form with query_id."
