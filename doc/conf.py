@@ -63,10 +63,26 @@ root_doc = "index"
 # generates from it where api.rst's toctree looks for them (generated/).
 
 API_GROUPS = [
-    ("metrics", "Metrics", "Ranking metrics: ``metric(y_true, y_score, *, k=...)``."),
-    ("scorers", "Scorers", "Scorers for scikit-learn's model-selection tools."),
-    ("helpers", "Input helpers", "Conversions into the input forms the metrics take."),
-    ("datasets", "Datasets", "Synthetic data generators for examples and tests."),
+    (
+        "metrics",
+        "Metrics",
+        "Ranking metrics: ``metric(y_true, y_score, *, k=...)``.",
+    ),
+    (
+        "scorers",
+        "Scorers",
+        "Scorers for scikit-learn's model-selection tools.",
+    ),
+    (
+        "helpers",
+        "Input helpers",
+        "Conversions into the input forms the metrics take.",
+    ),
+    (
+        "datasets",
+        "Datasets",
+        "Synthetic data generators for examples and tests.",
+    ),
     ("other", "Other", "Other public functions and classes."),
 ]
 
@@ -95,7 +111,9 @@ def _write_api_listing():
         groups[_api_group(name)].append(name)
     for submodule, group in API_SUBMODULES.items():
         try:
-            module = importlib.import_module(f"sklearn_rankmetrics.{submodule}")
+            module = importlib.import_module(
+                f"sklearn_rankmetrics.{submodule}"
+            )
         except ImportError:
             continue
         names = getattr(module, "__all__", [])

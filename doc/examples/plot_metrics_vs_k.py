@@ -62,7 +62,7 @@ curves = {
 import matplotlib.pyplot as plt
 
 fig, axes = plt.subplots(2, 2, figsize=(8, 6), sharex=True)
-for ax, metric in zip(axes.ravel(), metrics):
+for ax, metric in zip(axes.ravel(), metrics, strict=True):
     for name in scores:
         ax.plot(ks, curves[metric, name], marker="o", markersize=3, label=name)
     ax.set_title(metric)

@@ -36,7 +36,8 @@ X, Y = make_multilabel_classification(
     random_state=0,
 )
 X_train, X_test, Y_train, Y_test = train_test_split(X, Y, random_state=0)
-print(f"{Y.shape[0]} users, {Y.shape[1]} items, {Y.sum(axis=1).mean():.1f} items per user")
+n_users, n_items = Y.shape
+print(f"{n_users} users, {n_items} items, {Y.sum(axis=1).mean():.1f} per user")
 
 # %%
 # One search, two model families
@@ -55,13 +56,19 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_rankmetrics import make_scoring
 
-scoring = make_scoring(["ndcg@5", "precision@5", "recall@5", "map@5", "f1_samples"])
-pipeline = Pipeline([("scale", StandardScaler()), ("model", KNeighborsClassifier())])
+scoring = make_scoring(
+    ["ndcg@5", "precision@5", "recall@5", "map@5", "f1_samples"]
+)
+pipeline = Pipeline(
+    [("scale", StandardScaler()), ("model", KNeighborsClassifier())]
+)
 param_grid = [
     {"model": [KNeighborsClassifier()], "model__n_neighbors": [5, 15, 40]},
     {"model": [RidgeClassifier()], "model__alpha": [1.0, 100.0, 1000.0]},
 ]
-search = GridSearchCV(pipeline, param_grid, scoring=scoring, refit="ndcg@5", cv=3)
+search = GridSearchCV(
+    pipeline, param_grid, scoring=scoring, refit="ndcg@5", cv=3
+)
 search.fit(X_train, Y_train)
 
 

@@ -28,12 +28,12 @@ n_users, n_items = 300, 40
 y_true = (rng.random((n_users, n_items)) < 0.1).astype(int)
 constant = np.full((n_users, n_items), 0.5)
 
-print(f"NDCG@10      = {rm.ndcg_at_k(y_true, constant, k=10):.4f}")
-print(f"precision@10 = {rm.precision_at_k(y_true, constant, k=10):.4f}")
+print(f"NDCG@10:      {rm.ndcg_at_k(y_true, constant, k=10):.4f}")
+print(f"precision@10: {rm.precision_at_k(y_true, constant, k=10):.4f}")
 
 # %%
-# Precision@10 is the share of relevant items of the users (about 10 %):
-# drawing 10 items at random finds that share on average.  NDCG@10 is the
+# Precision\@10 is the share of relevant items of the users (about 10 %):
+# drawing 10 items at random finds that share on average.  NDCG\@10 is the
 # chance level of NDCG, far from 1.
 #
 # :func:`sklearn.metrics.ndcg_score` averages ties the same way.  It keeps
@@ -41,8 +41,11 @@ print(f"precision@10 = {rm.precision_at_k(y_true, constant, k=10):.4f}")
 # ``no_relevant=0.0`` does the same (:ref:`convention_no_relevant`):
 from sklearn.metrics import ndcg_score
 
-print(f"sklearn ndcg_score          = {ndcg_score(y_true, constant, k=10):.4f}")
-print(f"ndcg_at_k(no_relevant=0.0)  = {rm.ndcg_at_k(y_true, constant, k=10, no_relevant=0.0):.4f}")
+theirs = ndcg_score(y_true, constant, k=10)
+ours = rm.ndcg_at_k(y_true, constant, k=10, no_relevant=0.0)
+print(
+    f"sklearn ndcg_score: {theirs:.4f}, ndcg_at_k(no_relevant=0.0): {ours:.4f}"
+)
 
 # %%
 # Breaking ties by position
@@ -55,20 +58,26 @@ print(f"ndcg_at_k(no_relevant=0.0)  = {rm.ndcg_at_k(y_true, constant, k=10, no_r
 order = np.argsort(-y_true, axis=1, kind="stable")  # clicked items first
 y_true_clicked_first = np.take_along_axis(y_true, order, axis=1)
 
-print(f"ignore_ties=True : {rm.ndcg_at_k(y_true_clicked_first, constant, k=10, ignore_ties=True):.4f}")
-print(f"exact (default)  : {rm.ndcg_at_k(y_true_clicked_first, constant, k=10):.4f}")
+by_position = rm.ndcg_at_k(
+    y_true_clicked_first, constant, k=10, ignore_ties=True
+)
+exact = rm.ndcg_at_k(y_true_clicked_first, constant, k=10)
+print(f"ignore_ties=True: {by_position:.4f}, exact (default): {exact:.4f}")
 
 # %%
 # With the items in random orders, ``ignore_ties=True`` gives a different
 # value for every order.  Those values scatter around the exact expectation,
 # which the default computes in closed form, without drawing any order:
 n_orders = 200
-by_position = [
-    rm.ndcg_at_k(y_true[:, rng.permutation(n_items)], constant, k=10, ignore_ties=True)
-    for _ in range(n_orders)
-]
+by_position = []
+for _ in range(n_orders):
+    shuffled = y_true[:, rng.permutation(n_items)]
+    by_position.append(
+        rm.ndcg_at_k(shuffled, constant, k=10, ignore_ties=True)
+    )
 exact = rm.ndcg_at_k(y_true, constant, k=10)
-print(f"mean over {n_orders} random orders: {np.mean(by_position):.4f}, exact: {exact:.4f}")
+mean = np.mean(by_position)
+print(f"mean of {n_orders} random orders: {mean:.4f}; exact: {exact:.4f}")
 
 # %%
 import matplotlib.pyplot as plt
@@ -96,9 +105,13 @@ latent = y_true + rng.normal(scale=0.8, size=y_true.shape)
 coarse = np.round(latent)
 coarse_clicked_first = np.take_along_axis(coarse, order, axis=1)
 print(f"distinct scores: {np.unique(coarse).size}")
-print(f"exact                          : {rm.ndcg_at_k(y_true, coarse, k=10):.4f}")
-print(f"ignore_ties, clicked items first: "
-      f"{rm.ndcg_at_k(y_true_clicked_first, coarse_clicked_first, k=10, ignore_ties=True):.4f}")  # fmt: skip
+exact = rm.ndcg_at_k(y_true, coarse, k=10)
+by_position = rm.ndcg_at_k(
+    y_true_clicked_first, coarse_clicked_first, k=10, ignore_ties=True
+)
+print(
+    f"exact: {exact:.4f}, ignore_ties=True, clicked first: {by_position:.4f}"
+)
 
 # %%
 # The exact value is the same for every storage order; breaking ties by
