@@ -21,20 +21,57 @@ def _sorted_form(form, Y, S, codes, threshold):
         order = _group_order(codes, int(codes.max()) + 1, np.argsort(S))
         return codes[order], S[order], _relevant(Y[order], threshold), order
     n, m = S.shape
+    q = np.repeat(np.arange(n, dtype=np.intp), m)
+    if form == "sparse":
+        s, pos = _sparse_sorted(Y, S, threshold)
+        return q, s, pos, None
     order = np.argsort(S, axis=1)
     s = np.take_along_axis(S, order, axis=1).ravel()
-    q = np.repeat(np.arange(n, dtype=np.intp), m)
-    if form == "dense":
-        pos = np.take_along_axis(_relevant(Y, threshold), order, axis=1)
-    else:  # sparse: mark the stored relevant entries at their sorted place
-        keep = _relevant(Y.data, threshold)
-        r = np.repeat(np.arange(n, dtype=np.intp), np.diff(Y.indptr))[keep]
-        c = Y.indices[keep]
-        place = np.empty_like(order)
-        np.put_along_axis(place, order, np.arange(m)[None, :], axis=1)
-        pos = np.zeros((n, m), dtype=bool)
-        pos[r, place[r, c]] = True
+    pos = np.take_along_axis(_relevant(Y, threshold), order, axis=1)
     return q, s, pos.ravel(), None
+
+
+def _sparse_sorted(Y, S, threshold):
+    """Sorted rows of ``S`` and the relevance flags in that sorted layout.
+
+    The stored relevant entries of the CSR ``Y`` find their place in their
+    sorted row by binary search (no argsort, no dense copy of ``Y``).
+    Relevant items with equal scores take consecutive slots of their tie
+    run, which is all the AUC kernel reads.
+    """
+    n, m = S.shape
+    s = np.sort(S, axis=1)
+    keep = _relevant(Y.data, threshold)
+    r = np.repeat(np.arange(n, dtype=np.intp), np.diff(Y.indptr))[keep]
+    v = S[r, Y.indices[keep]]
+    first = _row_searchsorted(s, r, v)
+    order = np.lexsort((v, r))  # the relevant entries only
+    rs, vs = r[order], v[order]
+    new = np.ones(rs.shape[0], dtype=bool)
+    new[1:] = (rs[1:] != rs[:-1]) | (vs[1:] != vs[:-1])
+    idx = np.arange(rs.shape[0])
+    within = np.empty_like(order)
+    within[order] = idx - np.maximum.accumulate(np.where(new, idx, 0))
+    pos = np.zeros(n * m, dtype=bool)
+    pos[r * m + first + within] = True
+    return s.ravel(), pos
+
+
+def _row_searchsorted(A, rows, values):
+    """For each pair, how many entries of the sorted row ``A[rows[i]]`` are
+    smaller than ``values[i]``: a binary search run on all pairs at once,
+    ``log2(n_columns)`` vectorised steps."""
+    m = A.shape[1]
+    flat, base = A.ravel(), rows * m
+    lo = np.zeros(values.shape[0], dtype=np.intp)
+    hi = np.full(values.shape[0], m, dtype=np.intp)
+    for _ in range(m.bit_length()):
+        active = lo < hi
+        mid = (lo + hi) // 2
+        below = flat[base + np.minimum(mid, m - 1)] < values
+        lo = np.where(active & below, mid + 1, lo)
+        hi = np.where(active & ~below, mid, hi)
+    return lo
 
 
 def _auc_per_query(q, s, pos, w, n_q):

@@ -139,3 +139,32 @@ def test_many_queries_uses_the_wide_grouping():
     got = srm.group_auc_score(y[perm], s[perm], query_id=qid[perm], average=None)
     expected = (s[:n_q] > s[n_q:]).astype(float)
     assert_allclose(got, expected)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "coo", "csr_array"])
+def test_sparse_wide_rows_with_ties(fmt):
+    """Sparse y_true over many items: relevant items tied with each other and
+    with irrelevant ones, explicit zeros, -inf and +inf scores."""
+    rng = np.random.default_rng(6)
+    n, m = 30, 1500
+    Y = sp.random(n, m, density=0.01, random_state=7, format="csr")
+    Y.data = np.ceil(Y.data * 3)
+    Y.data[::5] = 0.0  # explicit zeros are not relevant
+    S = np.round(rng.random((n, m)), 2)
+    S[:, :40] = 0.5  # a wide tie group in every row
+    S[rng.random((n, m)) < 0.05] = -np.inf
+    S[0, :3] = np.inf
+    cls = getattr(sp, fmt if fmt.endswith("_array") else fmt + "_matrix", None)
+    if cls is None:
+        pytest.skip(f"this scipy has no {fmt}")
+    Ysp = cls(Y)
+    r, c = np.divmod(np.arange(n * m), m)
+    for threshold in (None, 2):
+        values, mean = reference_gauc(
+            Y.toarray().ravel(), S.ravel(), r, weighting="impressions",
+            threshold=threshold,
+        )  # fmt: skip
+        got = srm.group_auc_score(Ysp, S, relevance_threshold=threshold, average=None)
+        assert_allclose(got, values, rtol=0, atol=1e-12)
+        got = srm.group_auc_score(Ysp, S, relevance_threshold=threshold)
+        assert got == pytest.approx(mean, rel=0, abs=1e-12)
