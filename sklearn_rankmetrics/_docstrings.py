@@ -28,9 +28,11 @@ k : int >= 1 or None, default=None
     list.""",
     "query_id": """\
 query_id : array-like of shape (n_rows,), default=None
-    Query (or user) of each row of the long form: ints or strings, in any
-    order.  Must be None for 2-D input.  With ``average=None`` the values
-    come in the order of ``np.unique(query_id)``.""",
+    Query (or user) of each row of the long form: ints or strings (also
+    pandas or polars Series), in any order; rows of a query need not be
+    contiguous.  Must be None for 2-D input.  With ``average=None`` the
+    values come in the order of ``np.unique(query_id)``: label them with
+    ``pd.Series(values, index=np.unique(query_id))``.""",
     "relevance_threshold": """\
 relevance_threshold : float > 0 or None, default=None
     An item is relevant when ``y_true >= relevance_threshold``; None
