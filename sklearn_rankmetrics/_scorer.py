@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn import get_config
+from sklearn import config_context, get_config
 from sklearn.base import is_classifier
 from sklearn.metrics import get_scorer as _sklearn_get_scorer
 from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
@@ -141,6 +141,33 @@ class _RankingScorer(_SklearnScorer):
     def _get_pos_label(self):
         return self._pos_label
 
+    def __call__(self, estimator, X, y_true, *args, **kwargs):
+        """Score ``estimator`` on ``X`` against ``y_true``.
+
+        Parameters
+        ----------
+        estimator : object
+            A fitted estimator.
+        X : array-like or sparse matrix
+            Its input.
+        y_true : array-like or sparse matrix
+            2-D relevance (one query per row), or the 1-D long form.
+        *args, **kwargs
+            ``sample_weight`` and metadata such as ``query_id``.  Unlike
+            scikit-learn's scorers, a direct call takes ``query_id`` with
+            or without metadata routing enabled.
+
+        Returns
+        -------
+        score : float
+        """
+        if set(kwargs) - {"sample_weight"} and not _routing_enabled():
+            # scikit-learn refuses metadata without routing even in a direct
+            # call, where nothing needs routing: allow it for this call.
+            with config_context(enable_metadata_routing=True):
+                return super().__call__(estimator, X, y_true, *args, **kwargs)
+        return super().__call__(estimator, X, y_true, *args, **kwargs)
+
     # -- metadata routing ----------------------------------------------------
     def set_score_request(self, **kwargs):
         """Set which metadata the scorer receives, and under which name.
@@ -164,7 +191,7 @@ class _RankingScorer(_SklearnScorer):
         self : object
             The scorer.
         """
-        if not get_config().get("enable_metadata_routing", False):
+        if not _routing_enabled():
             raise RuntimeError(
                 "This method is only available when metadata routing is "
                 "enabled. You can enable it using "
@@ -216,6 +243,10 @@ class _RankingScorer(_SklearnScorer):
                 estimator, X, y_true, method, method_caller, self._pos_label
             )
         return self._sign * self._score_func(y_true, y_score, **params)
+
+
+def _routing_enabled():
+    return bool(get_config().get("enable_metadata_routing", False))
 
 
 def _short_repr(value):

@@ -232,6 +232,17 @@ def test_set_score_request_needs_routing():
         get_scorer("ndcg@10").set_score_request(query_id=True)
 
 
+def test_direct_call_takes_query_id_without_routing(clicks):
+    X, y, qid = clicks
+    clf = _lr().fit(X, y)
+    scorer = get_scorer("ndcg@5")
+    expected = ndcg_at_k(y, clf.decision_function(X), k=5, query_id=qid)
+    assert scorer(clf, X, y, query_id=qid) == pytest.approx(expected)
+    assert not sklearn.get_config()["enable_metadata_routing"]
+    with sklearn.config_context(enable_metadata_routing=True):
+        assert scorer(clf, X, y, query_id=qid) == pytest.approx(expected)
+
+
 def test_long_form_without_query_id_explains_routing(clicks):
     X, y, qid = clicks
     clf = _lr().fit(X, y)
@@ -330,6 +341,25 @@ def test_hist_gradient_boosting_cross_validate(clicks, routing):
         )  # fmt: skip
     _assert_finite(results, CTR_SCORING, prefix="test_")
     _assert_finite(results, CTR_SCORING, prefix="train_")
+
+
+def test_sample_weight_request_per_query(clicks, routing):
+    X, y, qid = clicks
+    weight = 1.0 + qid % 3  # one weight per user
+    scorer = get_scorer("ndcg@5").set_score_request(sample_weight=True)
+    cv = GroupKFold(3)
+    results = cross_validate(
+        _lr().set_fit_request(sample_weight=False), X, y, cv=cv, scoring=scorer,
+        params={"groups": qid, "query_id": qid, "sample_weight": weight},
+        error_score="raise",
+    )  # fmt: skip
+    train, test = next(cv.split(X, y, qid))
+    score = _lr().fit(X[train], y[train]).decision_function(X[test])
+    expected = ndcg_at_k(
+        y[test], score, k=5, query_id=qid[test], sample_weight=weight[test]
+    )
+    assert results["test_score"][0] == pytest.approx(expected)
+    assert expected != pytest.approx(ndcg_at_k(y[test], score, k=5, query_id=qid[test]))
 
 
 def test_cross_val_score(clicks, routing):
