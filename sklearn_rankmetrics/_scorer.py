@@ -96,10 +96,12 @@ _MISSING_QUERY_ID = (
 )
 
 
-# scikit-learn has no public scorer base class; the class of the objects
-# make_scorer returns is the documented contract of every ``scoring=`` tool
-# (``_score(method_caller, estimator, X, y_true, **kwargs)``, unchanged from
-# 1.3 to 1.9).  Taking it from make_scorer avoids naming a private module.
+# scikit-learn has no public scorer base class.  We subclass the class of
+# the objects make_scorer returns (taken from make_scorer, so no private
+# module is named) and override its private ``_score(method_caller,
+# estimator, X, y_true, **kwargs)``: the hook scikit-learn's multi-metric
+# scoring calls with its shared prediction cache, unchanged from 1.3 to 1.9
+# (tested at the 1.4.2 floor and at 1.9.1).
 _SklearnScorer = type(make_scorer(ndcg_at_k, response_method="predict"))
 
 
