@@ -652,3 +652,40 @@ def test_argsort_desc_stable_keeps_row_order_of_ties():
     assert_array_equal(_argsort_desc(key, stable=True), np.argsort(-key, kind="stable"))
     assert_array_equal(np.sort(_argsort_desc(key, stable=False)), np.arange(3000))
     assert_array_equal(key[_argsort_desc(key, stable=False)], np.sort(key)[::-1])
+
+
+# ---------------------------------------------------------------------------
+# Property test: any small case, any k, every form
+# ---------------------------------------------------------------------------
+hypothesis = pytest.importorskip("hypothesis")
+st = pytest.importorskip("hypothesis.strategies")
+
+
+@hypothesis.settings(max_examples=60, deadline=None)
+@hypothesis.given(
+    shape=st.tuples(st.integers(1, 5), st.integers(1, 7)),
+    k=st.one_of(st.none(), st.integers(1, 9)),
+    seed=st.integers(0, 2**32 - 1),
+    ignore_ties=st.booleans(),
+)
+def test_property_forms_agree(shape, k, seed, ignore_ties):
+    rng = np.random.default_rng(seed)
+    n, m = shape
+    Y = rng.integers(0, 4, shape) * (rng.random(shape) < 0.5)
+    S = rng.choice([-np.inf, 0.0, 0.5, 1.0, np.inf], size=shape)
+    order = "interleave" if ignore_ties else "shuffle"
+    y, s, qid, _ = to_long(Y, S, np.ones(n), rng, np.arange(n), order=order)
+    for func in TOPK:
+        expected = call(
+            func, Y, S, {"k": k, "average": None, "ignore_ties": ignore_ties}
+        )
+        for y_true in (sp.csr_matrix(Y), sp.csc_matrix(Y)):
+            got = call(
+                func, y_true, S, {"k": k, "average": None, "ignore_ties": ignore_ties}
+            )
+            assert_same(got, expected)
+        got = call(
+            func, y, s, {"k": k, "average": None, "ignore_ties": ignore_ties},
+            query_id=qid,
+        )  # fmt: skip
+        assert_same(got, expected)

@@ -1,0 +1,225 @@
+"""Benchmark: the long form and the sparse form (a benchmark, not a test).
+
+Part (a), long form: 2,000,000 rows over 100,000 queries (1-40 rows each,
+rows shuffled, graded relevance on ~10 % of the rows).  Times ``ndcg_at_k``
+(k=10, ties averaged) and ``group_auc_score`` against the time of
+``np.lexsort((-y_score, query_id))`` alone on the same arrays, measured in
+the same run (target: <= 3x; the builders use no lexicographic sort, so
+they beat it).
+
+Part (b), sparse relevance: 20,000 users x 200,000 items with 0.05 % of the
+items relevant (a CSR ``y_true``), dense ``y_score`` generated chunk by
+chunk of users.  Reports the peak traced memory of the whole loop against
+the size of one chunk's scores (it must stay O(chunk), whatever the number
+of users), and the time per user of the sparse path against the dense path
+(``y_true`` chunk densified beforehand) on the same chunks (target: <= 2x).
+
+Timings are the best of ``--repeat`` runs.  Run from the repository root::
+
+    python benchmarks/bench_forms.py [--part long|sparse|both]
+        [--rows 2000000] [--queries 100000] [--users 20000]
+        [--items 200000] [--chunk 500] [--dense-chunks 4]
+"""
+
+import argparse
+import resource
+import time
+import tracemalloc
+
+import numpy as np
+import scipy.sparse as sp
+
+import sklearn_rankmetrics as rm
+
+
+def best_time(func, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+# ---------------------------------------------------------------------------
+# (a) the long form
+# ---------------------------------------------------------------------------
+def long_form_data(n_rows, n_queries, rng):
+    """Shuffled long form: 1-40 rows per query, exactly ``n_rows`` rows."""
+    sizes = rng.integers(1, 41, n_queries)
+    excess = int(sizes.sum()) - n_rows
+    if excess > 0:  # trim one row from random queries that have several
+        sizes[rng.choice(np.flatnonzero(sizes > 1), excess, replace=False)] -= 1
+    elif excess < 0:
+        sizes[rng.choice(np.flatnonzero(sizes < 40), -excess, replace=False)] += 1
+    ids = rng.permutation(n_queries)  # small int ids, not in row order
+    query_id = np.repeat(ids, sizes)
+    perm = rng.permutation(query_id.shape[0])
+    query_id = query_id[perm]
+    relevant = rng.random(n_rows) < 0.1
+    y_true = np.where(relevant, rng.integers(1, 4, n_rows), 0)
+    y_score = rng.random(n_rows)
+    return y_true, y_score, query_id
+
+
+def bench_long(args):
+    rng = np.random.default_rng(0)
+    y, s, qid = long_form_data(args.rows, args.queries, rng)
+    r = args.repeat
+    print(
+        f"(a) long form: {y.shape[0]:,} rows, {np.unique(qid).shape[0]:,} queries "
+        f"(1-40 rows each, shuffled), k=10, best of {r}"
+    )
+    t_lex = best_time(lambda: np.lexsort((-s, qid)), r)
+    print(f"  np.lexsort((-y_score, query_id)) alone   {t_lex * 1e3:8.1f} ms")
+    big_ids = rng.choice(2**62, size=args.queries, replace=False)[
+        np.searchsorted(np.unique(qid), qid)
+    ]  # the same queries under huge int ids: np.unique factorises them
+    s_tied = np.round(s, 2)  # ~100 distinct scores: many ties
+    cases = [
+        ("ndcg_at_k(k=10)", lambda: rm.ndcg_at_k(y, s, k=10, query_id=qid)),
+        (
+            "ndcg_at_k(k=10, ignore_ties=True)",
+            lambda: rm.ndcg_at_k(y, s, k=10, query_id=qid, ignore_ties=True),
+        ),
+        (
+            "ndcg_at_k(k=10), scores with ties",
+            lambda: rm.ndcg_at_k(y, s_tied, k=10, query_id=qid),
+        ),
+        (
+            "ndcg_at_k(k=10), huge int64 ids",
+            lambda: rm.ndcg_at_k(y, s, k=10, query_id=big_ids),
+        ),
+        (
+            "average_precision_at_k(k=10)",
+            lambda: rm.average_precision_at_k(y, s, k=10, query_id=qid),
+        ),
+        ("group_auc_score", lambda: rm.group_auc_score(y, s, query_id=qid)),
+        (
+            "group_auc_score, scores with ties",
+            lambda: rm.group_auc_score(y, s_tied, query_id=qid),
+        ),
+    ]
+    for label, func in cases:
+        t = best_time(func, r)
+        print(
+            f"  {label:40s} {t * 1e3:8.1f} ms   / lexsort = {t / t_lex:5.2f}"
+            "  (target <= 3)"
+        )
+    if args.strings:
+        sid = np.array([f"user{i}" for i in range(args.queries)])[qid]
+        t = best_time(lambda: rm.ndcg_at_k(y, s, k=10, query_id=sid), 1)
+        print(
+            f"  {'ndcg_at_k(k=10), string ids':40s} {t * 1e3:8.1f} ms"
+            f"   / lexsort = {t / t_lex:5.2f}  (np.unique of strings dominates)"
+        )
+
+
+# ---------------------------------------------------------------------------
+# (b) sparse relevance, dense scores in chunks of users
+# ---------------------------------------------------------------------------
+def sparse_relevance(n_users, n_items, density, rng):
+    per_user = max(1, round(n_items * density))
+    cols = np.concatenate(
+        [rng.choice(n_items, per_user, replace=False) for _ in range(n_users)]
+    )
+    rows = np.repeat(np.arange(n_users), per_user)
+    grades = rng.integers(1, 4, rows.shape[0]).astype(np.int8)
+    return sp.csr_matrix((grades, (rows, cols)), shape=(n_users, n_items))
+
+
+def sparse_and_dense_times(y_chunk, s_chunk, values):
+    """Best-of-2 times of the sparse and the dense path on one chunk."""
+    dense = y_chunk.toarray()
+    assert np.array_equal(rm.ndcg_at_k(dense, s_chunk, k=10, average=None), values)
+    t_s = best_time(lambda: rm.ndcg_at_k(y_chunk, s_chunk, k=10, average=None), 2)
+    t_d = best_time(lambda: rm.ndcg_at_k(dense, s_chunk, k=10, average=None), 2)
+    return t_s, t_d
+
+
+def bench_sparse(args):
+    rng = np.random.default_rng(1)
+    n, m, c = args.users, args.items, args.chunk
+    Y = sparse_relevance(n, m, 0.0005, rng)
+    chunk_bytes = c * m * 8
+    print(
+        f"\n(b) sparse y_true: {n:,} users x {m:,} items, {Y.nnz:,} relevant "
+        f"({Y.nnz / (n * m):.2%}), CSR {(Y.data.nbytes + Y.indices.nbytes) / 2**20:.0f}"
+        f" MiB; y_score in chunks of {c} users ({chunk_bytes / 2**20:.0f} MiB "
+        "float64 each); ndcg_at_k(k=10)"
+    )
+    values, t_sparse, t_dense_sample, t_sparse_sample, n_sample = [], 0.0, 0.0, 0.0, 0
+    score_rng = np.random.default_rng(2)
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    peaks = []
+    for k, start in enumerate(range(0, n, c)):
+        tracemalloc.reset_peak()
+        y_chunk = Y[start : start + c]
+        s_chunk = score_rng.random((y_chunk.shape[0], m))
+        t0 = time.perf_counter()
+        values.append(rm.ndcg_at_k(y_chunk, s_chunk, k=10, average=None))
+        t1 = time.perf_counter()
+        t_sparse += t1 - t0
+        peaks.append(tracemalloc.get_traced_memory()[1] - base)
+        if k < args.dense_chunks:  # the dense path on the same chunk
+            tracemalloc.stop()
+            t_s, t_d = sparse_and_dense_times(y_chunk, s_chunk, values[-1])
+            t_sparse_sample += t_s
+            t_dense_sample += t_d
+            n_sample += y_chunk.shape[0]
+            tracemalloc.start()
+            base, _ = tracemalloc.get_traced_memory()
+        s_chunk = None  # free the chunk before the next one is drawn
+    tracemalloc.stop()
+    per_query = np.concatenate(values)
+    mean = np.nanmean(per_query)
+    print(
+        f"  NDCG@10 over {per_query.shape[0]:,} users = {mean:.6f} (per-chunk "
+        "average=None values, concatenated)"
+    )
+    print(
+        f"  sparse path, whole loop: {t_sparse:.1f} s = "
+        f"{t_sparse / n * 1e6:.0f} us per user"
+    )
+    if n_sample:
+        ratio = t_sparse_sample / t_dense_sample
+        print(
+            f"  on {n_sample} users, best of 2 per chunk: sparse "
+            f"{t_sparse_sample / n_sample * 1e6:.0f} us/user, dense "
+            f"{t_dense_sample / n_sample * 1e6:.0f} us/user, "
+            f"sparse / dense = {ratio:.2f}  (target <= 2)"
+        )
+    peak = max(peaks)
+    print(
+        f"  peak traced memory per chunk (scores + the call): first chunk "
+        f"{peaks[0] / 2**20:.0f} MiB, max over {len(peaks)} chunks "
+        f"{peak / 2**20:.0f} MiB = {peak / chunk_bytes:.2f} x one chunk of "
+        "scores (flat in the number of users: O(chunk))"
+    )
+    max_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
+    print(f"  process max RSS {max_rss:.0f} MiB (includes the dense comparison)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=["long", "sparse", "both"], default="both")
+    parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--queries", type=int, default=100_000)
+    parser.add_argument("--users", type=int, default=20_000)
+    parser.add_argument("--items", type=int, default=200_000)
+    parser.add_argument("--chunk", type=int, default=500)
+    parser.add_argument("--dense-chunks", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--strings", action="store_true", help="also time string query ids"
+    )
+    args = parser.parse_args()
+    if args.part in ("long", "both"):
+        bench_long(args)
+    if args.part in ("sparse", "both"):
+        bench_sparse(args)
+
+
+if __name__ == "__main__":
+    main()
