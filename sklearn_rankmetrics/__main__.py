@@ -31,6 +31,7 @@ from sklearn.model_selection import (
 )
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+from threadpoolctl import threadpool_limits
 
 from . import (
     average_precision_at_k,
@@ -251,8 +252,15 @@ def main(argv=None):
         f"refit={args.refit!r}."
     )
     # Routing is a global setting: enable it only for the search, so the
-    # caller's configuration is restored afterwards.
-    with sklearn.config_context(enable_metadata_routing=True):
+    # caller's configuration is restored afterwards.  With parallel folds,
+    # the refit in this process gets one OpenMP thread too (as the workers
+    # do): on a busy machine a thread pool competing for the cores costs
+    # more than it gains on these small fits.
+    threads = None if args.n_jobs == 1 else 1
+    with (
+        sklearn.config_context(enable_metadata_routing=True),
+        threadpool_limits(limits=threads, user_api="openmp"),
+    ):
         search.fit(X[tune], y[tune], groups=users[tune], query_id=users[tune])
 
     print(
