@@ -307,7 +307,8 @@ def _select_sparse(Y, S, K, threshold, gain, ignore_ties):
         nz_row, weights=_relevant(data, threshold), minlength=n
     ).astype(np.intp)
     sel.n_pos = np.bincount(nz_row, weights=data > 0, minlength=n).astype(np.intp)
-    sel.n_retrieved = np.count_nonzero(S > -np.inf, axis=1)
+    # Only read with k=None, where the top "K" is every item of the row.
+    sel.n_retrieved = np.count_nonzero(top > -np.inf, axis=1)
     sel.ideal = lambda: _ideal_from_entries(nz_row, data, n, K, gain)
     return sel
 
