@@ -132,8 +132,7 @@ def group_auc_score(
     ----------
     %(y_true)s
 
-    y_score : array-like of shape (n_queries, n_items), or (n_rows,) with \
-``query_id``
+    y_score : array-like of shape (n_queries, n_items) or (n_rows,)
         Predicted scores.  Here ``-np.inf`` is simply the lowest score.
 
     %(query_id)s
@@ -145,8 +144,7 @@ def group_auc_score(
         row weights in the weighted long form), as in the DIN paper, or 1
         (the mean of its row weights in the weighted long form).
 
-    sample_weight : array-like of shape (n_queries,) or (n_rows,), \
-default=None
+    sample_weight : array-like of shape (n_queries,) or (n_rows,), default=None
         2-D: one weight per query (row), multiplying the query weight.
         Long form: one weight per row, used inside each query's AUC as in
         :func:`sklearn.metrics.roc_auc_score`.
