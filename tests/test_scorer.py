@@ -437,9 +437,16 @@ def test_scorer_pickles_with_its_requests(routing):
 
 
 def test_validation_curve_long_form(clicks, routing):
-    if "params" not in inspect.signature(validation_curve).parameters:
-        pytest.skip("validation_curve routes metadata from scikit-learn 1.6")
     X, y, qid = clicks
+    if "params" not in inspect.signature(validation_curve).parameters:
+        # scikit-learn < 1.6: validation_curve cannot route query ids, so the
+        # scorer must say so instead of scoring the pooled rows.
+        with pytest.raises(ValueError, match="query_id"):
+            validation_curve(
+                _lr(), X, y, param_name="C", param_range=[1.0], cv=GroupKFold(3),
+                groups=qid, scoring=get_scorer("gauc"), error_score="raise",
+            )  # fmt: skip
+        return
     train, test = validation_curve(
         _lr(), X, y, param_name="C", param_range=[0.1, 1.0], cv=GroupKFold(3),
         scoring=get_scorer("gauc"), params={"groups": qid, "query_id": qid},
