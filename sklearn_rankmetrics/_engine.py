@@ -160,7 +160,9 @@ class _Selection:
 
     cut_rows = np.zeros(0, dtype=np.intp)
     cut_n = cut_r = cut_gain = np.zeros(0)
-    query_ids = None
+
+    def __init__(self, n_queries):
+        self.n_queries = n_queries
 
 
 def _dense_top(S, K, ignore_ties):
@@ -210,17 +212,24 @@ def _dense_top(S, K, ignore_ties):
     return idx[:, :K], cand[:, :K], np.flatnonzero(crossing), (r, c)
 
 
+def _record_cut(sel, rows, item_query, item_grade, threshold, gain):
+    """Record the full size, relevant count and gain sum of the tie groups
+    cut by rank K, from the query and grade of each of their items."""
+    n = sel.n_queries
+    sel.cut_rows = rows
+    sel.cut_n = np.bincount(item_query, minlength=n)[rows].astype(np.float64)
+    relevant = _relevant(item_grade, threshold)
+    sel.cut_r = np.bincount(item_query, weights=relevant, minlength=n)[rows]
+    gains = _gain(item_grade, gain)
+    sel.cut_gain = np.bincount(item_query, weights=gains, minlength=n)[rows]
+
+
 def _select_dense(Y, S, K, threshold, gain, ignore_ties):
-    sel = _Selection()
     n, m = S.shape
+    sel = _Selection(n)
     idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
     if rows.size and not ignore_ties:
-        grades = Y[r, c]
-        sel.cut_rows = rows
-        sel.cut_n = np.bincount(r, minlength=n)[rows].astype(np.float64)
-        sel.cut_r = np.bincount(r, weights=_relevant(grades, threshold), minlength=n)
-        sel.cut_r = sel.cut_r[rows]
-        sel.cut_gain = np.bincount(r, weights=_gain(grades, gain), minlength=n)[rows]
+        _record_cut(sel, rows, r, Y[r, c], threshold, gain)
     sel.top_score = top
     sel.top_rel = np.take_along_axis(Y, idx, axis=1).astype(np.float64)
     sel.n_pos = np.count_nonzero(Y, axis=1)
@@ -267,40 +276,30 @@ def _dense_ideal(Y, n_pos, K, gain):
     return _gain(np.sort(best, axis=1)[:, ::-1], gain)
 
 
+def _csr_values(Y, rows, cols):
+    """``Y[rows, cols]`` as float64 for a canonical CSR ``Y`` (broadcasting
+    ``rows`` against ``cols``), found by binary search in its structure."""
+    n, m = Y.shape
+    keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(Y.indptr)) * m
+    keys += Y.indices
+    wanted = rows.astype(np.int64) * m + cols
+    out = np.zeros(wanted.shape, dtype=np.float64)
+    if keys.size:
+        pos = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+        found = keys[pos] == wanted
+        out[found] = Y.data[pos[found]]
+    return out
+
+
 def _select_sparse(Y, S, K, threshold, gain, ignore_ties):
-    sel = _Selection()
     n, m = S.shape
-    idx, top, rows, (r_eq, _) = _dense_top(S, K, ignore_ties)
-
-    counts = np.diff(Y.indptr)
-    nz_row = np.repeat(np.arange(n, dtype=np.intp), counts)
-    nz_col = Y.indices.astype(np.intp, copy=False)
+    sel = _Selection(n)
+    idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
+    nz_row = np.repeat(np.arange(n, dtype=np.intp), np.diff(Y.indptr))
     data = Y.data
-    # Look the selected (row, column) pairs up in the sorted CSR structure.
-    keys = nz_row * m + nz_col
-    wanted = np.arange(n, dtype=np.intp)[:, None] * m + idx
-    pos = np.searchsorted(keys, wanted)
-    pos_c = np.minimum(pos, max(keys.size - 1, 0))
-    found = (pos < keys.size) & (keys[pos_c] == wanted) if keys.size else pos < 0
-    top_rel = np.zeros((n, K), dtype=np.float64)
-    top_rel[found] = data[pos_c[found]]
-
+    top_rel = _csr_values(Y, np.arange(n, dtype=np.intp)[:, None], idx)
     if rows.size and not ignore_ties:
-        t = top[:, K - 1]
-        at_cut = S[nz_row, nz_col] == t[nz_row]
-        in_rows = np.zeros(n, dtype=bool)
-        in_rows[rows] = True
-        at_cut &= in_rows[nz_row]
-        r_cut = np.bincount(
-            nz_row, weights=at_cut & _relevant(data, threshold), minlength=n
-        )
-        g_cut = np.bincount(
-            nz_row, weights=np.where(at_cut, _gain(data, gain), 0.0), minlength=n
-        )
-        sel.cut_rows = rows
-        sel.cut_n = np.bincount(r_eq, minlength=n)[rows].astype(np.float64)
-        sel.cut_r = r_cut[rows]
-        sel.cut_gain = g_cut[rows]
+        _record_cut(sel, rows, r, _csr_values(Y, r, c), threshold, gain)
     sel.top_score = top
     sel.top_rel = top_rel
     sel.n_rel = np.bincount(
@@ -322,7 +321,7 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties):
     is a ``bincount`` over the rows.  ``K`` is ``min(k, largest query)`` so
     that the ideal ranking (IDCG) sees every relevant row.
     """
-    sel = _Selection()
+    sel = _Selection(n_q)
     sizes = np.bincount(codes, minlength=n_q)
     K = int(sizes.max()) if k is None else min(k, int(sizes.max()))
     retrieved = s > -np.inf
@@ -342,12 +341,7 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties):
     # With ignore_ties the stable sort already kept the earliest rows of the
     # cut group; otherwise record the group's full counts.
     if rows.size and not ignore_ties:
-        c_cut, y_cut = c_r[at_cut], y_r[at_cut]
-        sel.cut_rows = rows
-        sel.cut_n = n_eq[rows]
-        r_cut = np.bincount(c_cut, weights=_relevant(y_cut, threshold), minlength=n_q)
-        g_cut = np.bincount(c_cut, weights=_gain(y_cut, gain), minlength=n_q)
-        sel.cut_r, sel.cut_gain = r_cut[rows], g_cut[rows]
+        _record_cut(sel, rows, c_r[at_cut], y_r[at_cut], threshold, gain)
     sel.top_score = top
     sel.top_rel = top_rel
     positive = y > 0
