@@ -12,22 +12,13 @@ Run from the repository root::
 """
 
 import argparse
-import time
 import tracemalloc
 
 import numpy as np
+from _timing import best_time  # benchmarks/ is on sys.path
 from sklearn.metrics import ndcg_score
 
 import sklearn_rankmetrics as rm
-
-
-def best_time(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def peak_bytes(func):

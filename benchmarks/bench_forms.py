@@ -28,17 +28,9 @@ import tracemalloc
 
 import numpy as np
 import scipy.sparse as sp
+from _timing import best_time  # benchmarks/ is on sys.path
 
 import sklearn_rankmetrics as rm
-
-
-def best_time(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 # ---------------------------------------------------------------------------
