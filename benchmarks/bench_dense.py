@@ -45,8 +45,9 @@ def main():
         "scores with ties (3 decimals)": np.round(rng.random((n, m)), 3),
     }
     input_mb = cases["continuous scores"].nbytes / 2**20
-    print(f"y_score {n} x {m} float64 ({input_mb:.0f} MiB), k={k}, best of "
-          f"{args.repeat}")
+    print(
+        f"y_score {n} x {m} float64 ({input_mb:.0f} MiB), k={k}, best of {args.repeat}"
+    )
     for label, y_score in cases.items():
         print(f"\n{label}")
         report(y_true, y_score, k, args.repeat)
@@ -60,12 +61,18 @@ def report(y_true, y_score, k, repeat):
     theirs = ndcg_score(y_true, y_score, k=k)
     peak = peak_bytes(lambda: rm.ndcg_at_k(y_true, y_score, k=k))
     print(f"  ndcg_at_k                     {t_ours * 1e3:8.1f} ms")
-    print(f"  np.argpartition alone         {t_part * 1e3:8.1f} ms"
-          f"   ours / argpartition = {t_ours / t_part:5.2f}  (target <= 3)")
-    print(f"  sklearn.metrics.ndcg_score    {t_sk * 1e3:8.1f} ms"
-          f"   speed-up vs sklearn  = {t_sk / t_ours:5.1f}x (target >= 10)")
-    print(f"  peak extra memory             {peak / 2**20:8.1f} MiB"
-          f"   ({peak / y_score.nbytes:.2f} x the input)")
+    print(
+        f"  np.argpartition alone         {t_part * 1e3:8.1f} ms"
+        f"   ours / argpartition = {t_ours / t_part:5.2f}  (target <= 3)"
+    )
+    print(
+        f"  sklearn.metrics.ndcg_score    {t_sk * 1e3:8.1f} ms"
+        f"   speed-up vs sklearn  = {t_sk / t_ours:5.1f}x (target >= 10)"
+    )
+    print(
+        f"  peak extra memory             {peak / 2**20:8.1f} MiB"
+        f"   ({peak / y_score.nbytes:.2f} x the input)"
+    )
     print(f"  |ours - sklearn| (no_relevant=0.0) = {abs(ours - theirs):.1e}")
 
 
