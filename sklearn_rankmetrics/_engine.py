@@ -260,7 +260,7 @@ def _dense_ideal(Y, n_pos, K, gain):
             else:
                 flat = np.flatnonzero(Y)
                 hist = np.bincount(
-                    flat // m * (top_grade + 1) + Y.ravel()[flat],
+                    flat // m * (top_grade + 1) + Y.ravel()[flat].astype(np.intp),
                     minlength=n * (top_grade + 1),
                 ).reshape(n, top_grade + 1)
                 at_least = np.cumsum(hist[:, :0:-1], axis=1)[:, ::-1].T
