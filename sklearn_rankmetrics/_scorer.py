@@ -583,6 +583,9 @@ def get_scorer(name, **options):
 def _check_options(name, func, kwargs):
     """Call the metric once on a tiny query so bad option values fail now."""
     trial = {key: value for key, value in kwargs.items() if key != "query_id"}
+    if isinstance(trial.get("no_relevant"), str) and trial["no_relevant"] == "raise":
+        # valid, but the trial query may have no item above the threshold
+        trial["no_relevant"] = "skip"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -17,3 +17,15 @@ def test_uint64_grades_above_four_in_dense_ndcg():
     expected = srm.ndcg_at_k(y, s, k=2)
     assert srm.ndcg_at_k(y.astype(np.uint64), s, k=2) == expected
     assert srm.ndcg_at_k(sp.csr_matrix(y.astype(np.uint64)), s, k=2) == expected
+
+
+def test_get_scorer_raise_with_high_threshold():
+    # get_scorer's option check ran the metric on a tiny query with grades
+    # 2, 1, 0, so relevance_threshold=3 with no_relevant="raise" failed at
+    # construction ("1 queries have no relevant item") for a valid scorer.
+    scorer = srm.get_scorer("precision@2", relevance_threshold=3, no_relevant="raise")
+    scoring = srm.make_scoring(
+        ["map@2", "gauc"], relevance_threshold=3, no_relevant="raise"
+    )
+    assert "no_relevant='raise'" in repr(scorer)
+    assert "relevance_threshold=3" in repr(scoring["map@2"])
