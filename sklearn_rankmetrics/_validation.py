@@ -126,13 +126,29 @@ def check_y_score(y_score, ndim):
         raise ValueError(f"y_score must be {ndim}-D, got shape {arr.shape}.")
     if arr.size == 0:
         raise ValueError("y_score is empty; pass at least one query and one item.")
-    arr = np.asarray(arr, dtype=np.float64)
-    if np.isnan(arr).any():
+    scores = np.asarray(arr, dtype=np.float64)
+    if np.isnan(scores).any():
         raise ValueError(
             "y_score contains NaN. Replace NaN by -np.inf to mark an item as "
             "not retrieved, or fix the model's output."
         )
-    return arr
+    if _float64_merges_scores(arr, scores):
+        # Only the order of the scores matters: rank the distinct values.
+        _, codes = np.unique(arr, return_inverse=True)
+        scores = np.where(scores == -np.inf, -np.inf, codes.reshape(arr.shape))
+    return scores
+
+
+def _float64_merges_scores(arr, scores):
+    """Whether casting ``arr`` to float64 (``scores``) rounds distinct values
+    together: integers beyond 2**53 (e.g. nanosecond timestamps) and long
+    doubles."""
+    if arr.dtype.kind in "iu":
+        limit = 2**53
+        return arr.dtype.itemsize >= 8 and not (
+            -limit <= int(arr.min()) and int(arr.max()) <= limit
+        )
+    return arr.dtype.itemsize > 8 and bool((scores != arr).any())
 
 
 def check_y_true_dense(y_true, ndim):

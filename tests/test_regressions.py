@@ -29,3 +29,25 @@ def test_get_scorer_raise_with_high_threshold():
     )
     assert "no_relevant='raise'" in repr(scorer)
     assert "relevance_threshold=3" in repr(scoring["map@2"])
+
+
+def test_large_integer_scores_keep_their_order():
+    # int64/uint64 scores beyond 2**53 (e.g. nanosecond timestamps) were
+    # cast to float64, which merged distinct scores into ties: the better
+    # item scored as a coin flip (P@1 = 0.5, GAUC = 0.5 instead of 1.0).
+    t = 1_700_000_000_000_000_000  # ns timestamps 1 ns apart
+    s = np.array([[t + 1, t, t - 1]])
+    y = np.array([[1, 0, 0]])
+    assert srm.precision_at_k(y, s, k=1) == 1.0
+    assert srm.ndcg_at_k(sp.csr_matrix(y), s) == 1.0
+    assert srm.group_auc_score(y, s) == 1.0
+    assert srm.reciprocal_rank_at_k(y[0], s[0], query_id=[7, 7, 7]) == 1.0
+    assert srm.group_auc_score(y[0], s[0], query_id=[7, 7, 7]) == 1.0
+    u = np.array([[2**64 - 2, 2**64 - 1]], dtype=np.uint64)
+    assert srm.hit_rate_at_k([[0, 1]], u, k=1) == 1.0
+    assert srm.average_precision_at_k([[1, 0]], -s[:, :2], k=1) == 0.0
+    # long doubles that round to the same float64 (where they are wider)
+    one = np.longdouble(1)
+    ld = np.array([[one + np.finfo(np.longdouble).eps, one, -np.inf]])
+    assert srm.precision_at_k([[1, 0, 0]], ld, k=1) == 1.0
+    assert srm.precision_at_k([[0, 0, 1]], ld, k=None) == 0.0  # -inf kept
