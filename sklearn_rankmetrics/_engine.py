@@ -53,7 +53,8 @@ def _gain(rel, gain):
     rel = np.asarray(rel, dtype=np.float64)
     if gain == "linear":
         return rel
-    return np.expm1(rel * np.log(2.0))  # 2**rel - 1, exact at small grades
+    with np.errstate(over="ignore"):  # inf for grades >= 1024: the DCG says so
+        return np.expm1(rel * np.log(2.0))  # 2**rel - 1, exact at small grades
 
 
 # ---------------------------------------------------------------------------

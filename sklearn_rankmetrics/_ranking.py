@@ -703,7 +703,20 @@ def average_precision_at_k(
 
 def _dcg_parts(rk, log_base):
     discount = _discount(rk, log_base)
-    return (rk.eg * discount).sum(axis=1), discount
+    return _gain_sum(rk.eg, discount, rk.gain), discount
+
+
+def _gain_sum(gains, discount, gain):
+    """Discounted sum of each row of ``gains``; ValueError if it overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = (gains * discount).sum(axis=1)
+    if not np.isfinite(total).all():
+        raise ValueError(
+            f"The gains of the y_true grades overflow float64 with gain={gain!r}"
+            " (2**rel - 1 is infinite for grades >= 1024 with 'exponential'); "
+            "use smaller grades, or gain='linear'."
+        )
+    return total
 
 
 @fill_doc
@@ -883,7 +896,7 @@ def ndcg_at_k(
         gain=gain,
     )  # fmt: skip
     dcg, discount = _dcg_parts(rk, log_base)
-    idcg = (rk.ideal() * discount).sum(axis=1)
+    idcg = _gain_sum(rk.ideal(), discount, rk.gain)
     return average_queries(
         _divide(dcg, idcg), rk.n_pos > 0, rk.weights, average, no_relevant,
         "ndcg_at_k",

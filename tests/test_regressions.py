@@ -4,6 +4,7 @@ Each test says in a comment what used to go wrong.
 """
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import sklearn_rankmetrics as srm
@@ -51,3 +52,24 @@ def test_large_integer_scores_keep_their_order():
     ld = np.array([[one + np.finfo(np.longdouble).eps, one, -np.inf]])
     assert srm.precision_at_k([[1, 0, 0]], ld, k=1) == 1.0
     assert srm.precision_at_k([[0, 0, 1]], ld, k=None) == 0.0  # -inf kept
+
+
+@pytest.mark.parametrize("metric", [srm.dcg_at_k, srm.ndcg_at_k])
+@pytest.mark.parametrize(
+    "y_true, gain",
+    [
+        ([[2000, 0, 1]], "exponential"),  # 2**2000 - 1 overflows
+        ([[1023, 1023, 1023]], "exponential"),  # each fits, their sum does not
+        ([[1e308, 1e308, 1e308]], "linear"),
+    ],
+)
+def test_overflowing_gains_are_a_clear_error(metric, y_true, gain):
+    # Huge grades made the gains or their sum overflow: a RuntimeWarning
+    # and an inf DCG or nan NDCG instead of an error naming the cause.
+    y_score = [[0.3, 0.2, 0.1]]
+    with pytest.raises(ValueError, match="y_true.*overflow"):
+        metric(y_true, y_score, gain=gain)
+    with pytest.raises(ValueError, match="y_true.*overflow"):
+        metric(np.ravel(y_true), y_score[0], gain=gain, query_id=[1, 1, 1])
+    # large but representable gains still work
+    assert np.isfinite(metric([[1000, 0, 1]], y_score, gain="exponential"))
