@@ -103,6 +103,8 @@ def _as_numeric(name, arr, hint):
     """Check the dtype is numeric; convert object arrays of numbers."""
     if arr.dtype.kind == "O":
         try:
+            if any(isinstance(v, (str, bytes)) for v in arr.flat):
+                raise TypeError  # astype would parse "1" as 1.0
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
             raise TypeError(f"{name} must be numeric; {hint}") from None

@@ -73,3 +73,28 @@ def test_overflowing_gains_are_a_clear_error(metric, y_true, gain):
         metric(np.ravel(y_true), y_score[0], gain=gain, query_id=[1, 1, 1])
     # large but representable gains still work
     assert np.isfinite(metric([[1000, 0, 1]], y_score, gain="exponential"))
+
+
+def test_strings_in_object_arrays_are_not_numbers():
+    # Object arrays (e.g. a DataFrame column read as text) of strings were
+    # parsed as numbers by astype(float), while the same strings in a list
+    # were rejected: non-numeric relevance, scores and weights must fail.
+    pd = pytest.importorskip("pandas")
+    text = pd.DataFrame({"a": ["1", "0"], "b": ["0", "2"]})
+    with pytest.raises(TypeError, match="y_true must be numeric"):
+        srm.ndcg_at_k(text, [[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(TypeError, match="y_score must be numeric"):
+        srm.ndcg_at_k([[1, 0], [0, 2]], text)
+    with pytest.raises(TypeError, match="y_true must be numeric"):
+        srm.group_auc_score(
+            np.array([b"1", 0], dtype=object), [0.1, 0.2], query_id=[1, 1]
+        )
+    with pytest.raises(TypeError, match="sample_weight must be numeric"):
+        srm.ndcg_at_k(
+            [[1, 0]], [[0.1, 0.2]], sample_weight=np.array(["2"], dtype=object)
+        )
+    # object arrays of numbers are still fine
+    numbers = text.astype(int)
+    y_score = [[0.1, 0.2], [0.3, 0.4]]
+    expected = srm.ndcg_at_k(numbers, y_score)
+    assert srm.ndcg_at_k(numbers.astype(object), y_score) == expected
