@@ -693,7 +693,7 @@ def average_precision_at_k(
     total = (rk.p * (rk.h + 1.0 + within) / rk.rank).sum(axis=1)
     denominator = rk.n_rel
     if ap_denominator == "min_k" and rk.k is not None:
-        denominator = np.minimum(denominator, rk.k)
+        denominator = np.minimum(denominator, float(rk.k))
     values = _divide(total, denominator)
     return average_queries(
         values, rk.n_rel > 0, rk.weights, average, no_relevant,

@@ -98,3 +98,14 @@ def test_strings_in_object_arrays_are_not_numbers():
     y_score = [[0.1, 0.2], [0.3, 0.4]]
     expected = srm.ndcg_at_k(numbers, y_score)
     assert srm.ndcg_at_k(numbers.astype(object), y_score) == expected
+
+
+def test_min_k_ap_with_a_k_beyond_int64():
+    # ap_denominator="min_k" took np.minimum(R, k) with the Python int k:
+    # on numpy < 2 a k beyond int64 made an object array and a numpy
+    # UFuncTypeError instead of the value of the whole ranked list.
+    y, s = [[1, 0, 1]], [[0.1, 0.2, 0.3]]
+    expected = srm.average_precision_at_k(y, s, k=3, ap_denominator="min_k")
+    for k in (2**63, 10**30):
+        got = srm.average_precision_at_k(y, s, k=k, ap_denominator="min_k")
+        assert got == expected
