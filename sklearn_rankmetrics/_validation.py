@@ -221,7 +221,9 @@ def check_sample_weight(sample_weight, n, what):
     w = np.asarray(w, dtype=np.float64)
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite and non-negative.")
-    return w
+    # Weights are relative: scale them by a power of two (exactly) so that the
+    # largest is in [0.5, 1) and no weighted sum or product over/underflows.
+    return np.ldexp(w, -np.frexp(w.max())[1])
 
 
 def check_query_id(query_id, n):

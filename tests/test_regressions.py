@@ -109,3 +109,46 @@ def test_min_k_ap_with_a_k_beyond_int64():
     for k in (2**63, 10**30):
         got = srm.average_precision_at_k(y, s, k=k, ap_denominator="min_k")
         assert got == expected
+
+
+RANKING = [
+    srm.precision_at_k,
+    srm.recall_at_k,
+    srm.f1_at_k,
+    srm.hit_rate_at_k,
+    srm.reciprocal_rank_at_k,
+    srm.average_precision_at_k,
+    srm.dcg_at_k,
+    srm.ndcg_at_k,
+]
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-310, 1e200, 5e307])
+def test_sample_weight_scale_does_not_matter(scale):
+    # Weights are relative, but very large ones overflowed their sums (a
+    # RuntimeWarning and nan) and tiny ones underflowed the products of
+    # GAUC's row weights (every query skipped: nan).
+    y = np.array([1, 0, 0, 1, 1, 0, 0, 1])
+    s = np.array([0.3, 0.2, 0.1, 0.1, 0.5, 0.4, 0.2, 0.2])
+    q = np.array([1, 1, 1, 2, 2, 2, 3, 3])
+    w = np.array([1.0, 1, 1, 3, 3, 3, 2, 2])
+    for qw in ("impressions", "uniform"):
+        kw = dict(query_id=q, query_weighting=qw)
+        expected = srm.group_auc_score(y, s, sample_weight=w, **kw)
+        got = srm.group_auc_score(y, s, sample_weight=scale * w, **kw)
+        assert got == pytest.approx(expected, rel=1e-9)
+    y2, s2, w2 = y[:6].reshape(2, 3), s[:6].reshape(2, 3), np.array([1.0, 3.0])
+    expected = srm.group_auc_score(y2, s2, sample_weight=w2)
+    got = srm.group_auc_score(y2, s2, sample_weight=scale * w2)
+    assert got == pytest.approx(expected, rel=1e-9)
+    for metric in RANKING:
+        expected = metric(y, s, k=2, query_id=q, sample_weight=w)
+        got = metric(y, s, k=2, query_id=q, sample_weight=scale * w)
+        assert got == pytest.approx(expected, rel=1e-9)
+        expected = metric(y2, s2, k=2, sample_weight=w2)
+        got = metric(y2, s2, k=2, sample_weight=scale * w2)
+        assert got == pytest.approx(expected, rel=1e-9)
+    for metric in RANKING[:3]:
+        expected = metric(y, s, k=2, query_id=q, sample_weight=w, average="micro")
+        got = metric(y, s, k=2, query_id=q, sample_weight=scale * w, average="micro")
+        assert got == pytest.approx(expected, rel=1e-9)
