@@ -84,9 +84,20 @@ def _micro_keep(defined, no_relevant, name):
     return np.ones_like(defined)
 
 
-def _fbeta_from_counts(hits, n_rel, cutoff, beta2):
+def _fbeta_weights(beta):
+    """``(b^2, 1) / (1 + b^2)``, the weights of R (or recall) and k (or
+    precision) in F-beta's denominator, without overflow for any beta."""
+    if beta <= 1.0:
+        b2 = beta * beta
+        return b2 / (1.0 + b2), 1.0 / (1.0 + b2)
+    ib2 = (1.0 / beta) ** 2
+    return 1.0 / (1.0 + ib2), ib2 / (1.0 + ib2)
+
+
+def _fbeta_from_counts(hits, n_rel, cutoff, beta):
     """F-beta = (1 + b^2) hits / (b^2 R + k), linear in hits (exact ties)."""
-    return _divide((1.0 + beta2) * hits, beta2 * n_rel + cutoff)
+    w_rel, w_cut = _fbeta_weights(beta)
+    return _divide(hits, w_rel * n_rel + w_cut * cutoff)
 
 
 def _discount(rk, log_base):
@@ -354,16 +365,16 @@ def fbeta_at_k(
     )  # fmt: skip
     defined = rk.n_rel > 0
     name = "fbeta_at_k"
-    beta2 = beta * beta
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
         p = pooled_ratio(rk.hits, rk.cutoff, keep, rk.weights, name)
         r = pooled_ratio(rk.hits, rk.n_rel, keep, rk.weights, name)
         if np.isnan(p):
             return p
-        den = beta2 * p + r
-        return float((1.0 + beta2) * p * r / den) if den else 0.0
-    values = _fbeta_from_counts(rk.hits, rk.n_rel, rk.cutoff, beta2)
+        w_rel, w_cut = _fbeta_weights(beta)
+        den = w_rel * p + w_cut * r
+        return float(p * r / den) if den else 0.0
+    values = _fbeta_from_counts(rk.hits, rk.n_rel, rk.cutoff, beta)
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 

@@ -152,3 +152,15 @@ def test_sample_weight_scale_does_not_matter(scale):
         expected = metric(y, s, k=2, query_id=q, sample_weight=w, average="micro")
         got = metric(y, s, k=2, query_id=q, sample_weight=scale * w, average="micro")
         assert got == pytest.approx(expected, rel=1e-9)
+
+
+def test_fbeta_with_extreme_beta():
+    # beta=1e200 passed the "finite > 0" check but beta**2 (or beta**2 * R)
+    # overflowed: a RuntimeWarning and nan (micro: a silent nan).  F-beta
+    # tends to recall as beta grows and to precision as it shrinks.
+    y, s = [[1] * 10 + [0] * 2], [[0.1] * 10 + [0.2, 0.3]]
+    for beta, limit in ((1e200, srm.recall_at_k), (1e154, srm.recall_at_k),
+                        (1e-200, srm.precision_at_k)):  # fmt: skip
+        for average in ("queries", "micro"):
+            got = srm.fbeta_at_k(y, s, k=4, beta=beta, average=average)
+            assert got == pytest.approx(limit(y, s, k=4, average=average))
