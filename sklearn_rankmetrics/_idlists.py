@@ -6,6 +6,7 @@ items the user actually liked.  :func:`ranked_lists_to_arrays` turns them
 into the relevance and score matrices every metric of this package takes.
 """
 
+import math
 import numbers
 from collections.abc import Mapping, Set
 from itertools import chain
@@ -269,7 +270,11 @@ def _check_grade(i, item, grade):
             f"relevant[{i}][{item!r}] must be a number (a relevance grade "
             f">= 0), got {grade!r}."
         )
-    if not (np.isfinite(grade) and grade >= 0):
+    try:
+        finite = math.isfinite(grade)
+    except OverflowError:  # an int too large for a float
+        finite = False
+    if not (finite and grade >= 0):
         raise ValueError(
             f"relevant[{i}][{item!r}] = {grade!r}; relevance grades must be "
             "finite and >= 0."
@@ -279,7 +284,7 @@ def _check_grade(i, item, grade):
 def _grades_array(grades):
     """Int64 when every grade is an int (or bool), float64 otherwise."""
     arr = np.asarray(grades) if grades else np.zeros(0, dtype=np.int64)
-    if arr.dtype.kind in "biu":
+    if arr.dtype.kind in "bi" or (arr.dtype.kind == "u" and arr.max() < 2**63):
         return arr.astype(np.int64)
     return arr.astype(np.float64)
 

@@ -164,3 +164,19 @@ def test_fbeta_with_extreme_beta():
         for average in ("queries", "micro"):
             got = srm.fbeta_at_k(y, s, k=4, beta=beta, average=average)
             assert got == pytest.approx(limit(y, s, k=4, average=average))
+
+
+def test_ranked_lists_grades_beyond_int64_and_fractions():
+    # A grade of 2**63 became uint64 and wrapped to a negative int64, so the
+    # item was silently dropped as not relevant; a Fraction or a huge int
+    # grade failed in np.isfinite with a numpy TypeError naming nothing.
+    from fractions import Fraction
+
+    y_true, _, _ = srm.ranked_lists_to_arrays([[1, 2]], [{1: 2**63}])
+    assert y_true.tolist() == [[2.0**63, 0.0]]
+    y_true, _, _ = srm.ranked_lists_to_arrays([[1, 2]], [{1: Fraction(1, 2)}])
+    assert y_true.tolist() == [[0.5, 0.0]]
+    y_true, _, _ = srm.ranked_lists_to_arrays([[1, 2]], [{2: 10**30}])
+    assert y_true.tolist() == [[0.0, 1e30]]
+    with pytest.raises(ValueError, match=r"relevant\[0\]\[1\].*finite"):
+        srm.ranked_lists_to_arrays([[1, 2]], [{1: 10**400}])
