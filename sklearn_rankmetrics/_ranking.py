@@ -368,9 +368,9 @@ def fbeta_at_k(
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
         p = pooled_ratio(rk.hits, rk.cutoff, keep, rk.weights, name)
-        r = pooled_ratio(rk.hits, rk.n_rel, keep, rk.weights, name)
-        if np.isnan(p):
+        if np.isnan(p):  # every query skipped: warned once
             return p
+        r = pooled_ratio(rk.hits, rk.n_rel, keep, rk.weights, name)
         w_rel, w_cut = _fbeta_weights(beta)
         den = w_rel * p + w_cut * r
         return float(p * r / den) if den else 0.0

@@ -3,9 +3,12 @@
 Each test says in a comment what used to go wrong.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
 
@@ -180,3 +183,13 @@ def test_ranked_lists_grades_beyond_int64_and_fractions():
     assert y_true.tolist() == [[0.0, 1e30]]
     with pytest.raises(ValueError, match=r"relevant\[0\]\[1\].*finite"):
         srm.ranked_lists_to_arrays([[1, 2]], [{1: 10**400}])
+
+
+def test_micro_fbeta_warns_once_when_every_query_is_skipped():
+    # The micro F-beta pooled precision and recall separately and each
+    # warned, so an all-skipped call gave two UndefinedMetricWarnings.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = srm.f1_at_k([[0, 0]], [[0.1, 0.2]], k=1, average="micro")
+    assert np.isnan(value)
+    assert [w.category for w in caught] == [UndefinedMetricWarning]
