@@ -196,7 +196,8 @@ def make_click_log(
         + items @ beta
         + interaction * np.einsum("ij,ij->i", u @ M, items)
     )
-    proba = 1.0 / (1.0 + np.exp(-logit))
+    with np.errstate(over="ignore"):  # exp(-logit) = inf: probability 0
+        proba = 1.0 / (1.0 + np.exp(-logit))
     y = (rng.uniform(size=n_rows) < proba).astype(int)
     X = np.hstack([u, items])
 

@@ -193,3 +193,14 @@ def test_micro_fbeta_warns_once_when_every_query_is_skipped():
         value = srm.f1_at_k([[0, 0]], [[0.1, 0.2]], k=1, average="micro")
     assert np.isnan(value)
     assert [w.category for w in caught] == [UndefinedMetricWarning]
+
+
+def test_click_log_with_a_very_negative_intercept():
+    # intercept=-1000 is a valid (if extreme) baseline, but exp(-logit)
+    # overflowed: a RuntimeWarning instead of a log without clicks.
+    from sklearn_rankmetrics.datasets import make_click_log
+
+    X, y, query_id, proba = make_click_log(
+        n_users=5, intercept=-1000.0, return_proba=True, random_state=0
+    )
+    assert y.sum() == 0 and proba.max() == 0.0
