@@ -305,7 +305,12 @@ def _check_items(items):
     """The column ids as a list (for the index) and as a 1-D array."""
     if isinstance(items, (str, bytes)) or sp.issparse(items):
         raise TypeError("items must be a 1-D sequence of item ids.")
-    columns = list(items.to_numpy() if hasattr(items, "to_numpy") else items)
+    try:
+        columns = list(items.to_numpy() if hasattr(items, "to_numpy") else items)
+    except TypeError:
+        raise TypeError(
+            f"items must be a 1-D sequence of item ids, got {type(items).__name__}."
+        ) from None
     arr = np.asarray(items) if isinstance(items, np.ndarray) else _ids_array(columns)
     if arr.ndim != 1:
         raise ValueError(f"items must be 1-D, got shape {arr.shape}.")

@@ -654,7 +654,13 @@ def make_scoring(names, **options):
     """
     if isinstance(names, str):
         names = [names]
-    names = list(names)
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(
+            f"names must be a list of scorer names such as ['ndcg@10', "
+            f"'roc_auc'], got {names!r}."
+        ) from None
     if not names:
         raise ValueError("names is empty; pass at least one scorer name.")
     duplicated = sorted({n for n in names if names.count(n) > 1})

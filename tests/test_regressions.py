@@ -204,3 +204,14 @@ def test_click_log_with_a_very_negative_intercept():
         n_users=5, intercept=-1000.0, return_proba=True, random_state=0
     )
     assert y.sum() == 0 and proba.max() == 0.0
+
+
+def test_non_iterable_items_and_names_are_named_in_the_error():
+    # items=5 and make_scoring(None) failed with Python's bare "'int' object
+    # is not iterable", naming no argument.
+    with pytest.raises(TypeError, match="items"):
+        srm.ranked_lists_to_arrays([[1, 2]], [[1]], items=5)
+    with pytest.raises(TypeError, match="names"):
+        srm.make_scoring(None)
+    with pytest.raises(TypeError, match="names"):
+        srm.make_scoring(10)
