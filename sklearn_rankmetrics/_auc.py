@@ -3,7 +3,13 @@
 import numpy as np
 
 from ._docstrings import fill_doc
-from ._engine import _group_order, _relevant, average_queries, check_inputs
+from ._engine import (
+    _group_order,
+    _relevant,
+    average_queries,
+    check_inputs,
+    exact_threshold,
+)
 from ._validation import check_average, check_option, check_real
 
 __all__ = ["group_auc_score"]
@@ -200,6 +206,7 @@ def group_auc_score(
     form, Y, S, codes, ids, w = check_inputs(
         y_true, y_score, query_id, sample_weight, row_weights=True
     )
+    threshold = exact_threshold(threshold, Y.dtype)
     q, s, pos, order = _sorted_form(form, Y, S, codes, threshold)
     n_q = ids.shape[0] if form == "long" else S.shape[0]
     if form == "long":

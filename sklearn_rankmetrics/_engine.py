@@ -49,6 +49,21 @@ def _relevant(rel, threshold):
     return rel >= threshold
 
 
+def exact_threshold(threshold, dtype):
+    """``threshold`` for grades of ``dtype``: for a float type narrower than
+    float64, the least value of that type >= ``threshold``, so that
+    ``rel >= it`` means ``rel >= threshold`` exactly whether ``rel`` is
+    compared in its own dtype (numpy rounds a Python float to it) or in
+    float64."""
+    if threshold is None or dtype.kind != "f" or dtype.itemsize >= 8:
+        return threshold
+    with np.errstate(over="ignore"):  # inf: above every finite grade
+        t = np.asarray(threshold, dtype=dtype)
+    if float(t) < threshold:
+        t = np.nextafter(t, dtype.type(np.inf))
+    return float(t)
+
+
 def _gain(rel, gain):
     rel = np.asarray(rel, dtype=np.float64)
     if gain == "linear":
@@ -542,6 +557,7 @@ def rank(
     """Validate the inputs of any form and return their :class:`Ranking`."""
     k = check_k(k)
     form, Y, S, codes, ids, w = check_inputs(y_true, y_score, query_id, sample_weight)
+    threshold = exact_threshold(threshold, Y.dtype)
     if form == "long":
         sel = _select_long(Y, S, codes, ids.shape[0], k, threshold, gain, ignore_ties)
     else:

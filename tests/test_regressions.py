@@ -215,3 +215,28 @@ def test_non_iterable_items_and_names_are_named_in_the_error():
         srm.make_scoring(None)
     with pytest.raises(TypeError, match="names"):
         srm.make_scoring(10)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_relevance_threshold_with_low_precision_float_grades(dtype):
+    # Grades of a float type narrower than float64 were compared with the
+    # threshold in their own dtype when counting R (and in GAUC) but in
+    # float64 for the ranked items: float32 0.7 (= 0.69999998...) counted as
+    # relevant in R and not as a hit, so R@1 = 0 with the item at rank 1.
+    # Now "relevant" means grade >= threshold exactly, whatever the dtype.
+    y64 = np.array([[0.7, 0.2, 0.0, 0.9], [0.7, 0.0, 0.5, 0.3]])
+    y = y64.astype(dtype)
+    s = np.array([[0.9, 0.5, 0.1, 0.3], [0.1, 0.5, 0.9, 0.7]])
+    for threshold in (0.7, 0.3, 1e-10, 1e300):
+        for metric in RANKING[:6] + [srm.group_auc_score]:
+            kw = {} if metric is srm.group_auc_score else {"k": 2}
+            kw.update(relevance_threshold=threshold, average=None)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                expected = metric(y.astype(np.float64), s, **kw)
+                assert np.array_equal(metric(y, s, **kw), expected, equal_nan=True)
+                if dtype is np.float32:  # new scipy has no float16 sparse
+                    got = metric(sp.csr_matrix(y), s, **kw)
+                    assert np.array_equal(got, expected, equal_nan=True)
+                got = metric(y.ravel(), s.ravel(), query_id=[0] * 4 + [1] * 4, **kw)
+                assert np.array_equal(got, expected, equal_nan=True)
