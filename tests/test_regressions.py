@@ -206,11 +206,16 @@ def test_click_log_with_a_very_negative_intercept():
     assert y.sum() == 0 and proba.max() == 0.0
 
 
-def test_non_iterable_items_and_names_are_named_in_the_error():
-    # items=5 and make_scoring(None) failed with Python's bare "'int' object
-    # is not iterable", naming no argument.
+def test_non_iterable_items_is_named_in_the_error():
+    # items=5 failed with Python's bare "'int' object is not iterable",
+    # naming no argument.
     with pytest.raises(TypeError, match="items"):
         srm.ranked_lists_to_arrays([[1, 2]], [[1]], items=5)
+
+
+def test_non_iterable_scorer_names_are_named_in_the_error():
+    # make_scoring(None) failed with Python's bare "'NoneType' object is not
+    # iterable", naming no argument.
     with pytest.raises(TypeError, match="names"):
         srm.make_scoring(None)
     with pytest.raises(TypeError, match="names"):
