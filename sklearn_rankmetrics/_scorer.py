@@ -436,6 +436,8 @@ def _parse(name):
     if match is None or match.group(1) not in _METRICS:
         return None
     base, k = match.group(1), match.group(2)
+    if k is None and name in _sklearn_get_scorer_names():
+        return None  # "precision", "recall", "f1": scikit-learn's scorers
     if k is not None:
         if base in _NO_CUTOFF:
             raise ValueError(
@@ -472,7 +474,9 @@ def get_scorer(name, **options):
         ``"dcg@10"`` (any k >= 1), the same names without ``@k`` (no
         cut-off), or ``"gauc"``.  Any other name goes to
         :func:`sklearn.metrics.get_scorer` (``"roc_auc"``,
-        ``"neg_log_loss"``, ...).
+        ``"neg_log_loss"``, ...); so do ``"precision"``, ``"recall"`` and
+        ``"f1"`` without ``@k``, which are scikit-learn's classification
+        scorers.
 
     **options : dict
         Options of the metric, e.g. ``gain="exponential"`` for DCG/NDCG,
@@ -598,9 +602,10 @@ def get_scorer_names():
     """Names of the ranking scorers.
 
     Each name but ``"gauc"`` may be followed by ``"@k"`` with an int
-    ``k >= 1`` (``"ndcg@10"``); without it the whole ranked list counts.
-    :func:`get_scorer` also accepts every name of
-    :func:`sklearn.metrics.get_scorer_names`.
+    ``k >= 1`` (``"ndcg@10"``); without it the whole ranked list counts,
+    except for ``"precision"``, ``"recall"`` and ``"f1"``, which without
+    ``@k`` are scikit-learn's classification scorers.  :func:`get_scorer`
+    also accepts every name of :func:`sklearn.metrics.get_scorer_names`.
 
     Returns
     -------

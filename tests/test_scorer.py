@@ -725,3 +725,12 @@ def test_multilabel_scores_shape_mismatch(multilabel):
     clf = OneVsRestClassifier(LogisticRegression(max_iter=200)).fit(X, Y)
     with pytest.raises(ValueError, match="columns"):
         get_scorer("ndcg@3")(clf, X, Y[:, :3])
+
+
+@pytest.mark.parametrize("name", ["precision", "recall", "f1"])
+def test_sklearn_names_are_not_shadowed(name):
+    # without "@k" these are scikit-learn's classification scorers
+    from sklearn.metrics import get_scorer as sklearn_get_scorer
+
+    assert repr(get_scorer(name)) == repr(sklearn_get_scorer(name))
+    assert type(get_scorer(f"{name}@5")).__module__ == "sklearn_rankmetrics._scorer"
