@@ -35,8 +35,10 @@ query_id : array-like of shape (n_rows,), default=None
     ``pd.Series(values, index=np.unique(query_id))``.""",
     "relevance_threshold": """\
 relevance_threshold : float > 0 or None, default=None
-    An item is relevant when ``y_true >= relevance_threshold``; None
-    means ``y_true > 0``.""",
+    An item is relevant when ``y_true >= relevance_threshold``, compared
+    exactly whatever the dtype of ``y_true`` (a float32 grade 0.7 is below
+    a threshold of 0.7, as it is below float64 0.7); None means
+    ``y_true > 0``.""",
     "ignore_ties": """\
 ignore_ties : bool, default=False
     If False, tied scores give the exact expected value over all
