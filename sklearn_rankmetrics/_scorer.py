@@ -199,18 +199,22 @@ class _RankingScorer(_SklearnScorer):
                 "enabled. You can enable it using "
                 "sklearn.set_config(enable_metadata_routing=True)."
             )
-        overlap = set(kwargs) & set(self._kwargs)
-        if overlap:
-            warnings.warn(
-                f"{self!r} already has {sorted(overlap)} set as options; "
-                "routed values will override them.",
-                UserWarning,
-                stacklevel=2,
-            )
+        self._warn_overridden(kwargs, stacklevel=3)
         requests = {**self._requests, **kwargs}
         self._build_request(requests)  # validates the aliases
         self._requests = requests
         return self
+
+    def _warn_overridden(self, metadata, stacklevel):
+        """Warn when routed metadata replace options fixed at construction."""
+        overlap = set(metadata) & set(self._kwargs)
+        if overlap:
+            warnings.warn(
+                f"{self!r}: routed metadata {sorted(overlap)} override the "
+                "values fixed when the scorer was built.",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
 
     def _build_request(self, requests):
         request = MetadataRequest(owner=repr(self))
@@ -224,14 +228,7 @@ class _RankingScorer(_SklearnScorer):
 
     # -- scoring -------------------------------------------------------------
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        overlap = set(kwargs) & set(self._kwargs)
-        if overlap:
-            warnings.warn(
-                f"{self!r}: routed metadata {sorted(overlap)} override the "
-                "values fixed when the scorer was built.",
-                UserWarning,
-                stacklevel=2,
-            )
+        self._warn_overridden(kwargs, stacklevel=3)
         params = {**self._kwargs, **kwargs}
         method = _response_method_name(estimator, self._response_method)
         if _is_2d(y_true):
