@@ -9,11 +9,12 @@ is reduced to the same padded, per-rank description of each query's top-k:
    relevant count and gain sum over *all* the query's items (the only group
    that can extend past the cut).
 2. **tie groups** (:func:`_tie_groups`): for every rank ``i`` the group of
-   tied items it belongs to -- start rank ``a``, size ``g``, relevant count
-   ``r``, relevant items in earlier groups ``h`` and mean gain.  Each ordering
-   of a group being equally likely, rank ``i`` holds a relevant item with
-   probability ``r / g``; all metrics are closed-form sums over ranks of
-   these quantities (SPEC appendix), so ties cost O(k) per query.
+   tied items it belongs to -- its first rank (``a`` in the SPEC appendix),
+   size (``g``), relevant count (``r``), relevant items in earlier groups
+   (``h``) and mean gain.  Each ordering of a group being equally likely,
+   rank ``i`` holds a relevant item with probability ``r / g``; all metrics
+   are closed-form sums over ranks of these quantities, so ties cost O(k)
+   per query.  The result is an immutable :class:`Ranking`.
 
 With ``ignore_ties=True`` every item is its own group, ordered by position.
 
@@ -21,6 +22,8 @@ No step loops over queries in Python.
 """
 
 import warnings
+from dataclasses import dataclass, fields, replace
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -154,31 +157,33 @@ def _ideal_from_entries(seg, grades, n_seg, K, gain):
 # ---------------------------------------------------------------------------
 # Selections: one builder per input form
 # ---------------------------------------------------------------------------
-class _Selection:
-    """The sorted top-K of every query plus what the metrics need per query.
+class CutGroups(NamedTuple):
+    """The tie groups cut by rank ``K``, counted over *all* their items.
 
-    Attributes
-    ----------
-    top_score, top_rel : ndarray of shape (n_queries, K)
-        Scores (``-inf`` = no item at that rank) and grades of the top-K.
-    cut_rows, cut_n, cut_r, cut_gain : ndarray
-        Queries whose last top-K tie group continues past rank K, with that
-        group's full size, relevant count and gain sum.
-    n_rel : ndarray of shape (n_queries,)
-        R, relevant items per query (retrieved or not).
-    n_pos : ndarray of shape (n_queries,)
-        Items with a grade > 0 (decides whether DCG/NDCG are defined).
-    n_retrieved : ndarray of shape (n_queries,)
-        Items with a finite score.
-    ideal : callable
-        ``ideal()`` returns the (n_queries, K) ideal gains, descending.
+    Only these groups can continue past the top ``K``; every other group
+    lies wholly inside it and is counted from the top ``K`` itself.
     """
 
-    cut_rows = np.zeros(0, dtype=np.intp)
-    cut_n = cut_r = cut_gain = np.zeros(0)
+    rows: np.ndarray  # queries whose group at rank K continues past it
+    size: np.ndarray  # the group's number of items
+    relevant: np.ndarray  # ... of relevant items
+    gain: np.ndarray  # ... and sum of gains
 
-    def __init__(self, n_queries):
-        self.n_queries = n_queries
+
+_NO_CUT = CutGroups(np.zeros(0, dtype=np.intp), np.zeros(0), np.zeros(0), np.zeros(0))
+
+
+class Selection(NamedTuple):
+    """What a builder extracts from one input form: the sorted top ``K`` of
+    every query and the per-query counts the metrics need."""
+
+    top_score: np.ndarray  # (n_queries, K), decreasing; -inf = no item
+    top_rel: np.ndarray  # (n_queries, K) grades of those items
+    cut: CutGroups
+    n_rel: np.ndarray  # R: relevant items per query, retrieved or not
+    n_pos: np.ndarray  # items with a grade > 0 (is DCG/NDCG defined?)
+    n_retrieved: np.ndarray  # items with a finite score
+    ideal: np.ndarray | None  # (n_queries, K) ideal gains, if asked for
 
 
 def _dense_top(S, K, ignore_ties):
@@ -228,35 +233,40 @@ def _dense_top(S, K, ignore_ties):
     return idx[:, :K], cand[:, :K], np.flatnonzero(crossing), (r, c)
 
 
-def _record_cut(sel, rows, item_query, item_grade, threshold, gain):
-    """Record the full size, relevant count and gain sum of the tie groups
-    cut by rank K, from the query and grade of each of their items."""
-    n = sel.n_queries
-    sel.cut_rows = rows
-    sel.cut_n = np.bincount(item_query, minlength=n)[rows].astype(np.float64)
+def _record_cut(n, rows, item_query, item_grade, threshold, gain):
+    """:class:`CutGroups` of the queries ``rows`` (of ``n``), from the query
+    and grade of every item of their groups cut by rank K."""
+    if rows.size == 0:
+        return _NO_CUT
     relevant = _relevant(item_grade, threshold)
-    sel.cut_r = np.bincount(item_query, weights=relevant, minlength=n)[rows]
     gains = _gain(item_grade, gain)
-    sel.cut_gain = np.bincount(item_query, weights=gains, minlength=n)[rows]
+    return CutGroups(
+        rows=rows,
+        size=np.bincount(item_query, minlength=n)[rows].astype(np.float64),
+        relevant=np.bincount(item_query, weights=relevant, minlength=n)[rows],
+        gain=np.bincount(item_query, weights=gains, minlength=n)[rows],
+    )
 
 
-def _select_dense(Y, S, K, threshold, gain, ignore_ties):
-    n, m = S.shape
-    sel = _Selection(n)
+def _select_dense(Y, S, K, threshold, gain, ignore_ties, need_ideal):
+    n = S.shape[0]
     idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
-    if rows.size and not ignore_ties:
-        _record_cut(sel, rows, r, Y[r, c], threshold, gain)
-    sel.top_score = top
-    sel.top_rel = np.take_along_axis(Y, idx, axis=1).astype(np.float64)
-    sel.n_pos = np.count_nonzero(Y, axis=1)
+    cut = _NO_CUT if ignore_ties else _record_cut(n, rows, r, Y[r, c], threshold, gain)
+    n_pos = np.count_nonzero(Y, axis=1)
     if threshold is None:
-        sel.n_rel = sel.n_pos
+        n_rel = n_pos
     else:
-        sel.n_rel = np.count_nonzero(_relevant(Y, threshold), axis=1)
-    # Only read with k=None, where the top "K" is every item of the row.
-    sel.n_retrieved = np.count_nonzero(top > -np.inf, axis=1)
-    sel.ideal = lambda: _dense_ideal(Y, sel.n_pos, K, gain)
-    return sel
+        n_rel = np.count_nonzero(_relevant(Y, threshold), axis=1)
+    return Selection(
+        top_score=top,
+        top_rel=np.take_along_axis(Y, idx, axis=1).astype(np.float64),
+        cut=cut,
+        n_rel=n_rel,
+        n_pos=n_pos,
+        # Only read with k=None, where the top "K" is every item of the row.
+        n_retrieved=np.count_nonzero(top > -np.inf, axis=1),
+        ideal=_dense_ideal(Y, n_pos, K, gain) if need_ideal else None,
+    )
 
 
 def _dense_ideal(Y, n_pos, K, gain):
@@ -307,28 +317,29 @@ def _csr_values(Y, rows, cols):
     return out
 
 
-def _select_sparse(Y, S, K, threshold, gain, ignore_ties):
-    n, m = S.shape
-    sel = _Selection(n)
+def _select_sparse(Y, S, K, threshold, gain, ignore_ties, need_ideal):
+    n = S.shape[0]
     idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
     nz_row = np.repeat(np.arange(n, dtype=np.intp), np.diff(Y.indptr))
     data = Y.data
-    top_rel = _csr_values(Y, np.arange(n, dtype=np.intp)[:, None], idx)
-    if rows.size and not ignore_ties:
-        _record_cut(sel, rows, r, _csr_values(Y, r, c), threshold, gain)
-    sel.top_score = top
-    sel.top_rel = top_rel
-    sel.n_rel = np.bincount(
-        nz_row, weights=_relevant(data, threshold), minlength=n
-    ).astype(np.intp)
-    sel.n_pos = np.bincount(nz_row, weights=data > 0, minlength=n).astype(np.intp)
-    # Only read with k=None, where the top "K" is every item of the row.
-    sel.n_retrieved = np.count_nonzero(top > -np.inf, axis=1)
-    sel.ideal = lambda: _ideal_from_entries(nz_row, data, n, K, gain)
-    return sel
+    if ignore_ties:
+        cut = _NO_CUT
+    else:
+        cut = _record_cut(n, rows, r, _csr_values(Y, r, c), threshold, gain)
+    n_rel = np.bincount(nz_row, weights=_relevant(data, threshold), minlength=n)
+    return Selection(
+        top_score=top,
+        top_rel=_csr_values(Y, np.arange(n, dtype=np.intp)[:, None], idx),
+        cut=cut,
+        n_rel=n_rel.astype(np.intp),
+        n_pos=np.bincount(nz_row, weights=data > 0, minlength=n).astype(np.intp),
+        # Only read with k=None, where the top "K" is every item of the row.
+        n_retrieved=np.count_nonzero(top > -np.inf, axis=1),
+        ideal=_ideal_from_entries(nz_row, data, n, K, gain) if need_ideal else None,
+    )
 
 
-def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties):
+def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal):
     """Selection of the long form: ``codes`` numbers each row's query.
 
     Rows of a query may be anywhere.  The retrieved rows are sorted once by
@@ -337,7 +348,6 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties):
     is a ``bincount`` over the rows.  ``K`` is ``min(k, largest query)`` so
     that the ideal ranking (IDCG) sees every relevant row.
     """
-    sel = _Selection(n_q)
     sizes = np.bincount(codes, minlength=n_q)
     K = int(sizes.max()) if k is None else min(k, int(sizes.max()))
     retrieved = s > -np.inf
@@ -349,27 +359,32 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties):
     top, top_rel = _segment_top(
         c_r, s_r, n_q, K, (y_r,), (-np.inf, 0.0), stable=ignore_ties
     )
-    t = top[:, K - 1]
-    at_cut = s_r == t[c_r]
-    n_eq = np.bincount(c_r, weights=at_cut, minlength=n_q)
-    n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
-    rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
     # With ignore_ties the stable sort already kept the earliest rows of the
     # cut group; otherwise record the group's full counts.
-    if rows.size and not ignore_ties:
-        _record_cut(sel, rows, c_r[at_cut], y_r[at_cut], threshold, gain)
-    sel.top_score = top
-    sel.top_rel = top_rel
+    cut = _NO_CUT
+    if not ignore_ties:
+        t = top[:, K - 1]
+        at_cut = s_r == t[c_r]
+        n_eq = np.bincount(c_r, weights=at_cut, minlength=n_q)
+        n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
+        rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
+        cut = _record_cut(n_q, rows, c_r[at_cut], y_r[at_cut], threshold, gain)
     positive = y > 0
     c_pos, y_pos = codes[positive], y[positive]
-    sel.n_pos = np.bincount(c_pos, minlength=n_q)
+    n_pos = np.bincount(c_pos, minlength=n_q)
     if threshold is None:
-        sel.n_rel = sel.n_pos
+        n_rel = n_pos
     else:
-        sel.n_rel = np.bincount(c_pos[_relevant(y_pos, threshold)], minlength=n_q)
-    sel.n_retrieved = np.bincount(c_r, minlength=n_q)
-    sel.ideal = lambda: _ideal_from_entries(c_pos, y_pos, n_q, K, gain)
-    return sel
+        n_rel = np.bincount(c_pos[_relevant(y_pos, threshold)], minlength=n_q)
+    return Selection(
+        top_score=top,
+        top_rel=top_rel,
+        cut=cut,
+        n_rel=n_rel,
+        n_pos=n_pos,
+        n_retrieved=np.bincount(c_r, minlength=n_q),
+        ideal=_ideal_from_entries(c_pos, y_pos, n_q, K, gain) if need_ideal else None,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -456,35 +471,72 @@ def _long_array(name, x):
 # ---------------------------------------------------------------------------
 # Tie groups and the per-rank description every metric reads
 # ---------------------------------------------------------------------------
+@dataclass(frozen=True)
 class Ranking:
-    """Per-rank tie-group statistics of every query's top-k.
+    """Every query's top-k, described rank by rank for the metrics.
 
-    All per-rank arrays have shape ``(n_queries, K)``; rank ``i = j + 1``
-    for column ``j``.  Entries past a query's retrieved items are 0
-    (``valid`` is False there).
+    Built by :func:`rank`.  The per-rank arrays have shape
+    ``(n_queries, K)``, column ``j`` being rank ``i = j + 1``; entries past
+    a query's retrieved items are 0 (``retrieved`` is False there).  In the
+    SPEC appendix's symbols a rank's tie group starts at rank
+    ``a = group_start``, has ``g = group_size`` items of which
+    ``r = group_relevant`` are relevant, and ``h = relevant_before``
+    relevant items rank in earlier groups.
+
+    Attributes
+    ----------
+    k : int or None
+        The cut-off (None: the whole retrieved list).
+    gain : {"linear", "exponential"}
+        How grades became the gains below.
+    weights : ndarray of shape (n_queries,) or None
+        Query weights.
+    n_rel, n_pos, n_retrieved : ndarray of shape (n_queries,)
+        Relevant items (R, retrieved or not), items with a grade > 0, and
+        retrieved items (finite score) of each query.
+    ideal_gain : ndarray of shape (n_queries, K) or None
+        Gains of each query's best grades, descending (the IDCG ranking);
+        None unless asked for.
+    retrieved : ndarray of bool
+        Whether a retrieved item holds the rank.
+    group_start, group_size, group_relevant, relevant_before : ndarray
+        The tie group of the rank: first rank, items, relevant items, and
+        relevant items in the query's earlier groups (float64).
+    p_relevant : ndarray
+        Probability that the item at the rank is relevant,
+        ``group_relevant / group_size``.
+    mean_gain : ndarray
+        Expected gain at the rank, the group's mean gain.
     """
 
-    def __init__(self, sel, k, threshold, gain, ignore_ties, weights, ids):
-        self.k = k
-        self.gain = gain
-        self.weights = weights
-        self.query_ids = ids
-        self.n_rel = sel.n_rel.astype(np.float64)
-        self.n_pos = sel.n_pos
-        self.n_retrieved = sel.n_retrieved.astype(np.float64)
-        self._ideal = sel.ideal
-        self.n_queries, self.K = sel.top_score.shape
-        self.rank = np.arange(1, self.K + 1, dtype=np.float64)
-        _tie_groups(self, sel, threshold, gain, ignore_ties)
+    k: int | None
+    gain: str
+    weights: np.ndarray | None
+    n_rel: np.ndarray
+    n_pos: np.ndarray
+    n_retrieved: np.ndarray
+    ideal_gain: np.ndarray | None
+    retrieved: np.ndarray
+    group_start: np.ndarray
+    group_size: np.ndarray
+    group_relevant: np.ndarray
+    relevant_before: np.ndarray
+    p_relevant: np.ndarray
+    mean_gain: np.ndarray
 
-    def ideal(self):
-        """(n_queries, K) ideal gains, descending (the IDCG ranking)."""
-        return self._ideal()
+    @property
+    def n_queries(self):
+        return self.retrieved.shape[0]
+
+    @property
+    def rank(self):
+        """The ranks ``1..K`` as float64."""
+        return np.arange(1, self.retrieved.shape[1] + 1, dtype=np.float64)
 
     @property
     def hits(self):
         """Expected number of relevant items in the top k."""
-        return self.p.sum(axis=1)
+        return self.p_relevant.sum(axis=1)
 
     @property
     def cutoff(self):
@@ -496,51 +548,92 @@ class Ranking:
     def no_hit_factors(self):
         """Per rank, P(rank i is not relevant | no relevant item before it
         in its tie group); 1 past the retrieved items."""
-        j = self.rank - self.a
-        q = np.where(self.valid, (self.g - self.r - j) / np.maximum(self.g - j, 1), 1)
+        j = self.rank - self.group_start
+        miss = self.group_size - self.group_relevant - j
+        q = np.where(self.retrieved, miss / np.maximum(self.group_size - j, 1), 1)
         return np.clip(q, 0.0, 1.0)
 
+    def at(self, k):
+        """This ranking read at the cut-off ``k`` (an int no larger than
+        :attr:`k`): the first ``min(k, K)`` ranks.
 
-def _tie_groups(rk, sel, threshold, gain, ignore_ties):
+        The statistics of a rank do not depend on the cut-off (the group
+        cut by ``K`` is counted over all its items), so a ranking built once
+        for the largest cut-off serves every smaller one.
+        """
+        if self.k is not None and k > self.k:
+            raise ValueError(f"cannot read a ranking built for k={self.k} at k={k}")
+        K = min(k, self.retrieved.shape[1])
+        per_rank = {
+            f.name: getattr(self, f.name)[:, :K]
+            for f in fields(self)
+            if f.name in _PER_RANK and getattr(self, f.name) is not None
+        }
+        return replace(self, k=k, **per_rank)
+
+
+_PER_RANK = (
+    "ideal_gain",
+    "retrieved",
+    "group_start",
+    "group_size",
+    "group_relevant",
+    "relevant_before",
+    "p_relevant",
+    "mean_gain",
+)
+
+
+def _tie_groups(sel, threshold, gain, ignore_ties):
+    """The per-rank tie-group fields of :class:`Ranking` for a selection."""
     top, rel = sel.top_score, sel.top_rel
     n, K = top.shape
-    valid = top > -np.inf
-    b = (_relevant(rel, threshold) & valid).astype(np.float64)
-    gn = np.where(valid, _gain(rel, gain), 0.0)
-    rk.valid = valid
-    if ignore_ties:
-        rk.g = np.ones((n, K))
-        rk.r = b
-        rk.a = np.broadcast_to(rk.rank, (n, K))
-        rk.h = np.cumsum(b, axis=1) - b
-        rk.p = b
-        rk.eg = gn
-        return
+    retrieved = top > -np.inf
+    relevant = (_relevant(rel, threshold) & retrieved).astype(np.float64)
+    gains = np.where(retrieved, _gain(rel, gain), 0.0)
+    if ignore_ties:  # every item is its own group
+        return dict(
+            retrieved=retrieved,
+            group_start=np.broadcast_to(np.arange(1.0, K + 1), (n, K)),
+            group_size=np.ones((n, K)),
+            group_relevant=relevant,
+            relevant_before=np.cumsum(relevant, axis=1) - relevant,
+            p_relevant=relevant,
+            mean_gain=gains,
+        )
+    # Number the runs of equal scores over the flattened (n, K) array; a
+    # new query always starts a new run.
     new = np.empty((n, K), dtype=bool)
     new[:, 0] = True
     np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
     flat_new = new.ravel()
-    gid = np.cumsum(flat_new) - 1
-    n_runs = int(gid[-1]) + 1
-    g_run = np.bincount(gid, minlength=n_runs).astype(np.float64)
-    r_run = np.bincount(gid, weights=b.ravel(), minlength=n_runs)
-    s_run = np.bincount(gid, weights=gn.ravel(), minlength=n_runs)
+    run = np.cumsum(flat_new) - 1
+    n_runs = int(run[-1]) + 1
+    size = np.bincount(run, minlength=n_runs).astype(np.float64)
+    n_relevant = np.bincount(run, weights=relevant.ravel(), minlength=n_runs)
+    gain_sum = np.bincount(run, weights=gains.ravel(), minlength=n_runs)
     start = np.flatnonzero(flat_new)
-    gid = gid.reshape(n, K)
-    if sel.cut_rows.size:  # the group cut by k: use its full counts
-        last = gid[sel.cut_rows, K - 1]
-        g_run[last] = sel.cut_n
-        r_run[last] = sel.cut_r
-        s_run[last] = sel.cut_gain
+    run = run.reshape(n, K)
+    cut = sel.cut
+    if cut.rows.size:  # the group cut by k: use its full counts
+        last = run[cut.rows, K - 1]
+        size[last] = cut.size
+        n_relevant[last] = cut.relevant
+        gain_sum[last] = cut.gain
     # relevant items in earlier groups of the same query
-    before = np.cumsum(r_run) - r_run
-    h_run = before - before[gid[start // K, 0]]
-    rk.g = g_run[gid]
-    rk.r = r_run[gid]
-    rk.a = (start % K + 1).astype(np.float64)[gid]
-    rk.h = h_run[gid]
-    rk.p = np.where(valid, rk.r / rk.g, 0.0)
-    rk.eg = np.where(valid, s_run[gid] / rk.g, 0.0)
+    before = np.cumsum(n_relevant) - n_relevant
+    before -= before[run[start // K, 0]]
+    group_size = size[run]
+    group_relevant = n_relevant[run]
+    return dict(
+        retrieved=retrieved,
+        group_start=(start % K + 1).astype(np.float64)[run],
+        group_size=group_size,
+        group_relevant=group_relevant,
+        relevant_before=before[run],
+        p_relevant=np.where(retrieved, group_relevant / group_size, 0.0),
+        mean_gain=np.where(retrieved, gain_sum[run] / group_size, 0.0),
+    )
 
 
 def rank(
@@ -553,18 +646,31 @@ def rank(
     threshold=None,
     gain="linear",
     ignore_ties=False,
+    need_ideal=False,
 ):
-    """Validate the inputs of any form and return their :class:`Ranking`."""
+    """Validate the inputs of any form and return their :class:`Ranking`
+    (with the ideal gains if ``need_ideal``)."""
     k = check_k(k)
     form, Y, S, codes, ids, w = check_inputs(y_true, y_score, query_id, sample_weight)
     threshold = exact_threshold(threshold, Y.dtype)
     if form == "long":
-        sel = _select_long(Y, S, codes, ids.shape[0], k, threshold, gain, ignore_ties)
+        sel = _select_long(
+            Y, S, codes, ids.shape[0], k, threshold, gain, ignore_ties, need_ideal
+        )
     else:
         K = S.shape[1] if k is None else min(k, S.shape[1])
         build = _select_dense if form == "dense" else _select_sparse
-        sel = build(Y, S, K, threshold, gain, ignore_ties)
-    return Ranking(sel, k, threshold, gain, ignore_ties, w, ids)
+        sel = build(Y, S, K, threshold, gain, ignore_ties, need_ideal)
+    return Ranking(
+        k=k,
+        gain=gain,
+        weights=w,
+        n_rel=sel.n_rel.astype(np.float64),
+        n_pos=sel.n_pos,
+        n_retrieved=sel.n_retrieved.astype(np.float64),
+        ideal_gain=sel.ideal,
+        **_tie_groups(sel, threshold, gain, ignore_ties),
+    )
 
 
 # ---------------------------------------------------------------------------

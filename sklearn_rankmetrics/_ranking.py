@@ -41,6 +41,7 @@ def _prepare(
     averages=("queries",),
     relevance_threshold=None,
     gain="linear",
+    need_ideal=False,
 ):
     """Check the options every metric shares and rank the queries."""
     if not isinstance(ignore_ties, (bool, np.bool_)):
@@ -60,6 +61,7 @@ def _prepare(
         threshold=threshold,
         gain=gain,
         ignore_ties=bool(ignore_ties),
+        need_ideal=need_ideal,
     )
     return rk, no_relevant, average
 
@@ -103,6 +105,56 @@ def _fbeta_from_counts(hits, n_rel, cutoff, beta):
 def _discount(rk, log_base):
     """1 / log_b(i + 1) for the ranks 1..K."""
     return np.log(log_base) / np.log1p(rk.rank)
+
+
+# ---------------------------------------------------------------------------
+# Per-query kernels: one value per query of a Ranking (SPEC appendix).  The
+# public functions below, and the report, average their output.
+# ---------------------------------------------------------------------------
+def _precision_values(rk):
+    return _divide(rk.hits, rk.cutoff)
+
+
+def _recall_values(rk):
+    return _divide(rk.hits, rk.n_rel)
+
+
+def _fbeta_values(rk, beta=1.0):
+    return _fbeta_from_counts(rk.hits, rk.n_rel, rk.cutoff, beta)
+
+
+def _hit_rate_values(rk):
+    return 1.0 - np.prod(rk.no_hit_factors(), axis=1)
+
+
+def _reciprocal_rank_values(rk):
+    q = rk.no_hit_factors()
+    survive = np.ones_like(q)  # P(no relevant item before rank i)
+    np.cumprod(q[:, :-1], axis=1, out=survive[:, 1:])
+    return (survive * (1.0 - q) / rk.rank).sum(axis=1)
+
+
+def _average_precision_values(rk, ap_denominator="relevant"):
+    # E[rel_i * hits@i] = (r/g) (h + 1 + (i - a)(r - 1)/(g - 1))
+    same_group_before = _divide(
+        (rk.rank - rk.group_start) * (rk.group_relevant - 1.0), rk.group_size - 1.0
+    )
+    expected = rk.p_relevant * (rk.relevant_before + 1.0 + same_group_before)
+    total = (expected / rk.rank).sum(axis=1)
+    denominator = rk.n_rel
+    if ap_denominator == "min_k" and rk.k is not None:
+        denominator = np.minimum(denominator, float(rk.k))
+    return _divide(total, denominator)
+
+
+def _dcg_values(rk, log_base=2.0):
+    return _gain_sum(rk.mean_gain, _discount(rk, log_base), rk.gain)
+
+
+def _ndcg_values(rk, log_base=2.0):
+    discount = _discount(rk, log_base)
+    dcg = _gain_sum(rk.mean_gain, discount, rk.gain)
+    return _divide(dcg, _gain_sum(rk.ideal_gain, discount, rk.gain))
 
 
 @fill_doc
@@ -182,16 +234,23 @@ def precision_at_k(
     array([0.5, 0. ])
     """
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
-        averages=("queries", "micro"), relevance_threshold=relevance_threshold,
-    )  # fmt: skip
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
+        averages=("queries", "micro"),
+        relevance_threshold=relevance_threshold,
+    )
     defined = rk.n_rel > 0
     name = "precision_at_k"
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
         return pooled_ratio(rk.hits, rk.cutoff, keep, rk.weights, name)
-    values = _divide(rk.hits, rk.cutoff)
+    values = _precision_values(rk)
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
@@ -270,16 +329,23 @@ def recall_at_k(
     0.333...
     """
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
-        averages=("queries", "micro"), relevance_threshold=relevance_threshold,
-    )  # fmt: skip
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
+        averages=("queries", "micro"),
+        relevance_threshold=relevance_threshold,
+    )
     defined = rk.n_rel > 0
     name = "recall_at_k"
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
         return pooled_ratio(rk.hits, rk.n_rel, keep, rk.weights, name)
-    values = _divide(rk.hits, rk.n_rel)
+    values = _recall_values(rk)
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
@@ -359,10 +425,17 @@ def fbeta_at_k(
     """
     beta = check_real("beta", beta, low=0.0)
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
-        averages=("queries", "micro"), relevance_threshold=relevance_threshold,
-    )  # fmt: skip
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
+        averages=("queries", "micro"),
+        relevance_threshold=relevance_threshold,
+    )
     defined = rk.n_rel > 0
     name = "fbeta_at_k"
     if average == "micro":
@@ -374,7 +447,7 @@ def fbeta_at_k(
         w_rel, w_cut = _fbeta_weights(beta)
         den = w_rel * p + w_cut * r
         return float(p * r / den) if den else 0.0
-    values = _fbeta_from_counts(rk.hits, rk.n_rel, rk.cutoff, beta)
+    values = _fbeta_values(rk, beta)
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
@@ -440,10 +513,17 @@ def f1_at_k(
     0.25
     """
     return fbeta_at_k(
-        y_true, y_score, k=k, beta=1.0, query_id=query_id,
-        relevance_threshold=relevance_threshold, ignore_ties=ignore_ties,
-        no_relevant=no_relevant, sample_weight=sample_weight, average=average,
-    )  # fmt: skip
+        y_true,
+        y_score,
+        k=k,
+        beta=1.0,
+        query_id=query_id,
+        relevance_threshold=relevance_threshold,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        sample_weight=sample_weight,
+        average=average,
+    )
 
 
 @fill_doc
@@ -515,11 +595,17 @@ def hit_rate_at_k(
     0.5
     """
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
         relevance_threshold=relevance_threshold,
-    )  # fmt: skip
-    values = 1.0 - np.prod(rk.no_hit_factors(), axis=1)
+    )
+    values = _hit_rate_values(rk)
     return average_queries(
         values, rk.n_rel > 0, rk.weights, average, no_relevant, "hit_rate_at_k"
     )
@@ -597,14 +683,17 @@ def reciprocal_rank_at_k(
     0.416...
     """
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
         relevance_threshold=relevance_threshold,
-    )  # fmt: skip
-    q = rk.no_hit_factors()
-    survive = np.ones_like(q)  # P(no relevant item before rank i)
-    np.cumprod(q[:, :-1], axis=1, out=survive[:, 1:])
-    values = (survive * (1.0 - q) / rk.rank).sum(axis=1)
+    )
+    values = _reciprocal_rank_values(rk)
     return average_queries(
         values, rk.n_rel > 0, rk.weights, average, no_relevant, "reciprocal_rank_at_k"
     )
@@ -696,25 +785,19 @@ def average_precision_at_k(
         "ap_denominator", ap_denominator, ("relevant", "min_k")
     )
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
         relevance_threshold=relevance_threshold,
-    )  # fmt: skip
-    within = _divide((rk.rank - rk.a) * (rk.r - 1.0), rk.g - 1.0)
-    total = (rk.p * (rk.h + 1.0 + within) / rk.rank).sum(axis=1)
-    denominator = rk.n_rel
-    if ap_denominator == "min_k" and rk.k is not None:
-        denominator = np.minimum(denominator, float(rk.k))
-    values = _divide(total, denominator)
-    return average_queries(
-        values, rk.n_rel > 0, rk.weights, average, no_relevant,
-        "average_precision_at_k",
-    )  # fmt: skip
-
-
-def _dcg_parts(rk, log_base):
-    discount = _discount(rk, log_base)
-    return _gain_sum(rk.eg, discount, rk.gain), discount
+    )
+    values = _average_precision_values(rk, ap_denominator)
+    name = "average_precision_at_k"
+    return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
 
 
 def _gain_sum(gains, discount, gain):
@@ -809,11 +892,17 @@ def dcg_at_k(
     """
     log_base = check_real("log_base", log_base, low=1.0)
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
         gain=gain,
-    )  # fmt: skip
-    values, _ = _dcg_parts(rk, log_base)
+    )
+    values = _dcg_values(rk, log_base)
     return average_queries(
         values, rk.n_pos > 0, rk.weights, average, no_relevant, "dcg_at_k"
     )
@@ -902,13 +991,18 @@ def ndcg_at_k(
     """
     log_base = check_real("log_base", log_base, low=1.0)
     rk, no_relevant, average = _prepare(
-        y_true, y_score, k=k, query_id=query_id, sample_weight=sample_weight,
-        ignore_ties=ignore_ties, no_relevant=no_relevant, average=average,
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        average=average,
         gain=gain,
-    )  # fmt: skip
-    dcg, discount = _dcg_parts(rk, log_base)
-    idcg = _gain_sum(rk.ideal(), discount, rk.gain)
+        need_ideal=True,
+    )
+    values = _ndcg_values(rk, log_base)
     return average_queries(
-        _divide(dcg, idcg), rk.n_pos > 0, rk.weights, average, no_relevant,
-        "ndcg_at_k",
-    )  # fmt: skip
+        values, rk.n_pos > 0, rk.weights, average, no_relevant, "ndcg_at_k"
+    )

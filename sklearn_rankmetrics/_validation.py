@@ -41,8 +41,8 @@ def check_option(name, value, options):
     return value
 
 
-def check_real(name, value, *, low, low_inclusive=False, allow_none=False):
-    """Return ``value`` as a finite float greater than (or equal to) ``low``."""
+def check_real(name, value, *, low, allow_none=False):
+    """Return ``value`` as a finite float greater than ``low``."""
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -51,10 +51,8 @@ def check_real(name, value, *, low, low_inclusive=False, allow_none=False):
             f"{type(value).__name__}."
         )
     value = float(value)
-    ok = value >= low if low_inclusive else value > low
-    if not (np.isfinite(value) and ok):
-        bound = ">=" if low_inclusive else ">"
-        raise ValueError(f"{name} must be a finite number {bound} {low}; got {value}.")
+    if not (np.isfinite(value) and value > low):
+        raise ValueError(f"{name} must be a finite number > {low}; got {value}.")
     return value
 
 

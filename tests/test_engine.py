@@ -1,0 +1,70 @@
+"""The engine's :class:`Ranking`: immutable, and readable at smaller cut-offs.
+
+A ranking built once for the largest cut-off must give, at every smaller
+``k``, exactly the per-query values of a ranking built for that ``k`` --
+the report relies on it to rank the scores once for all its cut-offs.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_array_equal
+
+from sklearn_rankmetrics import _ranking
+from sklearn_rankmetrics._engine import rank
+from tests._reference import random_case
+
+KERNELS = {
+    "precision": _ranking._precision_values,
+    "recall": _ranking._recall_values,
+    "f1": _ranking._fbeta_values,
+    "hit_rate": _ranking._hit_rate_values,
+    "mrr": _ranking._reciprocal_rank_values,
+    "map": _ranking._average_precision_values,
+    "dcg": _ranking._dcg_values,
+    "ndcg": _ranking._ndcg_values,
+}
+
+
+def _forms(Y, S):
+    """The same queries as 2-D, sparse and long-form inputs."""
+    n, m = S.shape
+    qid = np.repeat(np.arange(n), m)
+    yield "dense", Y, S, None
+    yield "sparse", sp.csr_matrix(Y), S, None
+    yield "long", Y.ravel(), S.ravel(), qid
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("ignore_ties", [False, True])
+@pytest.mark.parametrize("levels", [None, 3])
+def test_ranking_at_smaller_k_equals_a_ranking_built_for_it(seed, ignore_ties, levels):
+    Y, S = random_case(seed, 9, 12, score_levels=levels)
+    for form, y_true, y_score, qid in _forms(Y, S):
+        opts = dict(query_id=qid, sample_weight=None, ignore_ties=ignore_ties)
+        wide = rank(y_true, y_score, k=8, need_ideal=True, **opts)
+        for k in (1, 2, 3, 5, 8):
+            narrow = rank(y_true, y_score, k=k, need_ideal=True, **opts)
+            read = wide.at(k)
+            assert read.k == k
+            for name, kernel in KERNELS.items():
+                assert_array_equal(
+                    kernel(read), kernel(narrow), err_msg=f"{form} {name}@{k}"
+                )
+        # the whole list: a ranking for k=None reads at any k
+        full = rank(y_true, y_score, k=None, need_ideal=True, **opts)
+        narrow = rank(y_true, y_score, k=4, need_ideal=True, **opts)
+        for name, kernel in KERNELS.items():
+            assert_array_equal(kernel(full.at(4)), kernel(narrow), err_msg=name)
+
+
+def test_ranking_is_immutable_and_refuses_larger_k():
+    Y, S = random_case(0, 3, 5)
+    rk = rank(Y, S, k=2, query_id=None, sample_weight=None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rk.k = 3
+    with pytest.raises(ValueError, match="k=2 at k=3"):
+        rk.at(3)
+    assert rk.ideal_gain is None  # only computed when asked for
