@@ -4,6 +4,9 @@ Each metric is a few vectorised lines over the per-rank tie-group
 description built by :mod:`sklearn_rankmetrics._engine`.
 """
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 
 from ._docstrings import fill_doc
@@ -155,6 +158,36 @@ def _ndcg_values(rk, log_base=2.0):
     discount = _discount(rk, log_base)
     dcg = _gain_sum(rk.mean_gain, discount, rk.gain)
     return _divide(dcg, _gain_sum(rk.ideal_gain, discount, rk.gain))
+
+
+class Kernel(NamedTuple):
+    """How one metric reads a :class:`~sklearn_rankmetrics._engine.Ranking`.
+
+    ``values(rk, **options)`` gives one value per query; the query is
+    defined (has something to find) where ``getattr(rk, defined_by) > 0``;
+    ``needs_ideal`` asks :func:`rank` for the ideal gains; ``options`` are
+    the keyword options ``values`` takes.
+    """
+
+    values: Callable
+    defined_by: str
+    needs_ideal: bool = False
+    options: tuple = ()
+
+
+# Scorer name (without "@k") -> kernel: the one table the report and the
+# scorers read, so that a metric added here is everywhere.
+KERNELS = {
+    "precision": Kernel(_precision_values, "n_rel"),
+    "recall": Kernel(_recall_values, "n_rel"),
+    "f1": Kernel(_fbeta_values, "n_rel"),
+    "fbeta": Kernel(_fbeta_values, "n_rel", options=("beta",)),
+    "hit_rate": Kernel(_hit_rate_values, "n_rel"),
+    "mrr": Kernel(_reciprocal_rank_values, "n_rel"),
+    "map": Kernel(_average_precision_values, "n_rel", options=("ap_denominator",)),
+    "dcg": Kernel(_dcg_values, "n_pos", options=("log_base",)),
+    "ndcg": Kernel(_ndcg_values, "n_pos", needs_ideal=True, options=("log_base",)),
+}
 
 
 @fill_doc

@@ -68,3 +68,30 @@ def test_ranking_is_immutable_and_refuses_larger_k():
     with pytest.raises(ValueError, match="k=2 at k=3"):
         rk.at(3)
     assert rk.ideal_gain is None  # only computed when asked for
+
+
+def test_kernel_table_matches_the_public_functions():
+    """Each KERNELS entry, averaged, is its public metric function."""
+    import sklearn_rankmetrics as srm
+
+    public = {
+        "precision": srm.precision_at_k,
+        "recall": srm.recall_at_k,
+        "f1": srm.f1_at_k,
+        "fbeta": srm.fbeta_at_k,
+        "hit_rate": srm.hit_rate_at_k,
+        "mrr": srm.reciprocal_rank_at_k,
+        "map": srm.average_precision_at_k,
+        "dcg": srm.dcg_at_k,
+        "ndcg": srm.ndcg_at_k,
+    }
+    assert set(public) == set(_ranking.KERNELS)
+    Y, S = random_case(3, 7, 9, score_levels=4)
+    options = {"beta": 2.0, "ap_denominator": "min_k", "log_base": 3.0}
+    for name, kernel in _ranking.KERNELS.items():
+        opts = {o: options[o] for o in kernel.options}
+        rk = rank(Y, S, k=4, query_id=None, sample_weight=None, need_ideal=True)
+        values = kernel.values(rk, **opts)
+        values = np.where(getattr(rk, kernel.defined_by) > 0, values, np.nan)
+        expected = public[name](Y, S, k=4, average=None, **opts)
+        assert_array_equal(values, expected, err_msg=name)
