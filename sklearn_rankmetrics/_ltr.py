@@ -62,7 +62,6 @@ _PER_ROW = (
     "pairs",
     "pairs_weight",
 )
-_OWN = ("sample_weight", "eval_set", "eval_X", "eval_y", "query_id")
 
 
 class _Grouping(NamedTuple):
@@ -202,6 +201,7 @@ def _per_query_weights(w_grouped, grouping, library, where):
     differs = w_grouped != per_query[grouping.codes]
     if differs.any():
         query = grouping.uniques[grouping.codes[np.flatnonzero(differs)[0]]]
+        query = query.item() if isinstance(query, np.generic) else query
         raise ValueError(
             f"{where}: {library} ranking takes one weight per query, but the "
             f"rows of query {query!r} have different sample_weight values. "
@@ -411,7 +411,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         self._check_fit_params(fit_params, fmt)
         if _routing_enabled() and fit_params:
             fit_params = dict(process_routing(self, "fit", **fit_params).estimator.fit)
-            self._check_fit_params(fit_params, fmt, routed=True)
 
         n = _n_rows(X, "X")
         grouping = _group_rows(query_id, n, "query_id", where)
@@ -439,7 +438,7 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         self.estimator_ = clone(self.estimator).fit(X_fit, y_fit, **params)
         return self
 
-    def _check_fit_params(self, fit_params, fmt, routed=False):
+    def _check_fit_params(self, fit_params, fmt):
         for name in fit_params:
             if name in _SET_BY_US[fmt] or name in ("group", "qid", "group_id"):
                 how = _FORMATS.get(fmt, "unused by a pointwise estimator")
@@ -456,13 +455,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
                     "not follow the rows regrouped by query; QueryRanker does "
                     f"not support it. Fit {type(self.estimator).__name__} "
                     "directly on rows sorted by query to use it."
-                )
-            if routed and name in _OWN:
-                raise TypeError(
-                    f"QueryRanker.fit: the wrapped estimator requests {name}, "
-                    "but QueryRanker converts it itself; request it on "
-                    f"QueryRanker (set_fit_request({name}=True)) and set "
-                    f"{type(self.estimator).__name__}'s request to False."
                 )
 
     def _eval_params(self, eval_set, fmt):
