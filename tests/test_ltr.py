@@ -166,6 +166,14 @@ class FakeCatBoostRanker(_Recorder):
         )
 
 
+class FakeWithPredictParams(_Recorder):
+    def fit(self, X, y):
+        return self._record(X, y)
+
+    def predict(self, X, offset=0.0):
+        return super().predict(X) + offset
+
+
 class FakePointwise(_Recorder):
     def fit(self, X, y, sample_weight=None):
         return self._record(X, y, sample_weight=sample_weight)
@@ -320,6 +328,32 @@ def test_fit_params_without_routing():
         X_SMALL, Y_SMALL, query_id=SHUFFLED_QID, callbacks=callbacks
     )
     assert ranker.estimator_.kwargs_["callbacks"] is callbacks
+
+
+def test_predict_params(routing):
+    inner = FakeWithPredictParams().set_predict_request(offset=True)
+    ranker = QueryRanker(inner).fit(X_SMALL, Y_SMALL, query_id=SHUFFLED_QID)
+    np.testing.assert_array_equal(
+        ranker.predict(X_SMALL, offset=1.0), X_SMALL[:, 0] + 1
+    )
+    with sklearn.config_context(enable_metadata_routing=False):
+        ranker = QueryRanker(FakeWithPredictParams()).fit(
+            X_SMALL, Y_SMALL, query_id=SHUFFLED_QID
+        )
+        np.testing.assert_array_equal(
+            ranker.predict(X_SMALL, offset=2.0), X_SMALL[:, 0] + 2
+        )
+
+
+def test_polars_frame_keeps_its_type():
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame(X_SMALL, schema=["a", "b"])
+    ranker = QueryRanker(FakeXGBRanker()).fit(
+        frame, pl.Series(Y_SMALL), query_id=pl.Series(SHUFFLED_QID)
+    )
+    assert isinstance(ranker.estimator_.X_, pl.DataFrame)
+    np.testing.assert_array_equal(ranker.estimator_.X_.to_numpy(), X_SMALL[GROUPED])
+    np.testing.assert_array_equal(ranker.estimator_.y_, Y_SMALL[GROUPED])
 
 
 # ---------------------------------------------------------------------------
