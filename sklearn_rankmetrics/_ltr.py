@@ -353,7 +353,9 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         search.fit(X, y, query_id=qid)  # scored by QueryRanker.score: NDCG@10
     """
 
-    # Metadata routing: request query_id for fit and score by default.
+    # Metadata routing: request query_id for fit and score by default (the
+    # class attributes scikit-learn documents for default requests; the
+    # ``set_{method}_request`` methods change them per instance).
     __metadata_request__fit = {"query_id": True}
     __metadata_request__score = {"query_id": True}
 

@@ -674,6 +674,26 @@ def test_predictions_equal_a_direct_fit_on_grouped_rows(make, data):
     np.testing.assert_array_equal(ranker.predict(X), direct.predict(X))
 
 
+@pytest.mark.parametrize("make", [_lightgbm, _xgboost, _catboost])
+def test_weights_reach_the_library_its_way(make, data):
+    X, y, qid = data
+    estimator = make()
+    w = (np.arange(40) % 3 + 1.0)[qid]  # one weight per query, on each row
+    ranker = QueryRanker(estimator).fit(X, y, query_id=qid, sample_weight=w)
+    order = np.argsort(qid, kind="stable")
+    name = type(estimator).__name__
+    if name == "LGBMRanker":
+        direct = {"group": np.bincount(qid), "sample_weight": w[order]}
+    elif name == "XGBRanker":
+        direct = {"qid": qid[order], "sample_weight": np.arange(40) % 3 + 1.0}
+    else:
+        direct = {"group_id": qid[order], "group_weight": w[order]}
+    expected = clone(estimator).fit(X[order], y[order], **direct).predict(X)
+    np.testing.assert_allclose(ranker.predict(X), expected, rtol=1e-12)
+    unweighted = QueryRanker(estimator).fit(X, y, query_id=qid).predict(X)
+    assert not np.allclose(unweighted, expected)  # the weights did something
+
+
 def test_grid_search_one_query_id_array(model, data, routing):
     name, ranker = model
     X, y, qid = data
