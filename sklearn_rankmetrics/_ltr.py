@@ -31,6 +31,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._engine import _group_order
+from ._scorer import get_scorer
 from ._validation import _as_array, _as_numeric, check_query_id
 
 __all__ = ["QueryRanker"]
@@ -603,9 +604,12 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         score : float
-            ``ndcg_at_k(y, self.predict(X), k=10, query_id=query_id)`` with
-            the package's defaults (linear gain, ties averaged, queries
-            without a relevant row skipped), or the value of ``scoring``.
+            ``get_scorer("ndcg@10")``: for a ranker or a regressor,
+            ``ndcg_at_k(y, self.predict(X), k=10, query_id=query_id)``
+            with the package's defaults (linear gain, ties averaged,
+            queries without a relevant row skipped); a classifier is
+            ranked by its ``decision_function`` or ``predict_proba``.  Or
+            the value of ``scoring``.
         """
         check_is_fitted(self)
         if query_id is None:
@@ -619,8 +623,6 @@ class QueryRanker(MetaEstimatorMixin, BaseEstimator):
     def _scorer(self):
         if callable(self.scoring):
             return self.scoring
-        from ._scorer import get_scorer  # _scorer imports the metrics
-
         if isinstance(self.scoring, str):
             return get_scorer(self.scoring)
         raise TypeError(
