@@ -74,6 +74,11 @@ API_GROUPS = [
         "Scorers for scikit-learn's model-selection tools.",
     ),
     (
+        "estimators",
+        "Estimators",
+        "Learning-to-rank models in scikit-learn's model-selection tools.",
+    ),
+    (
         "helpers",
         "Input helpers",
         "Conversions into the input forms the metrics take.",
@@ -89,6 +94,8 @@ API_GROUPS = [
 
 def _api_group(name):
     """Group of a public name of ``sklearn_rankmetrics``."""
+    if name.endswith("Ranker"):
+        return "estimators"  # QueryRanker
     if "scor" in name and not name.endswith(("_at_k", "_score")):
         return "scorers"  # get_scorer, get_scorer_names, make_scoring, ...
     if name.endswith(("_at_k", "_score")):

@@ -8,6 +8,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 
 from ._auc import group_auc_score
 from ._idlists import ranked_lists_to_arrays
+from ._ltr import QueryRanker
 from ._ranking import (
     average_precision_at_k,
     dcg_at_k,
@@ -24,6 +25,7 @@ from ._scorer import get_scorer, get_scorer_names, make_scoring
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "QueryRanker",
     "average_precision_at_k",
     "dcg_at_k",
     "f1_at_k",
