@@ -8,7 +8,7 @@ import pytest
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from sklearn_rankmetrics.__main__ import METRICS, main
+from sklearn_rankmetrics._demo import METRICS, main
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
