@@ -106,7 +106,6 @@ def _lr():
         ("fbeta@3", fbeta_at_k, 3),
         ("dcg@10", dcg_at_k, 10),
         ("ndcg", ndcg_at_k, None),
-        ("NDCG@7", ndcg_at_k, 7),
         ("map", average_precision_at_k, None),
     ],
 )
@@ -173,13 +172,36 @@ def test_options_pass_through(multilabel):
 
 def test_get_scorer_names():
     names = get_scorer_names()
-    assert names == sorted(names)
-    assert {"ndcg", "map", "mrr", "precision", "recall", "hit_rate", "f1", "dcg"} <= (
-        set(names)
-    )
-    assert "gauc" in names
-    for name in names:
+    assert names == ["dcg", "fbeta", "gauc", "hit_rate", "map", "mrr", "ndcg"]
+    for name in names:  # every name listed is ours
+        scorer = get_scorer(name)
+        assert scorer._score_func is not None and repr(scorer).startswith("get_")
+    # precision, recall and f1 are ours only with @k, so not listed
+    for name in ["precision", "recall", "f1"]:
+        assert name not in names
+        assert repr(get_scorer(f"{name}@5")) == f"get_scorer('{name}@5')"
+
+
+@pytest.mark.parametrize(
+    "name, canonical",
+    [
+        ("NDCG@10 ", "ndcg@10"),
+        ("gAUC", "gauc"),
+        (" map@5", "map@5"),
+        ("Precision@3", "precision@3"),
+        ("ndcg @ 10", "ndcg@10"),
+        ("ndcg@010", "ndcg@10"),
+        ("MRR", "mrr"),
+    ],
+)
+def test_non_canonical_names_are_rejected_with_the_canonical_one(name, canonical):
+    # they used to be accepted, and the user's spelling became the key of
+    # make_scoring's dict, so refit="ndcg@10" failed with a generic error
+    with pytest.raises(ValueError, match=f"did you mean '{canonical}'"):
         get_scorer(name)
+    with pytest.raises(ValueError, match=f"did you mean '{canonical}'"):
+        make_scoring([name, "roc_auc"])
+    assert repr(get_scorer(canonical)) == f"get_scorer('{canonical}')"
 
 
 def test_make_scoring_mixes_ours_and_sklearns():
@@ -478,11 +500,12 @@ def test_string_classes_and_pos_label(clicks, routing):
     numeric = _lr().fit(X, y)
     with_pos = get_scorer("ndcg@5", pos_label="click")(clf, X, labels, query_id=qid)
     assert with_pos == pytest.approx(get_scorer("ndcg@5")(numeric, X, y, query_id=qid))
-    # without pos_label, sklearn's convention: classes_[-1] ("skip") is relevant
-    default = get_scorer("ndcg@5")(clf, X, labels, query_id=qid)
-    assert default == pytest.approx(
+    # "skip" is relevant only when asked for
+    skip = get_scorer("ndcg@5", pos_label="skip")(clf, X, labels, query_id=qid)
+    assert skip == pytest.approx(
         ndcg_at_k(labels == "skip", clf.decision_function(X), k=5, query_id=qid)
     )
+    assert skip != pytest.approx(with_pos)
     with pytest.raises(ValueError, match="pos_label='buy' is not a class"):
         get_scorer("ndcg@5", pos_label="buy")(clf, X, labels, query_id=qid)
     # and in a search, with pandas inputs
@@ -495,7 +518,70 @@ def test_string_classes_and_pos_label(clicks, routing):
         scoring=make_scoring(["ndcg@5", "gauc", "roc_auc"], pos_label="click"),
         error_score="raise",
     ).fit(pd.DataFrame(X), pd.Series(labels), groups=qid, query_id=pd.Series(qid))
-    _assert_finite(search.cv_results_, ["ndcg@5", "gauc", "roc_auc"])  # fmt: skip
+    reference = GridSearchCV(
+        _lr(),
+        {"C": [0.1, 1.0]},
+        cv=GroupKFold(3),
+        refit="ndcg@5",
+        scoring=make_scoring(["ndcg@5", "gauc", "roc_auc"]),
+        error_score="raise",
+    ).fit(X, y, groups=qid, query_id=qid)
+    for name in ["ndcg@5", "gauc", "roc_auc"]:
+        np.testing.assert_allclose(
+            search.cv_results_[f"mean_test_{name}"],
+            reference.cv_results_[f"mean_test_{name}"],
+            rtol=1e-6,
+        )
+
+
+def _categorical(values):
+    pd = pytest.importorskip("pandas")
+    return pd.Series(pd.Categorical(values))
+
+
+@pytest.mark.parametrize(
+    "make_labels, pos",
+    [
+        (lambda y: np.where(y == 1, "click", "skip"), "click"),
+        (lambda y: np.where(y == 1, "yes", "no"), "yes"),
+        (lambda y: y + 1, 2),  # {1, 2}
+        (lambda y: 2 * y, 2),  # {0, 2}
+        (lambda y: _categorical(np.where(y == 1, "click", "skip")), "click"),
+    ],
+    ids=["click-skip", "no-yes", "1-2", "0-2", "categorical"],
+)
+@pytest.mark.parametrize("name", ["ndcg@5", "gauc"])
+def test_binary_labels_without_pos_label_raise(clicks, routing, make_labels, pos, name):
+    # classes_[-1] used to be taken as relevant whatever the labels: with
+    # "click"/"skip", "skip" was scored as the relevant class, silently
+    X, y, qid = clicks
+    labels = make_labels(y)
+    clf = _lr().fit(X, labels)
+    scorer = get_scorer(name)
+    with pytest.raises(ValueError, match=r"fitted on the classes .*Pass pos_label="):
+        scorer(clf, X, labels, query_id=qid)
+    # the same in a search, where the message reaches the user too
+    with pytest.raises(ValueError, match="pos_label="):
+        GridSearchCV(
+            _lr(), {"C": [1.0]}, cv=GroupKFold(3),
+            scoring=make_scoring([name, "roc_auc"]), refit=name,
+            error_score="raise",
+        ).fit(X, labels, groups=qid, query_id=qid)  # fmt: skip
+    # with pos_label: the score of the 0/1 problem (pos is y == 1)
+    got = get_scorer(name, pos_label=pos)(clf, X, labels, query_id=qid)
+    expected = get_scorer(name)(_lr().fit(X, y), X, y, query_id=qid)
+    assert got == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("classes", [(0, 1), (-1, 1), (False, True), (0.0, 1.0)])
+def test_symmetric_binary_labels_default_to_the_last_class(clicks, classes):
+    X, y, qid = clicks
+    labels = np.where(y == 1, classes[1], classes[0])
+    clf = _lr().fit(X, labels)
+    expected = ndcg_at_k(y, clf.decision_function(X), k=5, query_id=qid)
+    assert get_scorer("ndcg@5")(clf, X, labels, query_id=qid) == pytest.approx(
+        expected, abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(
