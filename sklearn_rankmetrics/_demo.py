@@ -33,18 +33,17 @@ from sklearn.preprocessing import PolynomialFeatures, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from . import (
+    __version__,
     average_precision_at_k,
+    get_scorer_names,
     group_auc_score,
     make_scoring,
     ndcg_at_k,
     reciprocal_rank_at_k,
 )
-from ._scorer import _RankingScorer
 from .datasets import make_click_log
 
 METRICS = ["ndcg@10", "map@10", "mrr@10", "gauc", "roc_auc", "neg_log_loss"]
-# shown on each progress line
-_PROGRESS_METRICS = ["ndcg@10", "gauc", "roc_auc", "neg_log_loss"]
 
 
 def _neg_log_loss(y, proba, query_id):
@@ -109,8 +108,7 @@ class _ProgressGridSearchCV(GridSearchCV):
             start = time.perf_counter()
             results = evaluate_candidates([params])
             scores = "  ".join(
-                f"{name} {results[f'mean_test_{name}'][-1]:.4f}"
-                for name in _PROGRESS_METRICS
+                f"{name} {results[f'mean_test_{name}'][-1]:.4f}" for name in METRICS
             )
             print(
                 f"  [{i:>{width}}/{len(candidates)}] {_format_params(params):<{pad}}"
@@ -152,6 +150,35 @@ def _results_table(cv_results, refit):
     return _table(rows, header, align)
 
 
+def _int_option(low, high=None, *, hint=""):
+    """An argparse ``type``: an int in [low, high], else a usage error."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f">= {low}" if high is None else f"from {low} to {high}"
+            raise argparse.ArgumentTypeError(
+                f"must be an int {bound}{hint}; got {value}"
+            )
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in some messages
+    return parse
+
+
+def _n_jobs(text):
+    """An argparse ``type`` for ``--n-jobs``: a non-zero int."""
+    value = _int_option(-(2**31))(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            "must be a positive number of jobs, or -1 for all cores; got 0"
+        )
+    return value
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m sklearn_rankmetrics",
@@ -164,14 +191,17 @@ def _parser():
         ),
     )
     parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
+    parser.add_argument(
         "--n-users",
-        type=int,
+        type=_int_option(4),
         default=1000,
         help="number of users in the click log (default: %(default)s)",
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=_int_option(0, 2**32 - 1),
         default=0,
         help="random seed of the click log, split and model (default: %(default)s)",
     )
@@ -193,24 +223,28 @@ def _parser():
     )
     parser.add_argument(
         "--folds",
-        type=int,
+        type=_int_option(2, hint=" (GroupKFold needs two folds at least)"),
         default=5,
         help="number of GroupKFold folds (default: %(default)s)",
     )
     parser.add_argument(
         "--n-jobs",
-        type=int,
+        type=_n_jobs,
         default=2,
-        help="parallel jobs of the search (default: %(default)s)",
+        help="parallel jobs of the search, -1 for all cores (default: %(default)s)",
     )
     return parser
 
 
 def main(argv=None):
     """Run the demo; ``argv`` as for ``argparse`` (None: ``sys.argv[1:]``)."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.n_users < 2 * args.folds:
-        _parser().error(f"--n-users must be at least twice --folds ({2 * args.folds}).")
+        parser.error(
+            f"argument --n-users: must be at least twice --folds "
+            f"({2 * args.folds}); got {args.n_users}"
+        )
     t0 = time.perf_counter()
 
     X, y, users, proba = make_click_log(
@@ -283,9 +317,11 @@ def main(argv=None):
 
     Xh, yh, uh, ph = X[held_out], y[held_out], users[held_out], proba[held_out]
     rows = []
+    ours = set(get_scorer_names())
     with sklearn.config_context(enable_metadata_routing=True):
         for metric, scorer in scoring.items():
-            extra = {"query_id": uh} if isinstance(scorer, _RankingScorer) else {}
+            is_ranking = metric.split("@")[0] in ours
+            extra = {"query_id": uh} if is_ranking else {}
             model_score = scorer(search.best_estimator_, Xh, yh, **extra)
             true_score = _TRUE_MODEL_METRICS[metric](yh, ph, query_id=uh)
             rows.append([metric, f"{model_score:.4f}", f"{true_score:.4f}"])

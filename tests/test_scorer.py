@@ -283,9 +283,14 @@ def test_missing_query_id_with_routing_on_says_pass_it(clicks, routing):
     X, y, qid = clicks
     with pytest.raises(ValueError) as info:
         cross_validate(
-            _lr(), X, y, cv=GroupKFold(3), params={"groups": qid},
-            scoring=make_scoring(["ndcg@10", "roc_auc"]), error_score="raise",
-        )  # fmt: skip
+            _lr(),
+            X,
+            y,
+            cv=GroupKFold(3),
+            params={"groups": qid},
+            scoring=make_scoring(["ndcg@10", "roc_auc"]),
+            error_score="raise",
+        )
     message = str(info.value)
     assert "Metadata routing is enabled: pass the query ids" in message
     assert "params={'query_id': qid}" in message
@@ -629,10 +634,13 @@ def test_binary_labels_without_pos_label_raise(clicks, routing, make_labels, pos
     # the same in a search, where the message reaches the user too
     with pytest.raises(ValueError, match="pos_label="):
         GridSearchCV(
-            _lr(), {"C": [1.0]}, cv=GroupKFold(3),
-            scoring=make_scoring([name, "roc_auc"]), refit=name,
+            _lr(),
+            {"C": [1.0]},
+            cv=GroupKFold(3),
+            scoring=make_scoring([name, "roc_auc"]),
+            refit=name,
             error_score="raise",
-        ).fit(X, labels, groups=qid, query_id=qid)  # fmt: skip
+        ).fit(X, labels, groups=qid, query_id=qid)
     # with pos_label: the score of the 0/1 problem (pos is y == 1)
     got = get_scorer(name, pos_label=pos)(clf, X, labels, query_id=qid)
     expected = get_scorer(name)(_lr().fit(X, y), X, y, query_id=qid)
@@ -936,9 +944,14 @@ def test_routed_metadata_override_in_a_multimetric_search(clicks, routing):
     }
     with pytest.warns(UserWarning, match="override"):
         results = cross_validate(
-            _lr(), X, y, cv=cv, scoring=scoring,
-            params={"groups": qid, "query_id": qid}, error_score="raise",
-        )  # fmt: skip
+            _lr(),
+            X,
+            y,
+            cv=cv,
+            scoring=scoring,
+            params={"groups": qid, "query_id": qid},
+            error_score="raise",
+        )
     by_hand = _ctr_folds_by_hand(_lr(), X, y, qid, cv, ["gauc"])
     np.testing.assert_allclose(results["test_gauc"], by_hand["gauc"], rtol=1e-10)
 
@@ -987,10 +1000,15 @@ def test_pos_label_first_class_reads_its_own_probability():
     assert scorer(clf, X, labels, query_id=qid) == 1.0
     with sklearn.config_context(enable_metadata_routing=True):
         results = cross_validate(
-            clf, np.tile(X, (3, 1)), np.tile(labels, 3), cv=GroupKFold(3),
+            clf,
+            np.tile(X, (3, 1)),
+            np.tile(labels, 3),
+            cv=GroupKFold(3),
             scoring=make_scoring(["mrr@4", "roc_auc"], pos_label="click"),
-            params={"groups": np.repeat([0, 1, 2], 4),
-                    "query_id": np.repeat([0, 1, 2], 4)},
+            params={
+                "groups": np.repeat([0, 1, 2], 4),
+                "query_id": np.repeat([0, 1, 2], 4),
+            },
             error_score="raise",
-        )  # fmt: skip
+        )
     np.testing.assert_array_equal(results["test_mrr@4"], [1.0, 1.0, 1.0])

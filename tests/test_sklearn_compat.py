@@ -99,10 +99,14 @@ def test_multimetric_scoring_calls_the_score_hook_with_a_shared_cache(monkeypatc
     X, y, qid = make_click_log(n_users=20, n_impressions=(4, 8), random_state=0)
     with sklearn.config_context(enable_metadata_routing=True):
         cross_validate(
-            LogisticRegression(), X, y, cv=GroupKFold(2),
+            LogisticRegression(),
+            X,
+            y,
+            cv=GroupKFold(2),
             scoring=make_scoring(["ndcg@5", "gauc", "roc_auc"]),
-            params={"groups": qid, "query_id": qid}, error_score="raise",
-        )  # fmt: skip
+            params={"groups": qid, "query_id": qid},
+            error_score="raise",
+        )
     assert len(calls) == 4, "_MultimetricScorer no longer calls scorer._score"
     cache = calls[0].args[0]
     assert isinstance(cache, dict) and "decision_function" in cache, (
@@ -126,11 +130,14 @@ def test_routing_messages_name_the_scorer():
     with sklearn.config_context(enable_metadata_routing=True):
         with pytest.raises(ValueError, match=r"get_scorer\('ndcg@5'\)"):
             cross_validate(
-                LogisticRegression().set_fit_request(sample_weight=False), X, y,
-                cv=GroupKFold(2), scoring=make_scoring(["ndcg@5", "roc_auc"]),
+                LogisticRegression().set_fit_request(sample_weight=False),
+                X,
+                y,
+                cv=GroupKFold(2),
+                scoring=make_scoring(["ndcg@5", "roc_auc"]),
                 params={"groups": qid, "query_id": qid, "sample_weight": qid},
                 error_score="raise",
-            )  # fmt: skip
+            )
 
 
 @pytest.mark.parametrize(
@@ -188,9 +195,13 @@ def test_fallback_is_a_plain_callable(no_hooks):
 
 def _search(X, y, qid, names, **options):
     return GridSearchCV(
-        LogisticRegression(), {"C": [0.01, 1.0]}, cv=GroupKFold(3),
-        scoring=make_scoring(names, **options), refit=names[0], error_score="raise",
-    ).fit(X, y, groups=qid, query_id=qid)  # fmt: skip
+        LogisticRegression(),
+        {"C": [0.01, 1.0]},
+        cv=GroupKFold(3),
+        scoring=make_scoring(names, **options),
+        refit=names[0],
+        error_score="raise",
+    ).fit(X, y, groups=qid, query_id=qid)
 
 
 def test_fallback_grid_search_with_routing_gives_equal_results(clicks, monkeypatch):
@@ -218,9 +229,11 @@ def test_fallback_multilabel_search_gives_equal_results(monkeypatch):
         n_samples=60, n_features=6, n_classes=4, random_state=0
     )
     kwargs = dict(
-        cv=KFold(3), scoring=make_scoring(["ndcg@3", "gauc"]), refit="ndcg@3",
+        cv=KFold(3),
+        scoring=make_scoring(["ndcg@3", "gauc"]),
+        refit="ndcg@3",
         error_score="raise",
-    )  # fmt: skip
+    )
     grid = {"n_neighbors": [3, 5]}
     cached = GridSearchCV(KNeighborsClassifier(), grid, **kwargs).fit(X, Y)
     monkeypatch.setattr(_sklearn_compat, "HAS_SCORER_HOOKS", False)
@@ -245,9 +258,13 @@ def test_fallback_costs_predictions_not_correctness(clicks, no_hooks):
     _CountingLR.calls.clear()
     with sklearn.config_context(enable_metadata_routing=True):
         cross_validate(
-            _CountingLR(), X, y, cv=GroupKFold(2),
+            _CountingLR(),
+            X,
+            y,
+            cv=GroupKFold(2),
             scoring=make_scoring(["ndcg@5", "gauc", "roc_auc"]),
-            params={"groups": qid, "query_id": qid}, error_score="raise",
-        )  # fmt: skip
+            params={"groups": qid, "query_id": qid},
+            error_score="raise",
+        )
     # each ranking scorer predicts on its own; roc_auc alone has no cache
     assert len(_CountingLR.calls) == 2 * 3
