@@ -286,3 +286,22 @@ def test_predict_proba_with_query_id_says_take_the_positive_column():
     with pytest.raises(ValueError, match="Drop query_id") as info:
         srm.ndcg_at_k(y, np.ones((4, 3)), query_id=qid)
     assert "y_score[:, 1]" not in str(info.value)
+
+
+def test_metric_functions_reject_class_labels_that_are_not_grades():
+    # the scorers need pos_label for such labels; the metric functions see
+    # y_true directly and must not guess either ({1, 2} are valid grades)
+    pd = pytest.importorskip("pandas")
+    score, qid = [0.3, 0.2, 0.1], [0, 0, 0]
+    for y in (
+        np.array(["click", "skip", "skip"]),
+        pd.Series(pd.Categorical(["click", "skip", "skip"])),
+    ):
+        with pytest.raises(TypeError, match="y_true must be numeric"):
+            srm.ndcg_at_k(y, score, query_id=qid)
+        with pytest.raises(TypeError, match="y_true must be numeric"):
+            srm.group_auc_score(y, score, query_id=qid)
+    graded = srm.ndcg_at_k(np.array([1, 2, 2]), score, query_id=qid)
+    # DCG = 1 + 2/log2(3) + 2/2, ideal = 2 + 2/log2(3) + 1/2
+    expected = (2 + 2 / np.log2(3)) / (2.5 + 2 / np.log2(3))
+    assert graded == pytest.approx(expected)
