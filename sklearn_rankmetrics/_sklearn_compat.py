@@ -104,6 +104,14 @@ def missing_scorer_hooks():
             f"{_positional(cached_call, skip_self=False)}, not "
             f"{_CACHED_CALL_PARAMS} first"
         )
+    get_response_values = getattr(base, "_get_response_values", None)
+    if get_response_values is None or (
+        "pos_label" not in inspect.signature(get_response_values).parameters
+    ):
+        missing.append(
+            "sklearn.metrics._scorer._get_response_values (called by the "
+            "method_caller) is gone or takes no pos_label"
+        )
     for hook in ("_get_metadata_request", "get_metadata_routing"):
         if not callable(getattr(SklearnScorer, hook, None)):
             missing.append(f"{SklearnScorer.__name__} has no {hook} method")

@@ -49,6 +49,36 @@ def test_every_scorer_hook_is_available():
     assert isinstance(get_scorer("ndcg@5"), _scorer._CachedRankingScorer)
 
 
+@pytest.mark.parametrize(
+    "change, reported",
+    [
+        (lambda mp: mp.delattr(_PRIVATE._Scorer, "_score"), "has no _score method"),
+        (
+            lambda mp: mp.setattr(_PRIVATE, "_cached_call", lambda estimator: None),
+            "_cached_call takes ['estimator']",
+        ),
+        (
+            lambda mp: mp.setattr(_PRIVATE, "_get_response_values", lambda X: None),
+            "takes no pos_label",
+        ),
+        (
+            lambda mp: mp.setattr(
+                _sklearn_compat.SklearnScorer,
+                "__init__",
+                lambda self, score_func, kwargs: None,
+            ),
+            "__init__ takes ['score_func', 'kwargs']",
+        ),
+    ],
+    ids=["no-_score", "_cached_call", "_get_response_values", "__init__"],
+)
+def test_a_changed_hook_is_reported(monkeypatch, change, reported):
+    assert _sklearn_compat.missing_scorer_hooks() == []
+    change(monkeypatch)
+    missing = _sklearn_compat.missing_scorer_hooks()
+    assert len(missing) == 1 and reported in missing[0], missing
+
+
 def test_scorer_class_init_takes_score_func_sign_kwargs_response_method():
     params = _params(_sklearn_compat.SklearnScorer.__init__)
     assert params[1:5] == ["score_func", "sign", "kwargs", "response_method"], (
