@@ -150,15 +150,15 @@ def _results_table(cv_results, refit):
     return _table(rows, header, align)
 
 
-def _int_option(low, high=None, *, hint=""):
-    """An argparse ``type``: an int in [low, high], else a usage error."""
+def _int_option(low=None, high=None, *, hint=""):
+    """An argparse ``type``: an int in [low, high] (None: unbounded)."""
 
     def parse(text):
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-        if value < low or (high is not None and value > high):
+        if (low is not None and value < low) or (high is not None and value > high):
             bound = f">= {low}" if high is None else f"from {low} to {high}"
             raise argparse.ArgumentTypeError(
                 f"must be an int {bound}{hint}; got {value}"
@@ -170,8 +170,8 @@ def _int_option(low, high=None, *, hint=""):
 
 
 def _n_jobs(text):
-    """An argparse ``type`` for ``--n-jobs``: a non-zero int."""
-    value = _int_option(-(2**31))(text)
+    """An argparse ``type`` for ``--n-jobs``: a non-zero int (-1: all cores)."""
+    value = _int_option()(text)
     if value == 0:
         raise argparse.ArgumentTypeError(
             "must be a positive number of jobs, or -1 for all cores; got 0"
