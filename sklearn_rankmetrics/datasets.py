@@ -9,6 +9,8 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._validation import check_real
+
 __all__ = ["make_click_log"]
 
 
@@ -20,13 +22,11 @@ def _check_int(name, value, low):
     return int(value)
 
 
-def _check_real(name, value, low):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}.")
-    if not np.isfinite(value) or (low is not None and value < low):
-        bound = "" if low is None else f" >= {low}"
-        raise ValueError(f"{name} must be a finite number{bound}, got {value}.")
-    return float(value)
+def _check_non_negative(name, value):
+    value = check_real(name, value, low=-np.inf)  # a finite real number
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}.")
+    return value
 
 
 def make_click_log(
@@ -170,9 +170,9 @@ def make_click_log(
         high = _check_int("n_impressions[1]", n_impressions[1], low)
     else:
         low = high = _check_int("n_impressions", n_impressions, 1)
-    intercept = _check_real("intercept", intercept, None)
-    user_bias = _check_real("user_bias", user_bias, 0.0)
-    interaction = _check_real("interaction", interaction, 0.0)
+    intercept = check_real("intercept", intercept, low=-np.inf)
+    user_bias = _check_non_negative("user_bias", user_bias)
+    interaction = _check_non_negative("interaction", interaction)
     rng = check_random_state(random_state)
 
     n_item_features = n_features - n_user_features

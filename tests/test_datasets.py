@@ -94,9 +94,12 @@ def test_interaction_is_not_linear():
         ({"n_impressions": (5, 2)}, ValueError, r"n_impressions\[1\]"),
         ({"n_impressions": (1, 2, 3)}, ValueError, "low, high"),
         ({"n_impressions": 0}, ValueError, "n_impressions must be >= 1"),
-        ({"user_bias": -1.0}, ValueError, "user_bias"),
-        ({"interaction": np.nan}, ValueError, "interaction"),
-        ({"intercept": "high"}, TypeError, "intercept"),
+        ({"user_bias": -1.0}, ValueError, "user_bias must be >= 0"),
+        ({"user_bias": np.inf}, ValueError, "user_bias must be a finite number"),
+        ({"interaction": np.nan}, ValueError, "interaction must be a finite"),
+        ({"interaction": True}, TypeError, "interaction must be a real number"),
+        ({"intercept": "high"}, TypeError, "intercept must be a real number"),
+        ({"intercept": -np.inf}, ValueError, "intercept must be a finite number"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):
