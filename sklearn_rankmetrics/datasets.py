@@ -316,13 +316,13 @@ def make_ranking_dataset(
     n_informative = _check_int("n_informative", n_informative, 2)
     n_features = _check_int("n_features", n_features, n_informative + 1)
     max_grade = _check_int("max_grade", max_grade, 1)
-    relevant_fraction = _check_real("relevant_fraction", relevant_fraction, 0.0)
+    relevant_fraction = _check_non_negative("relevant_fraction", relevant_fraction)
     if not 0.0 < relevant_fraction < 1.0:
         raise ValueError(
             f"relevant_fraction must be in (0, 1), got {relevant_fraction}."
         )
-    noise = _check_real("noise", noise, 0.0)
-    query_shift = _check_real("query_shift", query_shift, 0.0)
+    noise = _check_non_negative("noise", noise)
+    query_shift = _check_non_negative("query_shift", query_shift)
     if isinstance(n_docs, (tuple, list)):
         if len(n_docs) != 2:
             raise ValueError(
