@@ -121,9 +121,7 @@ def _split_pyarrow(path, n_min, n_max, expected, keep):
     try:
         table = pa_csv.read_csv(
             path,
-            read_options=pa_csv.ReadOptions(
-                column_names=["line"], block_size=1 << 24
-            ),
+            read_options=pa_csv.ReadOptions(column_names=["line"], block_size=1 << 24),
             parse_options=pa_csv.ParseOptions(
                 delimiter="\x1f",
                 quote_char=False,
@@ -141,11 +139,12 @@ def _split_pyarrow(path, n_min, n_max, expected, keep):
         text = text.combine_chunks()
     else:
         text = text.chunk(0)
-    fields = pc.ascii_split_whitespace(pc.utf8_trim_whitespace(text))
+    trimmed = pc.utf8_trim_whitespace(text)
+    fields = pc.ascii_split_whitespace(trimmed)
     n_fields = pc.list_value_length(fields).to_numpy(zero_copy_only=False)
-    comment = pc.starts_with(pc.utf8_ltrim_whitespace(text), "#")
-    comment = comment.to_numpy(zero_copy_only=False)
-    content = (n_fields > 0) & ~comment
+    blank = pc.equal(pc.binary_length(trimmed), 0).to_numpy(zero_copy_only=False)
+    comment = pc.starts_with(trimmed, "#").to_numpy(zero_copy_only=False)
+    content = ~blank & ~comment
     bad = content & ((n_fields < n_min) | (n_fields > n_max))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -192,38 +191,34 @@ def _to_numpy_str(column):
     return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
 
 
+def _first_bad(tokens, dtype):
+    """Index of the first token that does not convert (error path only)."""
+    for i, token in enumerate(tokens):
+        try:
+            np.asarray(token).astype(dtype)
+        except ValueError:
+            return i
+    return 0
+
+
 def _parse_numbers(path, column, lines, dtype, what):
     """Convert a string column to numbers, naming the first bad line."""
     if isinstance(column, np.ndarray):
         try:
             return np.asarray(column.astype(dtype))
         except ValueError:
-            pass
-        bad = 0
-        for bad, token in enumerate(column):  # error path only
-            try:
-                np.asarray(token).astype(dtype)
-            except ValueError:
-                break
+            bad = _first_bad(column, dtype)
     else:
         pa, pc, _ = _pyarrow()
         target = pa.float64() if dtype is np.float64 else pa.int64()
         try:
             return pc.cast(column, target).to_numpy(zero_copy_only=False)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
-        tokens = column.to_pylist()
-        bad = 0
-        for bad, token in enumerate(tokens):  # error path only
-            try:
-                np.asarray(token).astype(dtype)
-            except ValueError:
-                break
+            bad = _first_bad(column.to_pylist(), dtype)
     line_no = int(lines[bad])
+    kind = "a number" if dtype is np.float64 else "an integer"
     raise TrecFormatError(
-        f"{path}, line {line_no}: {what} is not "
-        f"{'a number' if dtype is np.float64 else 'an integer'}: "
-        f"{_line_text(path, line_no)!r}"
+        f"{path}, line {line_no}: {what} is not {kind}: {_line_text(path, line_no)!r}"
     )
 
 
