@@ -690,7 +690,7 @@ def trec_to_long_form(qrels, run, *, max_docs=None, all_queries=False):
     ([0, 1, 0, 2], [0.5, 0.5, 0.1, -inf], ['q1', 'q1', 'q1', 'q1'])
     >>> # "b" ranks before "a": trec_eval breaks the tie by decreasing doc id
     >>> round(ndcg_at_k(y_true, y_score, query_id=query_id, ignore_ties=True), 4)
-    0.2544
+    0.2398
     """
     if max_docs is not None:
         if isinstance(max_docs, bool) or not isinstance(max_docs, int | np.integer):
