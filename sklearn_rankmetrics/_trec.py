@@ -184,6 +184,93 @@ def _split(path, n_min, n_max, expected, keep):
     return _split_python(path, n_min, n_max, expected, keep)
 
 
+def _first_content_line(path):
+    with open(path, "rb") as fh:
+        for raw in fh:
+            line = raw.decode("utf-8", "replace").strip()
+            if line and not line.startswith("#"):
+                return raw.decode("utf-8", "replace")
+    return None
+
+
+def _read_simple(path, n_fields, keep, types):
+    """The fast path: ``pyarrow.csv`` on a file whose fields are separated
+    by exactly one tab or one space (as TREC tools write them).
+
+    Returns the ``keep`` columns (strings, or numbers for the entries of
+    ``types`` that are not None), or None when the file is not that simple
+    (extra fields, runs of spaces, comments, a bad number...): the general
+    reader then parses it and reports errors with their line numbers.
+    Line numbers are not tracked here; error paths recompute them.
+    """
+    arrow = _pyarrow()
+    if arrow is None:
+        return None
+    pa, pc, pa_csv = arrow
+    first = _first_content_line(path)
+    if first is None:
+        return None
+    names = [f"f{i}" for i in range(n_fields)]
+    wanted = [names[j] for j in keep]
+    column_types = {
+        name: pa.string() if kind is None else kind(pa)
+        for name, kind in zip(wanted, types, strict=True)
+    }
+    try:
+        table = pa_csv.read_csv(
+            path,
+            read_options=pa_csv.ReadOptions(column_names=names, block_size=1 << 24),
+            parse_options=pa_csv.ParseOptions(
+                delimiter="\t" if "\t" in first else " ",
+                quote_char=False,
+                escape_char=False,
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                include_columns=wanted, column_types=column_types
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None
+    columns = []
+    for name, kind in zip(wanted, types, strict=True):
+        column = table.column(name)
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        if kind is None:
+            # a field with whitespace inside, an empty field or a comment
+            # line: leave the file to the general reader
+            odd = pc.or_(
+                pc.match_substring_regex(column, r"\s"),
+                pc.or_(
+                    pc.equal(pc.binary_length(column), 0),
+                    pc.starts_with(column, "#"),
+                ),
+            )
+            if len(column) == 0 or pc.any(odd).as_py():
+                return None
+        columns.append(column)
+    return columns
+
+
+def _last_tag(path):
+    """The run tag (6th field) of the last content line, as trec_eval keeps."""
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        block = 1 << 16
+        while True:
+            start = max(0, size - block)
+            fh.seek(start)
+            tail = fh.read().decode("utf-8", "replace").splitlines()
+            lines = tail if start == 0 else tail[1:]
+            for line in reversed(lines):
+                fields = line.split()
+                if fields and not fields[0].startswith("#"):
+                    return fields[5]
+            if start == 0:
+                return ""
+            block *= 4
+
+
 def _to_numpy_str(column):
     """A column of strings as a numpy object array."""
     if isinstance(column, np.ndarray):
@@ -233,40 +320,64 @@ class _TrecFile(NamedTuple):
     tag: str
 
 
+_QRELS_SPEC = (4, 4, "4 fields (query iter doc grade)", (0, 2, 3))
+_RUN_SPEC = (
+    6,
+    np.iinfo(np.int32).max,
+    "at least 6 fields (query Q0 doc rank score tag)",
+    (0, 2, 4, 5),
+)
+
+
+def _line_numbers(file):
+    """1-based line numbers of a file's entries (recomputed on error paths
+    when the fast reader did not track them)."""
+    if file.lines is not None:
+        return file.lines
+    spec = _QRELS_SPEC if file.tag is None else _RUN_SPEC
+    return _split(file.path, *spec)[1]
+
+
 def _read_qrels(path):
     path = _check_path(path, "qrels")
-    split = _split(path, 4, 4, "4 fields (query iter doc grade)", (0, 2, 3))
+    fast = _read_simple(path, 4, (0, 2, 3), (None, None, lambda pa: pa.int64()))
+    if fast is not None:
+        query, doc, grade = fast
+        value = grade.to_numpy(zero_copy_only=False)
+        return _TrecFile(path, query, doc, value, None, None)
+    split = _split(path, *_QRELS_SPEC)
     if split is None:
         raise TrecFormatError(f"{path}: the qrels file has no judgements.")
     (query, doc, grade), lines = split
     value = _parse_numbers(path, grade, lines, np.int64, "the grade (4th field)")
-    return _TrecFile(path, query, doc, value, lines, "")
+    return _TrecFile(path, query, doc, value, lines, None)
 
 
 def _read_run(path):
     path = _check_path(path, "run")
-    split = _split(
-        path,
-        6,
-        np.iinfo(np.int32).max,
-        "at least 6 fields (query Q0 doc rank score tag)",
-        (0, 2, 4, 5),
-    )
-    if split is None:
-        raise TrecFormatError(f"{path}: the run file has no results.")
-    (query, doc, score, tag), lines = split
-    value = _parse_numbers(path, score, lines, np.float64, "the score (5th field)")
-    nan = np.flatnonzero(np.isnan(value))
+    fast = _read_simple(path, 6, (0, 2, 4), (None, None, lambda pa: pa.float64()))
+    if fast is not None:
+        query, doc, score = fast
+        value = score.to_numpy(zero_copy_only=False)
+        file = _TrecFile(path, query, doc, value, None, _last_tag(path))
+    else:
+        split = _split(path, *_RUN_SPEC)
+        if split is None:
+            raise TrecFormatError(f"{path}: the run file has no results.")
+        (query, doc, score, tag), lines = split
+        value = _parse_numbers(path, score, lines, np.float64, "the score (5th field)")
+        # trec_eval keeps the tag of the last line
+        last_tag = tag[len(tag) - 1]
+        last_tag = last_tag if isinstance(last_tag, str) else last_tag.as_py()
+        file = _TrecFile(path, query, doc, value, lines, last_tag)
+    nan = np.flatnonzero(np.isnan(file.value))
     if nan.size:
-        line_no = int(lines[nan[0]])
+        line_no = int(_line_numbers(file)[nan[0]])
         raise TrecFormatError(
             f"{path}, line {line_no}: the score (5th field) is NaN: "
             f"{_line_text(path, line_no)!r}"
         )
-    # trec_eval keeps the tag of the last line
-    last_tag = tag[len(tag) - 1]
-    last_tag = last_tag if isinstance(last_tag, str) else last_tag.as_py()
-    return _TrecFile(path, query, doc, value, lines, last_tag)
+    return file
 
 
 # ---------------------------------------------------------------------------
@@ -324,10 +435,11 @@ def _duplicates(file, qcode, dcode, n_docs, what, policy):
     if policy == "error":
         j = int(np.flatnonzero(same)[0])
         first, second = sorted(order[j : j + 2])
+        lines = _line_numbers(file)
         raise TrecFormatError(
-            f"{file.path}, lines {file.lines[first]} and {file.lines[second]}: "
+            f"{file.path}, lines {lines[first]} and {lines[second]}: "
             f"the {what} has the same (query, document) pair twice: "
-            f"{_line_text(file.path, int(file.lines[second]))!r}. Remove the "
+            f"{_line_text(file.path, int(lines[second]))!r}. Remove the "
             "duplicate, or pass duplicates='first' or 'last' (the command "
             "line's --duplicates) to keep one; trec_eval itself stops with "
             "'duplicate docs'."
@@ -533,7 +645,7 @@ def _as_file(obj, reader, what):
                 f"{what} must be a path or the tuple returned by "
                 f"read_trec_{what}, with 1-D arrays of equal length."
             )
-        tag = obj[3] if len(obj) == 4 else ""
+        tag = obj[3] if len(obj) == 4 else None
         lines = np.arange(1, query.size + 1)
         return _TrecFile(f"<{what}>", query, doc, value, lines, tag)
     raise TypeError(
@@ -566,7 +678,7 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     # the run's rows of evaluated queries, in trec_eval's order
     rows = np.flatnonzero(evaluated[q_run])
     q_run, d_run, s_run = q_run[rows], d_run[rows], s_run[rows]
-    order = np.lexsort((-s_run, q_run))
+    order = _score_order(q_run, s_run)
     q_run, d_run, s_run = q_run[order], d_run[order], s_run[order]
     _break_ties_by_doc(q_run, d_run, s_run, dvocab)
 
@@ -605,6 +717,30 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     new_code = np.cumsum(evaluated) - 1
     query_ids = _vocab_numpy(qvocab, np.flatnonzero(evaluated))
     return _Aligned(query_ids, new_code[q_all], g_all, s_all, rank, run.tag)
+
+
+def _score_order(q, s):
+    """Row order by query code, then decreasing score (stable).
+
+    Run files are usually written query by query in rank order; then only
+    the blocks need reordering, which is much cheaper than a full sort
+    (10M rows: ~0.1 s instead of ~2 s).
+    """
+    n = q.size
+    if n == 0:
+        return np.arange(0)
+    new = np.ones(n, dtype=bool)
+    np.not_equal(q[1:], q[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    block_q = q[starts]
+    one_block_each = np.unique(block_q).size == block_q.size
+    if one_block_each and np.all((s[1:] <= s[:-1]) | new[1:]):
+        lengths = np.diff(np.append(starts, n))
+        by_query = np.argsort(block_q, kind="stable")
+        lengths = lengths[by_query]
+        first = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        return np.repeat(starts[by_query] - first, lengths) + np.arange(n)
+    return np.lexsort((-s, q))
 
 
 def _break_ties_by_doc(q, d, s, dvocab):

@@ -281,3 +281,22 @@ def test_ties_are_broken_by_decreasing_doc_id_in_byte_order(tmp_path, backend):
     run = write(tmp_path, "run", "q Q0 B 1 1.0 r\nq Q0 b 2 1.0 r\nq Q0 a 3 1.0 r\n")
     y, s, _ = srm.trec_to_long_form(qrels, run)
     assert y.tolist() == [1, 0, 0]  # b, then a, then B
+
+
+def test_line_numbers_count_blank_lines_on_the_fast_path(tmp_path, backend):
+    path = write(tmp_path, "run", "\nq1 Q0 d1 1 0.5 a\n\nq1 Q0 d1 3 0.3 a\n")
+    with pytest.raises(ValueError, match=r"lines 2 and 4: "):
+        srm.read_trec_run(path)
+
+
+def test_run_in_rank_order_and_shuffled_give_the_same_long_form(tmp_path):
+    qrels_path, run_path = random_files(tmp_path, 7)
+    lines = Path(run_path).read_text().splitlines()
+    fields = [line.split() for line in lines]
+    # the run written query by query in decreasing score (as TREC runs are)
+    ranked = sorted(fields, key=lambda f: (f[0], -float(f[4])))
+    sorted_path = write(tmp_path, "sorted", "\n".join(map(" ".join, ranked)))
+    shuffled = srm.trec_to_long_form(qrels_path, run_path)
+    in_order = srm.trec_to_long_form(qrels_path, sorted_path)
+    for a, b in zip(shuffled, in_order, strict=True):
+        np.testing.assert_array_equal(a, b)
