@@ -335,16 +335,31 @@ def _evaluate_trec(args, measures, progress):
                 "(or pass -c to score the qrels' queries anyway)."
             )
         exact = args.ties == "expected"
-        values = per_query_values(
-            measures,
-            np.maximum(aligned.grade, 0),
-            aligned.score if exact else aligned.rank,
-            aligned.codes,
+        y_true = np.maximum(aligned.grade, 0)
+        y_score = aligned.score if exact else aligned.rank
+        options = dict(
             n_queries=n_q,
             ignore_ties=not exact,
             no_relevant=0.0,
             relevance_threshold=args.level or 1,
         )
+        cut = [m for m in measures if m.k is not None]
+        values = per_query_values(
+            [m for m in measures if m.k is None],
+            y_true,
+            y_score,
+            aligned.codes,
+            **options,
+        )
+        if cut:
+            rows, cut_score = _top_rows(
+                aligned.codes, y_true, y_score, max(m.k for m in cut), exact
+            )
+            values.update(
+                per_query_values(
+                    cut, y_true[rows], cut_score, aligned.codes[rows], **options
+                )
+            )
         summary = _summary(measures, values, n_q, None, None)
         results.append(Result(aligned.run_tag, aligned.query_ids, values, summary))
     progress.done()
@@ -355,6 +370,25 @@ def _evaluate_trec(args, measures, progress):
             for r, path in zip(results, args.files[1:], strict=True)
         ]
     return results
+
+
+def _top_rows(codes, y_true, y_score, k, exact):
+    """The rows a measure with cut-off <= k needs, and their scores.
+
+    Rows are in trec_eval's order (by query, then rank, unretrieved last).
+    A measure cut at k only reads the first k ranked rows of each query and
+    the relevant rows (for recall's denominator and the ideal DCG); the
+    relevant rows beyond k are passed as unretrieved (-inf), which changes
+    no value at a cut-off <= k.  Dropping the other rows makes the call ~k/n
+    of the work (10M-line runs: ~1 s less per cut-off measure).  With
+    tie-exact values a tie group across the cut needs every row: no cut.
+    """
+    if exact:
+        return np.arange(codes.size), y_score
+    start = np.searchsorted(codes, np.arange(codes[-1] + 1))
+    top = (np.arange(codes.size) - start[codes] < k) & (y_score > -np.inf)
+    rows = np.flatnonzero(top | (y_true > 0))
+    return rows, np.where(top[rows], y_score[rows], -np.inf)
 
 
 # ---------------------------------------------------------------------------
