@@ -726,7 +726,8 @@ def _score_order(q, s):
 
     Run files are usually written query by query in rank order; then only
     the blocks need reordering, which is much cheaper than a full sort
-    (10M rows: ~0.1 s instead of ~2 s).
+    (10M rows in 10,000 queries, shared 2-core machine: 0.66 s instead of
+    8.0 s for ``np.lexsort``).
     """
     n = q.size
     if n == 0:
