@@ -511,6 +511,11 @@ def _evaluate_long(args, measures, progress):
             "--long needs --query-col, --label-col and --score-col "
             "(several score columns compare several models)."
         )
+    if args.complete or args.max_docs is not None:
+        raise UsageError(
+            "-c and -M apply to TREC runs only; with --long every row of the "
+            "table is evaluated."
+        )
     if any(m.metric == "runid" for m in measures):
         measures = [m for m in measures if m.metric != "runid"]
     columns = [args.query_col, args.label_col, *args.score_col]
@@ -547,6 +552,7 @@ def _evaluate_long(args, measures, progress):
             n_queries=n_q,
             ignore_ties=args.ties == "trec_eval",
             no_relevant=args.no_relevant,
+            relevance_threshold=args.level,
             sample_weight=weight,
         )
         summary = _summary(measures, values, n_q, query_w, gauc_w)
@@ -756,8 +762,9 @@ def _evaluate_parser(subparsers):
         "--level",
         type=int,
         metavar="L",
-        help="a document is relevant when its grade is >= L (default 1; "
-        "trec_eval -l); NDCG always uses the grades as gains",
+        help="a document is relevant when its grade is >= L (trec_eval -l; "
+        "default: grade >= 1 for TREC files, > 0 for --long); NDCG always "
+        "uses the grades as gains",
     )
     p.add_argument(
         "--format",
@@ -909,13 +916,9 @@ def main(argv=None):
         return exc.code if isinstance(exc.code, int) else 2
     try:
         return _evaluate(args)
-    except UsageError as exc:
-        print(f"{PROG} evaluate: error: {exc}", file=sys.stderr)
-    except (TrecFormatError, FileNotFoundError) as exc:
-        print(f"{PROG} evaluate: error: {exc}", file=sys.stderr)
-    except ValueError as exc:  # the metrics' input checks
-        print(f"{PROG} evaluate: error: {exc}", file=sys.stderr)
-    except OSError as exc:
+    except (UsageError, TrecFormatError, ValueError, TypeError, OSError) as exc:
+        # usage errors, bad files (TrecFormatError is a ValueError), the
+        # metrics' input checks (ValueError, TypeError), unreadable files
         print(f"{PROG} evaluate: error: {exc}", file=sys.stderr)
     return 2
 

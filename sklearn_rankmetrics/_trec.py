@@ -65,22 +65,9 @@ class TrecFormatError(ValueError):
 
 
 # ---------------------------------------------------------------------------
-# Reading: one table of string columns plus line numbers
+# Reading: string columns (pyarrow arrays, or numpy object arrays without
+# pyarrow) and the 1-based line number of each entry, for messages
 # ---------------------------------------------------------------------------
-class _Fields(NamedTuple):
-    """The fields of a file's content lines (comments and blanks dropped).
-
-    ``columns`` are pyarrow string arrays when pyarrow reads the file,
-    numpy object arrays otherwise; ``lines`` gives each entry's 1-based line
-    number in the file, for error messages.
-    """
-
-    path: str
-    columns: list
-    lines: np.ndarray
-    last_tag: object
-
-
 def _pyarrow():
     try:
         import pyarrow as pa
@@ -315,11 +302,11 @@ class _TrecFile(NamedTuple):
     """A parsed TREC file: string columns, numeric values, line numbers."""
 
     path: str
-    query: object
+    query: object  # pyarrow string array, or numpy object array
     doc: object
-    value: np.ndarray
-    lines: np.ndarray
-    tag: str
+    value: np.ndarray  # grades (int64) or scores (float64)
+    lines: object  # 1-based line numbers; None if the fast reader skipped them
+    tag: object  # the run's tag (last line's); None for qrels
 
 
 _QRELS_SPEC = (4, 4, "4 fields (query iter doc grade)", (0, 2, 3))

@@ -249,6 +249,26 @@ def test_long_missing_column_lists_available_columns(tmp_path, capsys):
     assert "Available columns: 'user', 'click', 'model_a', 'model_b'" in err
     code, _, err = run_cli(capsys, "evaluate", "--long", str(path), *LONG_ARGS)
     assert code == 2 and "--score-col" in err
+    argv = ["evaluate", "--long", str(path), *LONG_ARGS, "--score-col", "model_a"]
+    code, _, err = run_cli(capsys, *argv, "-c")
+    assert code == 2 and "-c and -M apply to TREC runs only" in err
+
+
+def test_long_relevance_level(tmp_path, capsys):
+    user, _, a, _ = impressions(seed=2)
+    grade = np.arange(user.size) % 4
+    path = tmp_path / "graded.csv"
+    rows = [f"{u},{g},{x}" for u, g, x in zip(user, grade, a, strict=True)]
+    path.write_text("user,grade,score\n" + "\n".join(rows) + "\n")
+    args = ["--long", str(path), "--query-col", "user", "--label-col", "grade"]
+    result = _json(capsys, *args, "--score-col", "score", "-l", "2", "-m", "map")
+    expected = srm.average_precision_at_k(
+        grade, a, query_id=user, relevance_threshold=2
+    )
+    assert result["score"]["all"]["map"] == pytest.approx(expected)
+    assert expected != pytest.approx(
+        srm.average_precision_at_k(grade, a, query_id=user)
+    )
 
 
 # ---------------------------------------------------------------------------
