@@ -153,9 +153,16 @@ def test_long_form_ranking_ties_unretrieved_and_options(tmp_path, backend):
     assert sorted(y[q == "q1"].tolist()) == [0, 0, 0, 0, 1, 2]
     with pytest.raises(ValueError, match="max_docs must be >= 1"):
         srm.trec_to_long_form(qrels, run, max_docs=0)
-    # the readers' tuples work as inputs too
-    same = srm.trec_to_long_form(srm.read_trec_qrels(qrels), srm.read_trec_run(run))
-    np.testing.assert_array_equal(same.y_score, srm.trec_to_long_form(qrels, run)[1])
+    # the readers' tuples work as inputs too, also next to a path
+    expected = srm.trec_to_long_form(qrels, run)
+    for q_in, r_in in [
+        (srm.read_trec_qrels(qrels), srm.read_trec_run(run)),
+        (srm.read_trec_qrels(qrels), run),
+        (qrels, srm.read_trec_run(run)),
+    ]:
+        got = srm.trec_to_long_form(q_in, r_in)
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 def _expected(name):
@@ -300,3 +307,31 @@ def test_run_in_rank_order_and_shuffled_give_the_same_long_form(tmp_path):
     in_order = srm.trec_to_long_form(qrels_path, sorted_path)
     for a, b in zip(shuffled, in_order, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_hash_collisions_are_checked_on_the_strings(tmp_path, monkeypatch):
+    """The run's duplicate check hashes document ids; equal hashes must be
+    compared exactly (here every hash collides)."""
+    pytest.importorskip("pyarrow")
+    qrels_path, run_path = random_files(tmp_path, 11)
+    expected = srm.trec_to_long_form(qrels_path, run_path)
+    monkeypatch.setattr(_trec, "_string_hash", lambda column: np.zeros(len(column)))
+    colliding = srm.trec_to_long_form(qrels_path, run_path)
+    for a, b in zip(expected, colliding, strict=True):
+        np.testing.assert_array_equal(a, b)
+    dup = write(tmp_path, "dup", "q Q0 a 1 1.0 r\nq Q0 b 2 0.5 r\nq Q0 a 3 0.1 r\n")
+    with pytest.raises(ValueError, match="lines 1 and 3"):
+        srm.trec_to_long_form(qrels_path, dup)
+    qrels = write(tmp_path, "q", "q 0 a 1\n")
+    y, s, _ = srm.trec_to_long_form(qrels, dup, duplicates="last")
+    assert s.tolist() == [0.5, 0.1] and y.tolist() == [0, 1]
+
+
+def test_string_hash_tells_different_ids_apart():
+    pa = pytest.importorskip("pyarrow")
+    ids = pa.array(["d1", "d2", "d10", "", "a-much-longer-document-id-" * 3, "d1"])
+    h = _trec._string_hash(ids.slice(0))
+    assert h[0] == h[5]
+    assert len(set(h[:5].tolist())) == 5
+    sliced = _trec._string_hash(ids.slice(2, 2))  # an offset into the buffers
+    np.testing.assert_array_equal(sliced, h[2:4])
