@@ -665,6 +665,8 @@ def _string_hash(column):
     took ~12 s on the shared 2-core machine.)
     """
     pa, _, _ = _pyarrow()
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
     width = np.int64 if pa.types.is_large_string(column.type) else np.int32
     offsets = np.frombuffer(column.buffers()[1], dtype=width)
     offsets = offsets[column.offset : column.offset + len(column) + 1].astype(np.int64)
@@ -680,12 +682,16 @@ def _string_hash(column):
     end = offsets[1:] - first + 32  # one past each string's last byte
     mult = np.uint64(0x9E3779B97F4A7C15)
     h = lengths.astype(np.uint64) * mult
+    shortest, longest = int(lengths.min()), int(lengths.max())
     for i in range(4):
-        word = windows[end - 8 * (i + 1)]
-        n_bytes = np.clip(lengths - 8 * i, 0, 8).astype(np.uint64)
-        # little-endian: the string's bytes are the window's high bytes
-        shift = np.uint64(8) * (np.uint64(8) - np.maximum(n_bytes, np.uint64(1)))
-        part = np.where(n_bytes > 0, word >> shift, np.uint64(0))
+        if longest <= 8 * i:
+            break
+        part = windows[end - 8 * (i + 1)]
+        if shortest < 8 * (i + 1):  # some strings end inside this window
+            n_bytes = np.clip(lengths - 8 * i, 0, 8).astype(np.uint64)
+            # little-endian: the string's bytes are the window's high bytes
+            shift = np.uint64(8) * (np.uint64(8) - np.maximum(n_bytes, np.uint64(1)))
+            part = np.where(n_bytes > 0, part >> shift, np.uint64(0))
         h = (h ^ part) * mult
         h ^= h >> np.uint64(29)
     return h
