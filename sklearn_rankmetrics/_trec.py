@@ -683,11 +683,12 @@ def _string_hash(column):
     mult = np.uint64(0x9E3779B97F4A7C15)
     h = lengths.astype(np.uint64) * mult
     shortest, longest = int(lengths.min()), int(lengths.max())
-    for i in range(4):
-        if longest <= 8 * i:
-            break
-        part = windows[end - 8 * (i + 1)]
-        if shortest < 8 * (i + 1):  # some strings end inside this window
+    for i in range(4):  # always 4 rounds: the hash depends on the string only
+        if longest <= 8 * i:  # no string reaches this window
+            part = np.uint64(0)
+        else:
+            part = windows[end - 8 * (i + 1)]
+        if shortest < 8 * (i + 1) < longest + 8:  # some end inside the window
             n_bytes = np.clip(lengths - 8 * i, 0, 8).astype(np.uint64)
             # little-endian: the string's bytes are the window's high bytes
             shift = np.uint64(8) * (np.uint64(8) - np.maximum(n_bytes, np.uint64(1)))
