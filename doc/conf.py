@@ -92,6 +92,11 @@ API_GROUPS = [
         "Conversions into the input forms the metrics take.",
     ),
     (
+        "files",
+        "File readers",
+        "TREC qrels and run files into the long form.",
+    ),
+    (
         "datasets",
         "Datasets",
         "Synthetic data generators for examples and tests.",
@@ -108,6 +113,8 @@ def _api_group(name):
         return "scorers"  # get_scorer, get_scorer_names, make_scoring, ...
     if name.endswith(("_at_k", "_score")):
         return "metrics"
+    if name.startswith("read_trec") or name.startswith("trec_"):
+        return "files"
     if name.startswith(("make_", "load_", "fetch_")):
         return "datasets"
     if "id" in name or name.startswith(("to_", "from_", "ranked_", "lists_")):

@@ -21,6 +21,7 @@ from ._ranking import (
     reciprocal_rank_at_k,
 )
 from ._scorer import get_scorer, get_scorer_names, make_scoring
+from ._trec import read_trec_qrels, read_trec_run, trec_to_long_form
 
 __version__ = "0.1.0.dev0"
 
@@ -38,6 +39,9 @@ __all__ = [
     "ndcg_at_k",
     "precision_at_k",
     "ranked_lists_to_arrays",
+    "read_trec_qrels",
+    "read_trec_run",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "trec_to_long_form",
 ]

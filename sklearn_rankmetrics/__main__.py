@@ -1,8 +1,12 @@
-"""``python -m sklearn_rankmetrics``: run the tuning demo (see :mod:`._demo`)."""
+"""``python -m sklearn_rankmetrics``: the command line (see :mod:`._cli`).
+
+With no arguments, or with the demo's options, it runs the tuning demo;
+``evaluate`` scores TREC runs or impression tables.
+"""
 
 import sys
 
-from ._demo import main
+from ._cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

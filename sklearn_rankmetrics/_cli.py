@@ -1,0 +1,927 @@
+"""The ``rankmetrics`` command line: ``demo`` and ``evaluate``.
+
+``rankmetrics evaluate QRELS RUN [RUN ...]`` evaluates TREC runs as
+trec_eval does and prints trec_eval's layout by default;
+``rankmetrics evaluate --long FILE ...`` evaluates one-row-per-impression
+data (CSV, TSV or Parquet).  ``rankmetrics`` alone, or followed by options
+that are not a subcommand, runs the tuning demo.
+
+The flow of ``evaluate``: read the files into the long form
+(:mod:`._trec` for TREC files, :func:`_read_long` for tables), compute
+"measure -> per-query values" in :func:`per_query_values` (the one place
+that calls the metric functions), average them in :func:`_summary`, and
+print with one of the ``_print_*`` writers.
+"""
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import re
+import sys
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from . import __version__
+from ._auc import group_auc_score
+from ._ranking import (
+    average_precision_at_k,
+    dcg_at_k,
+    f1_at_k,
+    hit_rate_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank_at_k,
+)
+from ._trec import TrecFormatError, _align, _encode, _read_qrels, _read_run
+
+PROG = "rankmetrics"
+
+# ---------------------------------------------------------------------------
+# Measures
+# ---------------------------------------------------------------------------
+# package metric name -> function (the names of get_scorer)
+_FUNCTIONS = {
+    "dcg": dcg_at_k,
+    "f1": f1_at_k,
+    "gauc": group_auc_score,
+    "hit_rate": hit_rate_at_k,
+    "map": average_precision_at_k,
+    "mrr": reciprocal_rank_at_k,
+    "ndcg": ndcg_at_k,
+    "precision": precision_at_k,
+    "recall": recall_at_k,
+}
+_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+
+_TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# trec_eval measure -> (package metric, default cut-offs or None, label prefix).
+# In trec_eval's own order, which is the order it prints them in.
+_TREC_MEASURES = {
+    "runid": ("runid", None, "runid"),
+    "num_q": ("num_q", None, "num_q"),
+    "num_ret": ("num_ret", None, "num_ret"),
+    "num_rel": ("num_rel", None, "num_rel"),
+    "num_rel_ret": ("num_rel_ret", None, "num_rel_ret"),
+    "map": ("map", None, "map"),
+    "recip_rank": ("mrr", None, "recip_rank"),
+    "P": ("precision", _TREC_CUTS, "P_"),
+    "recall": ("recall", _TREC_CUTS, "recall_"),
+    "ndcg": ("ndcg", None, "ndcg"),
+    "ndcg_cut": ("ndcg", _TREC_CUTS, "ndcg_cut_"),
+    "map_cut": ("map", _TREC_CUTS, "map_cut_"),
+    "success": ("hit_rate", (1, 5, 10), "success_"),
+    "set_P": ("precision", None, "set_P"),
+    "set_recall": ("recall", None, "set_recall"),
+    "set_F": ("f1", None, "set_F"),
+}
+# trec_eval measures this package does not compute (yet); all_trec and
+# official skip them with a note on stderr.
+_TREC_MISSING = (
+    "gm_map Rprec bpref iprec_at_recall relstring unj rbp rbp_resid infAP "
+    "gm_bpref utility 11pt_avg relative_P Rprec_mult ndcg_rel Rndcg binG G "
+    "set_relative_P set_map num_nonrel_judged_ret"
+).split()
+_NICKNAMES = {
+    "all_trec": [m for m in _TREC_MEASURES],
+    "official": "runid num_q num_ret num_rel num_rel_ret map recip_rank P".split(),
+}
+_NICKNAME_MISSING = {
+    "all_trec": _TREC_MISSING,
+    "official": "gm_map Rprec bpref iprec_at_recall".split(),
+}
+_LONG_DEFAULT = "ndcg@10 map@10 mrr@10 precision@10 recall@10 hit_rate@10 gauc".split()
+_PACKAGE_RE = re.compile(r"^([a-z_]+?)(?:@(\d+))?$")
+
+
+class Measure(NamedTuple):
+    """One value per query: ``label`` as printed, ``metric`` and ``k``."""
+
+    label: str
+    metric: str  # a key of _FUNCTIONS, a count, or "runid"
+    k: object  # int or None
+    order: tuple  # sort key: trec_eval's table order, then as requested
+
+
+class UsageError(Exception):
+    """Bad command-line input: exit status 2 with the message."""
+
+
+def parse_measures(names, *, default, notes):
+    """Resolve ``-m`` values into :class:`Measure` objects, printing order.
+
+    Accepts trec_eval's names (``map``, ``P.5,10``, ``ndcg_cut.10``,
+    ``all_trec``) and the package's (``ndcg@10``, ``map@100``, ``gauc``).
+    Measures the package lacks are reported in ``notes`` when requested
+    through a nickname, and are an error when named directly.
+    """
+    names = list(names) or list(default)
+    found = {}
+    trec_order = {name: i for i, name in enumerate(_TREC_MEASURES)}
+    for n_given, raw in enumerate(names):
+        name = raw.strip()
+        if name in _NICKNAMES:
+            for sub in _NICKNAMES[name]:
+                _add_trec(found, sub, None, trec_order)
+            notes.append(
+                f"{name}: skipping trec_eval measures not in this package: "
+                + ", ".join(_NICKNAME_MISSING[name])
+            )
+            continue
+        base, _, params = name.partition(".")
+        if base in _TREC_MEASURES:
+            _add_trec(found, base, params or None, trec_order, raw)
+            continue
+        if base in _TREC_MISSING:
+            raise UsageError(
+                f"measure {raw!r}: trec_eval's {base} is not implemented in "
+                "this package yet. Measures available the trec_eval way: "
+                + ", ".join(_TREC_MEASURES)
+            )
+        match = _PACKAGE_RE.match(name.lower())
+        if match is None or match.group(1) not in {*_FUNCTIONS, *_COUNTS}:
+            raise UsageError(
+                f"unknown measure {raw!r}. Use the package's names "
+                f"({', '.join(sorted(_FUNCTIONS))}, with @k for a cut-off, "
+                "e.g. ndcg@10) or trec_eval's (map, P.10, recall.100, "
+                "ndcg, ndcg_cut.10, map_cut.10, recip_rank, success.1,5, "
+                "set_P, set_recall, set_F, num_ret, all_trec, ...)."
+            )
+        metric, k = match.group(1), match.group(2)
+        if k is not None and (metric == "gauc" or metric in _COUNTS):
+            raise UsageError(f"measure {raw!r}: {metric} takes no cut-off @k.")
+        if k is not None and int(k) < 1:
+            raise UsageError(f"measure {raw!r}: the cut-off must be >= 1.")
+        k = None if k is None else int(k)
+        label = name.lower()
+        found.setdefault(label, Measure(label, metric, k, (1, n_given, 0)))
+    return sorted(found.values(), key=lambda m: m.order)
+
+
+def _add_trec(found, base, params, trec_order, raw=None):
+    metric, cuts, prefix = _TREC_MEASURES[base]
+    if params is not None and cuts is None:
+        raise UsageError(
+            f"measure {raw!r}: {base} takes no parameters here (trec_eval's "
+            "ndcg gain table and set_F's beta are not supported)."
+        )
+    if cuts is None:
+        found.setdefault(base, Measure(base, metric, None, (0, trec_order[base], 0)))
+        return
+    if params is not None:
+        try:
+            cuts = sorted({int(c) for c in params.split(",")})
+        except ValueError:
+            raise UsageError(
+                f"measure {raw!r}: the cut-offs after '.' must be integers "
+                f"separated by commas, e.g. {base}.5,10."
+            ) from None
+        if cuts[0] < 1:
+            raise UsageError(f"measure {raw!r}: cut-offs must be >= 1.")
+    for k in cuts:
+        label = f"{prefix}{k}"
+        found.setdefault(label, Measure(label, metric, k, (0, trec_order[base], k)))
+
+
+# ---------------------------------------------------------------------------
+# Per-query values: the one place that calls the metrics
+# ---------------------------------------------------------------------------
+def per_query_values(
+    measures,
+    y_true,
+    y_score,
+    query_id,
+    *,
+    n_queries,
+    ignore_ties,
+    no_relevant,
+    relevance_threshold=None,
+    sample_weight=None,
+):
+    """Measure label -> per-query values (queries in ``np.unique`` order).
+
+    ``query_id`` are integer codes 0..n_queries-1 whose order is the
+    output order.  Every metric is computed by the package's public
+    function with ``average=None``; the counts (num_ret, num_rel,
+    num_rel_ret) are bincounts over the rows.  This is the single place to
+    switch to ``ranking_report(..., per_query=True)`` once it exists.
+    """
+    values = {}
+    common = {"query_id": query_id, "average": None}
+    for m in measures:
+        if m.metric in ("runid", "num_q"):
+            continue
+        if m.metric in _COUNTS:
+            values[m.label] = _counts(
+                m.metric, y_true, y_score, query_id, n_queries, relevance_threshold
+            )
+            continue
+        func = _FUNCTIONS[m.metric]
+        if m.metric == "gauc":
+            values[m.label] = func(
+                y_true, y_score, sample_weight=sample_weight, **common
+            )
+            continue
+        opts = dict(common, ignore_ties=ignore_ties, no_relevant=no_relevant)
+        if relevance_threshold is not None and m.metric not in ("dcg", "ndcg"):
+            opts["relevance_threshold"] = relevance_threshold
+        values[m.label] = func(
+            y_true, y_score, k=m.k, sample_weight=sample_weight, **opts
+        )
+    return values
+
+
+def _counts(kind, y_true, y_score, codes, n_queries, threshold):
+    retrieved = y_score > -np.inf
+    relevant = y_true >= threshold if threshold is not None else y_true > 0
+    mask = {"num_ret": retrieved, "num_rel": relevant}.get(kind, retrieved & relevant)
+    return np.bincount(codes[mask], minlength=n_queries).astype(np.float64)
+
+
+def _summary(measures, values, n_queries, query_weights, gauc_weights):
+    """The "all" row: weighted mean over queries (sum for the counts)."""
+    out = {}
+    for m in measures:
+        if m.metric == "runid":
+            continue
+        if m.metric == "num_q":
+            out[m.label] = float(n_queries)
+            continue
+        v = values[m.label]
+        if m.metric in _COUNTS:
+            out[m.label] = float(v.sum())
+            continue
+        w = gauc_weights if m.metric == "gauc" else query_weights
+        w = np.ones(v.shape) if w is None else w
+        keep = ~np.isnan(v) & (w > 0)
+        out[m.label] = (
+            float(np.average(v[keep], weights=w[keep])) if keep.any() else math.nan
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# One evaluated run: what the writers print
+# ---------------------------------------------------------------------------
+class Result(NamedTuple):
+    name: str  # runid / score column
+    query_ids: np.ndarray
+    values: dict  # label -> per-query ndarray
+    summary: dict  # label -> float
+
+
+class _Progress:
+    """Steps on stderr ("reading run.txt ... 1.2 s") when it is a terminal."""
+
+    def __init__(self, quiet):
+        self.on = not quiet and sys.stderr.isatty()
+        self.start = None
+
+    def step(self, message):
+        if self.on:
+            self.done()
+            print(f"{PROG}: {message} ...", end="", file=sys.stderr, flush=True)
+            self.start = time.perf_counter()
+
+    def done(self):
+        if self.on and self.start is not None:
+            print(
+                f" {time.perf_counter() - self.start:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.start = None
+
+
+def _evaluate_trec(args, measures, progress):
+    if len(args.files) < 2:
+        raise UsageError(
+            "evaluate needs a qrels file and at least one run file "
+            "(evaluate QRELS RUN [RUN ...]), or --long FILE for one row per "
+            "impression."
+        )
+    if args.level is not None and args.level < 1:
+        raise UsageError(
+            f"-l/--level must be >= 1 (got {args.level}); a level of 0 would "
+            "make judged non-relevant documents relevant, which this package "
+            "does not support."
+        )
+    if args.max_docs is not None and args.max_docs < 1:
+        raise UsageError(f"-M/--max-docs must be >= 1, got {args.max_docs}.")
+    progress.step(f"reading {args.files[0]}")
+    qrels = _read_qrels(args.files[0])
+    results = []
+    for path in args.files[1:]:
+        progress.step(f"reading {path}")
+        run = _read_run(path)
+        progress.step(f"evaluating {path}")
+        aligned = _align(
+            qrels,
+            run,
+            max_docs=args.max_docs,
+            all_queries=args.complete,
+            duplicates=args.duplicates,
+        )
+        n_q = len(aligned.query_ids)
+        if n_q == 0:
+            raise UsageError(
+                f"no query of the run {path!r} is in the qrels "
+                f"{args.files[0]!r}; check that both use the same query ids "
+                "(or pass -c to score the qrels' queries anyway)."
+            )
+        exact = args.ties == "expected"
+        y_true = np.maximum(aligned.grade, 0)
+        y_score = aligned.score if exact else aligned.rank
+        options = dict(
+            n_queries=n_q,
+            ignore_ties=not exact,
+            no_relevant=0.0,
+            relevance_threshold=args.level or 1,
+        )
+        cut = [m for m in measures if m.k is not None]
+        values = per_query_values(
+            [m for m in measures if m.k is None],
+            y_true,
+            y_score,
+            aligned.codes,
+            **options,
+        )
+        if cut:
+            rows, cut_score = _top_rows(
+                aligned.codes, y_true, y_score, max(m.k for m in cut), exact
+            )
+            values.update(
+                per_query_values(
+                    cut, y_true[rows], cut_score, aligned.codes[rows], **options
+                )
+            )
+        summary = _summary(measures, values, n_q, None, None)
+        results.append(Result(aligned.run_tag, aligned.query_ids, values, summary))
+    progress.done()
+    tags = [r.name for r in results]
+    if len(set(tags)) < len(tags):  # same runid: tell the runs by file name
+        results = [
+            r._replace(name=os.path.basename(path))
+            for r, path in zip(results, args.files[1:], strict=True)
+        ]
+    return results
+
+
+def _top_rows(codes, y_true, y_score, k, exact):
+    """The rows a measure with cut-off <= k needs, and their scores.
+
+    Rows are in trec_eval's order (by query, then rank, unretrieved last).
+    A measure cut at k only reads the first k ranked rows of each query and
+    the relevant rows (for recall's denominator and the ideal DCG); the
+    relevant rows beyond k are passed as unretrieved (-inf), which changes
+    no value at a cut-off <= k.  Dropping the other rows cuts the work
+    (``ndcg@10`` on 10M rows, 1000 per query, 5 % relevant, shared 2-core
+    machine: 0.44 s instead of 4.1 s, same values).  With
+    tie-exact values a tie group across the cut needs every row: no cut.
+    """
+    if exact:
+        return np.arange(codes.size), y_score
+    start = np.searchsorted(codes, np.arange(codes[-1] + 1))
+    top = (np.arange(codes.size) - start[codes] < k) & (y_score > -np.inf)
+    rows = np.flatnonzero(top | (y_true > 0))
+    return rows, np.where(top[rows], y_score[rows], -np.inf)
+
+
+# ---------------------------------------------------------------------------
+# Long-form tables (CSV, TSV, Parquet)
+# ---------------------------------------------------------------------------
+def _read_long(path, columns, sep):
+    """The requested columns of a table file, as numpy arrays."""
+    if not os.path.isfile(path):
+        raise UsageError(f"--long: file not found: {path!r}")
+    lower = path.lower()
+    if lower.endswith((".parquet", ".pq")):
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise UsageError(
+                f"--long {path!r}: reading Parquet needs pyarrow "
+                "(pip install pyarrow), or convert the file to CSV."
+            ) from None
+        available = pq.read_schema(path).names
+        _check_columns(path, columns, available)
+        table = pq.read_table(path, columns=list(dict.fromkeys(columns)))
+        return {c: _column_numpy(table.column(c)) for c in columns}
+    if sep is None:
+        sep = "\t" if lower.endswith((".tsv", ".tab", ".tsv.gz")) else ","
+    with open(path, encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    _check_columns(path, columns, header)
+    try:
+        import pyarrow.csv as pa_csv
+    except ImportError:
+        pa_csv = None
+    if pa_csv is not None:
+        table = pa_csv.read_csv(
+            path,
+            parse_options=pa_csv.ParseOptions(delimiter=sep),
+            convert_options=pa_csv.ConvertOptions(
+                include_columns=list(dict.fromkeys(columns))
+            ),
+        )
+        return {c: _column_numpy(table.column(c)) for c in columns}
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        frame = pd.read_csv(path, sep=sep, usecols=list(dict.fromkeys(columns)))
+        return {c: frame[c].to_numpy() for c in columns}
+    with open(path, encoding="utf-8", newline="") as fh:  # pragma: no cover
+        reader = csv.DictReader(fh, delimiter=sep)
+        rows = list(reader)
+    return {c: np.array([r[c] for r in rows]) for c in columns}
+
+
+def _check_columns(path, wanted, available):
+    missing = [c for c in dict.fromkeys(wanted) if c not in available]
+    if missing:
+        raise UsageError(
+            f"--long {path!r}: no column {', '.join(map(repr, missing))}. "
+            f"Available columns: {', '.join(map(repr, available))}."
+        )
+
+
+def _column_numpy(column):
+    arr = column.to_numpy()
+    if arr.dtype == object:
+        return arr
+    return np.asarray(arr)
+
+
+def _numeric(path, name, arr):
+    try:
+        out = np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UsageError(
+            f"--long {path!r}: column {name!r} must be numeric; found "
+            f"{next((x for x in arr if not _is_number(x)), arr[0])!r}."
+        ) from None
+    return out
+
+
+def _is_number(x):
+    try:
+        float(x)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _query_codes(q):
+    """Codes 0..n-1 in sorted id order (np.unique's), and the ids."""
+    if q.dtype == object:
+        try:
+            (codes,), vocab = _encode([_as_arrow_strings(q)], sort=True)
+            return codes, _vocab_list(vocab)
+        except ImportError:
+            pass
+    ids, codes = np.unique(q, return_inverse=True)
+    return codes.reshape(-1), ids
+
+
+def _as_arrow_strings(q):
+    import pyarrow as pa
+
+    return pa.array(q.astype(str), type=pa.string())
+
+
+def _vocab_list(vocab):
+    return np.asarray(vocab.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _evaluate_long(args, measures, progress):
+    if args.files:
+        raise UsageError(
+            "--long evaluates one table; give no qrels or run files with it "
+            f"(got {' '.join(args.files)})."
+        )
+    if not (args.query_col and args.label_col and args.score_col):
+        raise UsageError(
+            "--long needs --query-col, --label-col and --score-col "
+            "(several score columns compare several models)."
+        )
+    if args.complete or args.max_docs is not None:
+        raise UsageError(
+            "-c and -M apply to TREC runs only; with --long every row of the "
+            "table is evaluated."
+        )
+    if any(m.metric == "runid" for m in measures):
+        measures = [m for m in measures if m.metric != "runid"]
+    columns = [args.query_col, args.label_col, *args.score_col]
+    if args.weight_col:
+        columns.append(args.weight_col)
+    path = args.long
+    progress.step(f"reading {path}")
+    data = _read_long(path, columns, args.sep)
+    if len(data[args.query_col]) == 0:
+        raise UsageError(f"--long {path!r}: the table has no rows.")
+    codes, ids = _query_codes(data[args.query_col])
+    n_q = len(ids)
+    y_true = _numeric(path, args.label_col, data[args.label_col])
+    weight = None
+    if args.weight_col:
+        weight = _numeric(path, args.weight_col, data[args.weight_col])
+    # per-query weights for the summary: the metrics' own averaging
+    if weight is None:
+        query_w = None
+        gauc_w = np.bincount(codes, minlength=n_q).astype(np.float64)
+    else:
+        query_w = np.zeros(n_q)
+        query_w[codes] = weight
+        gauc_w = np.bincount(codes, weights=weight, minlength=n_q)
+    results = []
+    for col in args.score_col:
+        progress.step(f"evaluating {col}")
+        y_score = _numeric(path, col, data[col])
+        values = per_query_values(
+            measures,
+            y_true,
+            y_score,
+            codes,
+            n_queries=n_q,
+            ignore_ties=args.ties == "trec_eval",
+            no_relevant=args.no_relevant,
+            relevance_threshold=args.level,
+            sample_weight=weight,
+        )
+        summary = _summary(measures, values, n_q, query_w, gauc_w)
+        results.append(Result(col, ids, values, summary))
+    progress.done()
+    return results, measures
+
+
+# ---------------------------------------------------------------------------
+# Writers
+# ---------------------------------------------------------------------------
+def _fmt_trec(m, value):
+    if m.metric in _COUNTS:
+        return str(int(value))
+    return f"{value:6.4f}"
+
+
+def _print_trec(out, measures, results, per_query):
+    for res in results:
+        if per_query:
+            for j, qid in enumerate(res.query_ids):
+                for m in measures:
+                    if m.metric in ("runid", "num_q"):
+                        continue
+                    value = _fmt_trec(m, res.values[m.label][j])
+                    out.write(f"{m.label:<22}\t{qid}\t{value}\n")
+        for m in measures:
+            if m.metric == "runid":
+                value = res.name
+            else:
+                value = _fmt_trec(m, res.summary[m.label])
+            out.write(f"{m.label:<22}\tall\t{value}\n")
+
+
+def _json_number(value):
+    return None if math.isnan(value) else value
+
+
+def _print_json(out, measures, results, per_query):
+    doc = {}
+    for res in results:
+        entry = {
+            "all": {
+                m.label: _json_number(res.summary[m.label])
+                for m in measures
+                if m.metric != "runid"
+            }
+        }
+        if per_query:
+            entry["queries"] = {
+                str(qid): {
+                    m.label: _json_number(float(res.values[m.label][j]))
+                    for m in measures
+                    if m.label in res.values
+                }
+                for j, qid in enumerate(res.query_ids)
+            }
+        doc[res.name] = entry
+    json.dump(doc, out, indent=2)
+    out.write("\n")
+
+
+def _print_csv(out, measures, results, per_query):
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "measure", "query", "value"])
+    for res in results:
+        if per_query:
+            for j, qid in enumerate(res.query_ids):
+                for m in measures:
+                    if m.label in res.values:
+                        writer.writerow(
+                            [
+                                res.name,
+                                m.label,
+                                qid,
+                                repr(float(res.values[m.label][j])),
+                            ]
+                        )
+        for m in measures:
+            if m.metric != "runid":
+                writer.writerow([res.name, m.label, "all", repr(res.summary[m.label])])
+
+
+def _print_table(out, measures, results, per_query):
+    """Side by side: one column per run / score column."""
+    names = [r.name for r in results]
+    rows = []
+    for m in measures:
+        if m.metric == "runid":
+            continue
+        rows.append(
+            (m.label, "all", [_fmt_cell(m, r.summary[m.label]) for r in results])
+        )
+    if per_query:
+        for j, qid in enumerate(results[0].query_ids):
+            for m in measures:
+                if m.label in results[0].values:
+                    cells = [_fmt_cell(m, r.values[m.label][j]) for r in results]
+                    rows.append((m.label, str(qid), cells))
+    w_m = max([len("measure")] + [len(r[0]) for r in rows])
+    w_q = max([len("query")] + [len(r[1]) for r in rows])
+    widths = [max(len(n), *(len(r[2][i]) for r in rows)) for i, n in enumerate(names)]
+    head = f"{'measure':<{w_m}}  {'query':<{w_q}}"
+    head += "".join(f"  {n:>{w}}" for n, w in zip(names, widths, strict=True))
+    out.write(head.rstrip() + "\n")
+    out.write("-" * len(head.rstrip()) + "\n")
+    for label, qid, cells in rows:
+        line = f"{label:<{w_m}}  {qid:<{w_q}}"
+        line += "".join(f"  {c:>{w}}" for c, w in zip(cells, widths, strict=True))
+        out.write(line + "\n")
+    # The paired comparison of several runs (intervals, tests, correction)
+    # will come from compare_rankings; print it here when it exists.
+
+
+def _fmt_cell(m, value):
+    if math.isnan(value):
+        return "nan"
+    if m.metric in _COUNTS or m.metric == "num_q":
+        return str(int(value))
+    return f"{value:.4f}"
+
+
+_WRITERS = {
+    "trec": _print_trec,
+    "csv": _print_csv,
+    "json": _print_json,
+    "table": _print_table,
+}
+
+
+def _write_per_query(path, measures, results, query_name):
+    labels = [m.label for m in measures if m.label in results[0].values]
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow([query_name, "model", *labels])
+        for res in results:
+            for j, qid in enumerate(res.query_ids):
+                row = [float(res.values[lab][j]) for lab in labels]
+                writer.writerow([qid, res.name, *map(repr, row)])
+
+
+# ---------------------------------------------------------------------------
+# Argument parsing and dispatch
+# ---------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _evaluate_parser(subparsers):
+    p = subparsers.add_parser(
+        "evaluate",
+        help="evaluate TREC runs against qrels, or a table of impressions",
+        description=(
+            "Evaluate TREC run files against a qrels file (trec_eval's "
+            "conventions and output layout), or, with --long, a CSV/TSV/"
+            "Parquet table with one row per (query, item) impression."
+        ),
+        epilog=(
+            "Measures: the package's names (ndcg@10, map@100, mrr@10, "
+            "precision@5, recall@100, hit_rate@10, f1@10, dcg@10, gauc) or "
+            "trec_eval's (map, P.5,10, recall.100, ndcg, ndcg_cut.10, "
+            "map_cut.100, recip_rank, success.1,5,10, set_P, set_recall, "
+            "set_F, num_q, num_ret, num_rel, num_rel_ret, runid, official, "
+            "all_trec). Examples: rankmetrics evaluate -q -m ndcg_cut.10 "
+            "qrels.txt run.txt;  rankmetrics evaluate --long clicks.csv "
+            "--query-col user --label-col click --score-col model_a model_b"
+        ),
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="QRELS RUN",
+        help="a TREC qrels file, then one or more run files",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        default=[],
+        metavar="MEASURE",
+        help="a measure to compute (repeat for several); default: trec_eval's "
+        "'official' set for TREC files, " + " ".join(_LONG_DEFAULT) + " for --long",
+    )
+    p.add_argument(
+        "-q", "--per-query-output", dest="per_query", action="store_true",
+        help="print each query's values too, not only the summary ('all')",
+    )  # fmt: skip
+    p.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score the qrels' queries the run does not answer as 0 and "
+        "average over every query of the qrels (trec_eval -c)",
+    )
+    p.add_argument(
+        "-M",
+        "--max-docs",
+        type=int,
+        metavar="N",
+        help="evaluate only the first N documents of each ranking (trec_eval -M)",
+    )
+    p.add_argument(
+        "-l",
+        "--level",
+        type=int,
+        metavar="L",
+        help="a document is relevant when its grade is >= L (trec_eval -l; "
+        "default: grade >= 1 for TREC files, > 0 for --long); NDCG always "
+        "uses the grades as gains",
+    )
+    p.add_argument(
+        "--format",
+        choices=sorted(_WRITERS),
+        help="output layout; default: trec (trec_eval's) for one TREC run, "
+        "table (side by side) for several runs or --long",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=("error", "first", "last"),
+        default="error",
+        help="a (query, document) pair twice in a file: stop with an error "
+        "(default; trec_eval stops too), or keep its first or last line",
+    )
+    p.add_argument(
+        "--ties",
+        choices=("trec_eval", "expected"),
+        help="tied scores: break them as trec_eval does (decreasing document "
+        "id; default for TREC files) or give the exact expected value over "
+        "the orders of tied items (default for --long, where ties are broken "
+        "by row order with trec_eval)",
+    )
+    long = p.add_argument_group("one row per impression (--long)")
+    long.add_argument("--long", metavar="FILE", help="a CSV, TSV or Parquet table")
+    long.add_argument("--query-col", metavar="COL", help="the query (user) id column")
+    long.add_argument("--label-col", metavar="COL", help="the relevance/click column")
+    long.add_argument(
+        "--score-col",
+        nargs="+",
+        metavar="COL",
+        help="score column(s); several compare several models side by side",
+    )
+    long.add_argument(
+        "--weight-col",
+        metavar="COL",
+        help="row weights (the query weight for ranking metrics; constant "
+        "within a query), passed as sample_weight",
+    )
+    long.add_argument(
+        "--no-relevant",
+        default="skip",
+        metavar="{skip,0,1}",
+        help="queries without a relevant row: leave them out (skip, default) "
+        "or score them 0 or 1",
+    )
+    long.add_argument(
+        "--sep", metavar="CHAR", help="field separator of a text table "
+        "(default: tab for .tsv, comma otherwise)",
+    )  # fmt: skip
+    p.add_argument(
+        "--per-query",
+        dest="per_query_file",
+        metavar="OUT",
+        help="also write each query's values, with its id, to the CSV file OUT",
+    )
+    p.add_argument(
+        "--quiet", action="store_true", help="no progress messages on stderr"
+    )
+    return p
+
+
+def _build_parser():
+    parser = _Parser(
+        prog=PROG,
+        description=(
+            "Ranking metrics from the command line. Without a subcommand "
+            "(or with the demo's options only) it runs the tuning demo."
+        ),
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"{PROG} (sklearn-rankmetrics) "
+        f"{__version__}",
+    )  # fmt: skip
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.add_parser(
+        "demo",
+        help="tune a click-through-rate model by ranking metrics "
+        "(see 'demo --help' for its options)",
+        add_help=False,
+    )
+    _evaluate_parser(subparsers)
+    return parser
+
+
+def _run_demo(argv):
+    from . import _demo  # the demo lives in its own module
+
+    return _demo.main(argv)
+
+
+def _no_relevant(value):
+    if value == "skip":
+        return "skip"
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if number not in (0.0, 1.0):
+        raise UsageError(f"--no-relevant must be skip, 0 or 1, got {value!r}.")
+    return number
+
+
+def _evaluate(args):
+    progress = _Progress(args.quiet)
+    notes = []
+    if args.long:
+        if args.ties is None:
+            args.ties = "expected"
+        args.no_relevant = _no_relevant(args.no_relevant)
+        measures = parse_measures(args.measure, default=_LONG_DEFAULT, notes=notes)
+        results, measures = _evaluate_long(args, measures, progress)
+        query_name = args.query_col
+    else:
+        if args.ties is None:
+            args.ties = "trec_eval"
+        measures = parse_measures(args.measure, default=["official"], notes=notes)
+        results = _evaluate_trec(args, measures, progress)
+        query_name = "query"
+    if not args.quiet:
+        for note in notes:
+            print(f"{PROG}: note: {note}", file=sys.stderr)
+    fmt = args.format
+    if fmt is None:
+        fmt = "trec" if len(results) == 1 and not args.long else "table"
+    buffer = io.StringIO()
+    _WRITERS[fmt](buffer, measures, results, args.per_query)
+    sys.stdout.write(buffer.getvalue())
+    sys.stdout.flush()
+    if args.per_query_file:
+        _write_per_query(args.per_query_file, measures, results, query_name)
+    return 0
+
+
+def main(argv=None):
+    """Run the command line; ``argv`` as for argparse (None: ``sys.argv[1:]``).
+
+    Returns the exit status: 0 on success, 2 on a usage or input error
+    (with a message on stderr, never a traceback).
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in ("demo", "evaluate", "-h", "--help", "--version"):
+        return _run_demo(argv)
+    if argv[0] == "demo":
+        return _run_demo(argv[1:])
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        return _evaluate(args)
+    except (UsageError, TrecFormatError, ValueError, TypeError, OSError) as exc:
+        # usage errors, bad files (TrecFormatError is a ValueError), the
+        # metrics' input checks (ValueError, TypeError), unreadable files
+        print(f"{PROG} evaluate: error: {exc}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

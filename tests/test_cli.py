@@ -1,0 +1,358 @@
+"""The rankmetrics command line: trec_eval's output byte for byte, the
+--long tables, the output formats, dispatch, and bad input (exit status 2,
+a message, never a traceback)."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sklearn_rankmetrics as srm
+from sklearn_rankmetrics._cli import main
+from tests.test_trec import PEER, needs_peer, random_files, write
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# trec_eval's measures this package computes (the rest are listed in the
+# user guide as not implemented yet)
+IN_SCOPE = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank")
+IN_SCOPE_PREFIX = ("P_", "recall_", "ndcg_cut_", "map_cut_", "success_")
+IN_SCOPE_EXACT = (*IN_SCOPE, "runid", "ndcg", "set_P", "set_recall", "set_F")
+
+CASES = {
+    "aq": ["qrels.test", "results.test"],
+    "aqc": ["-c", "qrels.test", "results.trunc"],
+    "aqcM": ["-c", "-M100", "qrels.test", "results.trunc"],
+    "aql": ["-l2", "qrels.rel_level", "results.test"],
+}
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def in_scope(line):
+    name = line.split("\t")[0].strip()
+    return name in IN_SCOPE_EXACT or name.startswith(IN_SCOPE_PREFIX)
+
+
+@needs_peer
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_trec_eval_output_byte_for_byte(capsys, case):
+    args = [a if a.startswith("-") else str(PEER / a) for a in CASES[case]]
+    code, out, err = run_cli(capsys, "evaluate", "-q", "-m", "all_trec", *args)
+    assert code == 0
+    expected = (PEER / f"out.test.{case}").read_text()
+    expected = "".join(
+        line for line in expected.splitlines(keepends=True) if in_scope(line)
+    )
+    assert out == expected  # every in-scope line, same order, same bytes
+    assert "skipping trec_eval measures not in this package: gm_map" in err
+
+
+@needs_peer
+def test_trec_eval_default_measures_and_single_measures(capsys):
+    qrels, run = str(PEER / "qrels.test"), str(PEER / "results.test")
+    expected = (PEER / "out.test.aq").read_text().splitlines(keepends=True)
+    code, out, _ = run_cli(capsys, "evaluate", qrels, run)
+    official = ("runid", *IN_SCOPE)
+    want = [
+        line
+        for line in expected
+        if "\tall\t" in line and (line.split()[0] in official or line.startswith("P_"))
+    ]
+    assert code == 0 and out == "".join(want)
+    code, out, _ = run_cli(
+        capsys, "evaluate", "-q", "-m", "ndcg_cut.10", "-m", "P.5", qrels, run
+    )
+    want = [line for line in expected if line.split()[0] in ("P_5", "ndcg_cut_10")]
+    assert out == "".join(want)
+
+
+def _json(capsys, *argv):
+    code, out, _ = run_cli(capsys, "evaluate", "--format", "json", *argv)
+    assert code == 0
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_cli_matches_pytrec_eval_on_generated_files(tmp_path, capsys, level):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = random_files(tmp_path, 3 + level)
+    with open(qrels_path) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    with open(run_path) as fh:
+        run = pytrec_eval.parse_run(fh)
+    measures = ["map", "recip_rank", "ndcg", "P.3,10", "recall.5", "ndcg_cut.10"]
+    measures += ["map_cut.5", "success.1,5", "num_ret", "num_rel", "num_rel_ret"]
+    theirs = pytrec_eval.RelevanceEvaluator(
+        qrels, set(measures), relevance_level=level
+    ).evaluate(run)
+    args = [x for m in measures for x in ("-m", m)]
+    ours = _json(capsys, "-q", "-l", str(level), *args, qrels_path, run_path)
+    ((tag, result),) = ours.items()
+    assert tag == "gen4" if level == 1 else "gen5"
+    assert sorted(result["queries"]) == sorted(theirs)
+    for query, values in result["queries"].items():
+        assert values.keys() == theirs[query].keys()
+        for name, value in values.items():
+            assert value == pytest.approx(theirs[query][name], rel=1e-12, abs=1e-12)
+    for name, value in result["all"].items():
+        column = [theirs[q][name] for q in theirs]
+        total = np.sum(column) if name.startswith("num_") else np.mean(column)
+        assert value == pytest.approx(total, rel=1e-12)
+
+
+@needs_peer
+def test_formats_csv_table_and_several_runs(tmp_path, capsys):
+    qrels, run = str(PEER / "qrels.test"), str(PEER / "results.test")
+    trunc = str(PEER / "results.trunc")
+    code, out, _ = run_cli(
+        capsys, "evaluate", "--format", "csv", "-q", "-m", "map", qrels, run
+    )
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["query"], round(float(r["value"]), 4)) for r in rows] == [
+        ("301", 0.0324),
+        ("302", 0.4175),
+        ("303", 0.0858),
+        ("all", 0.1785),
+    ]
+    # several runs: a side-by-side table (same runid -> file names)
+    code, out, _ = run_cli(
+        capsys, "evaluate", "-m", "map", "-m", "P.5", qrels, run, trunc
+    )
+    lines = out.splitlines()
+    assert lines[0].split() == ["measure", "query", "results.test", "results.trunc"]
+    assert lines[2].split() == ["map", "all", "0.1785", "0.1523"]
+    assert lines[3].split() == ["P_5", "all", "0.2667", "0.3000"]
+    # the package's names on TREC files use trec_eval's conventions
+    result = _json(capsys, "-m", "ndcg@10", "-m", "map@100", qrels, run)
+    assert round(result["STANDARD"]["all"]["ndcg@10"], 4) == 0.3016
+    assert round(result["STANDARD"]["all"]["map@100"], 4) == 0.1622
+    # --per-query writes every query's values with its id
+    out_path = tmp_path / "pq.csv"
+    code, _, _ = run_cli(
+        capsys, "evaluate", "-m", "map", "--per-query", str(out_path), qrels, run
+    )
+    rows = list(csv.DictReader(out_path.open()))
+    assert [(r["query"], r["model"]) for r in rows] == [
+        ("301", "STANDARD"),
+        ("302", "STANDARD"),
+        ("303", "STANDARD"),
+    ]
+    assert round(float(rows[1]["map"]), 4) == 0.4175
+
+
+# ---------------------------------------------------------------------------
+# --long
+# ---------------------------------------------------------------------------
+def impressions(n_users=40, seed=0):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 12, size=n_users)
+    user = np.repeat([f"u{i:03d}" for i in range(n_users)], sizes)
+    click = (rng.random(user.size) < 0.3).astype(int)
+    a = np.round(rng.random(user.size) + 0.5 * click, 2)
+    b = np.round(rng.random(user.size), 1)  # coarse: ties
+    order = rng.permutation(user.size)
+    return user[order], click[order], a[order], b[order]
+
+
+def write_table(path, sep=","):
+    user, click, a, b = impressions()
+    lines = [sep.join(["user", "click", "model_a", "model_b"])]
+    lines += [
+        sep.join([u, str(c), str(float(x)), str(float(y))])
+        for u, c, x, y in zip(user, click, a, b, strict=True)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return user, click, a, b
+
+
+LONG_ARGS = ["--query-col", "user", "--label-col", "click"]
+
+
+@pytest.mark.parametrize("ext, sep", [("csv", ","), ("tsv", "\t")])
+def test_long_table_matches_public_functions(tmp_path, capsys, ext, sep):
+    path = tmp_path / f"clicks.{ext}"
+    user, click, a, b = write_table(path, sep)
+    per_query = tmp_path / "per_query.csv"
+    result = _json(
+        capsys,
+        "--long", str(path), *LONG_ARGS, "--score-col", "model_a", "model_b",
+        "-m", "ndcg@5", "-m", "map@10", "-m", "gauc", "-m", "P.3",
+        "--per-query", str(per_query), "-q",
+    )  # fmt: skip
+    assert list(result) == ["model_a", "model_b"]
+    for name, score in (("model_a", a), ("model_b", b)):
+        got = result[name]["all"]
+        kw = dict(query_id=user)
+        assert got["ndcg@5"] == pytest.approx(srm.ndcg_at_k(click, score, k=5, **kw))
+        assert got["map@10"] == pytest.approx(
+            srm.average_precision_at_k(click, score, k=10, **kw)
+        )
+        assert got["gauc"] == pytest.approx(srm.group_auc_score(click, score, **kw))
+        assert got["P_3"] == pytest.approx(srm.precision_at_k(click, score, k=3, **kw))
+        per_user = srm.group_auc_score(click, score, average=None, **kw)
+        queries = result[name]["queries"]
+        assert list(queries) == list(np.unique(user))
+        got_gauc = [queries[u]["gauc"] for u in np.unique(user)]
+        np.testing.assert_allclose(
+            np.array(got_gauc, dtype=float), per_user, equal_nan=True
+        )
+    rows = list(csv.DictReader(per_query.open()))
+    assert len(rows) == 2 * np.unique(user).size
+    assert rows[0]["user"] == "u000" and rows[0]["model"] == "model_a"
+    assert set(rows[0]) == {"user", "model", "ndcg@5", "map@10", "gauc", "P_3"}
+
+
+def test_long_parquet_weights_and_table(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    user, click, a, _ = impressions(seed=1)
+    weight = np.unique(user, return_inverse=True)[1] % 3 + 1.0  # per user
+    path = tmp_path / "clicks.parquet"
+    pq.write_table(
+        pa.table({"user": user, "click": click, "score": a, "w": weight}), path
+    )
+    args = ["--long", str(path), *LONG_ARGS, "--score-col", "score"]
+    result = _json(capsys, *args, "--weight-col", "w", "-m", "ndcg@10", "-m", "gauc")
+    expected = srm.ndcg_at_k(click, a, k=10, query_id=user, sample_weight=weight)
+    assert result["score"]["all"]["ndcg@10"] == pytest.approx(expected)
+    expected = srm.group_auc_score(click, a, query_id=user, sample_weight=weight)
+    assert result["score"]["all"]["gauc"] == pytest.approx(expected)
+    code, out, _ = run_cli(capsys, "evaluate", *args)  # default: a table
+    assert code == 0
+    assert out.splitlines()[0].split() == ["measure", "query", "score"]
+    assert [line.split()[0] for line in out.splitlines()[2:]] == [
+        "ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10",
+        "hit_rate@10", "gauc",
+    ]  # fmt: skip
+
+
+def test_long_missing_column_lists_available_columns(tmp_path, capsys):
+    path = tmp_path / "clicks.csv"
+    write_table(path)
+    code, out, err = run_cli(
+        capsys, "evaluate", "--long", str(path), "--query-col", "uid",
+        "--label-col", "click", "--score-col", "model_a",
+    )  # fmt: skip
+    assert code == 2 and out == ""
+    assert "no column 'uid'" in err
+    assert "Available columns: 'user', 'click', 'model_a', 'model_b'" in err
+    code, _, err = run_cli(capsys, "evaluate", "--long", str(path), *LONG_ARGS)
+    assert code == 2 and "--score-col" in err
+    argv = ["evaluate", "--long", str(path), *LONG_ARGS, "--score-col", "model_a"]
+    code, _, err = run_cli(capsys, *argv, "-c")
+    assert code == 2 and "-c and -M apply to TREC runs only" in err
+
+
+def test_long_relevance_level(tmp_path, capsys):
+    user, _, a, _ = impressions(seed=2)
+    grade = np.arange(user.size) % 4
+    path = tmp_path / "graded.csv"
+    rows = [f"{u},{g},{x}" for u, g, x in zip(user, grade, a, strict=True)]
+    path.write_text("user,grade,score\n" + "\n".join(rows) + "\n")
+    args = ["--long", str(path), "--query-col", "user", "--label-col", "grade"]
+    result = _json(capsys, *args, "--score-col", "score", "-l", "2", "-m", "map")
+    expected = srm.average_precision_at_k(
+        grade, a, query_id=user, relevance_threshold=2
+    )
+    assert result["score"]["all"]["map"] == pytest.approx(expected)
+    assert expected != pytest.approx(
+        srm.average_precision_at_k(grade, a, query_id=user)
+    )
+
+
+# ---------------------------------------------------------------------------
+# Bad input: exit status 2, one message, no traceback
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "run_text, message",
+    [
+        ("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 x r\n", "line 2: the score"),
+        ("q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n", "lines 1 and 2"),
+        ("q1 Q0 d1 1 0.5\n", "line 1: expected at least 6 fields"),
+        ("", "the run file has no results"),
+        ("q7 Q0 d1 1 0.5 r\n", "no query of the run"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(tmp_path, capsys, run_text, message):
+    qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path, "run", run_text)
+    code, out, err = run_cli(capsys, "evaluate", qrels, run)
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_usage_errors(tmp_path, capsys):
+    qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path, "run", "q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n")
+    for argv, message in [
+        (["-m", "bpref", qrels, run], "bpref is not implemented"),
+        (["-m", "nope@3", qrels, run], "unknown measure 'nope@3'"),
+        (["-m", "P.x", qrels, run], "cut-offs after '.' must be integers"),
+        (["-m", "gauc@5", qrels, run], "takes no cut-off"),
+        (["-l", "0", qrels, run], "-l/--level must be >= 1"),
+        ([qrels], "at least one run file"),
+        ([qrels, str(tmp_path / "absent")], "run file not found"),
+        (["--format", "xml", qrels, run], "invalid choice: 'xml'"),
+    ]:
+        code, out, err = run_cli(capsys, "evaluate", *argv)
+        assert code == 2 and out == "", argv
+        assert message in err and "Traceback" not in err, (argv, err)
+    code, out, _ = run_cli(capsys, "evaluate", "--duplicates", "last", qrels, run)
+    assert code == 0 and "map                   \tall\t1.0000" in out
+
+
+def test_dispatch_demo_version_and_help(monkeypatch, capsys):
+    calls = []
+    fake = types.ModuleType("sklearn_rankmetrics._demo")
+    fake.main = lambda argv=None: calls.append(argv) or 0
+    monkeypatch.setitem(sys.modules, "sklearn_rankmetrics._demo", fake)
+    import sklearn_rankmetrics
+
+    monkeypatch.setattr(sklearn_rankmetrics, "_demo", fake, raising=False)
+    assert main([]) == 0
+    assert main(["--folds", "3"]) == 0
+    assert main(["demo", "--n-users", "50"]) == 0
+    assert calls == [[], ["--folds", "3"], ["--n-users", "50"]]
+    code, out, _ = run_cli(capsys, "--version")
+    assert (
+        code == 0
+        and out.strip() == f"rankmetrics (sklearn-rankmetrics) {srm.__version__}"
+    )
+    code, out, _ = run_cli(capsys, "--help")
+    assert code == 0 and "evaluate" in out and "demo" in out
+    code, out, _ = run_cli(capsys, "evaluate", "--help")
+    assert code == 0 and "--long" in out and "all_trec" in out
+
+
+def test_quiet_and_no_progress_when_stderr_is_not_a_terminal(tmp_path, capsys):
+    qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path, "run", "q1 Q0 d1 1 0.5 r\n")
+    code, _, err = run_cli(capsys, "evaluate", "-m", "map", qrels, run)
+    assert code == 0 and err == ""  # capsys' stderr is not a TTY
+    code, _, err = run_cli(capsys, "evaluate", "--quiet", qrels, run)
+    assert code == 0 and err == ""  # the note on skipped measures is quiet too
+
+
+@needs_peer
+def test_module_runs_as_a_script():
+    proc = subprocess.run(
+        [
+            sys.executable, "-m", "sklearn_rankmetrics._cli", "evaluate",
+            "-m", "map", str(PEER / "qrels.test"), str(PEER / "results.test"),
+        ],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    # like trec_eval, only the requested measures (no runid line)
+    assert proc.stdout == "map                   \tall\t0.1785\n"
