@@ -19,6 +19,7 @@ from ._ranking import (
     recall_at_k,
     reciprocal_rank_at_k,
 )
+from ._report import ranking_report
 from ._scorer import get_scorer, get_scorer_names, make_scoring
 
 __version__ = "0.1.0.dev0"
@@ -36,6 +37,7 @@ __all__ = [
     "ndcg_at_k",
     "precision_at_k",
     "ranked_lists_to_arrays",
+    "ranking_report",
     "recall_at_k",
     "reciprocal_rank_at_k",
 ]
