@@ -74,6 +74,11 @@ API_GROUPS = [
         "Scorers for scikit-learn's model-selection tools.",
     ),
     (
+        "reports",
+        "Reports, comparisons and plots",
+        "Every metric at once, models compared over queries, and Displays.",
+    ),
+    (
         "helpers",
         "Input helpers",
         "Conversions into the input forms the metrics take.",
@@ -87,8 +92,13 @@ API_GROUPS = [
 ]
 
 
+REPORTS = ("ranking_report", "compare_rankings", "RankingComparison")
+
+
 def _api_group(name):
     """Group of a public name of ``sklearn_rankmetrics``."""
+    if name in REPORTS or name.endswith("Display"):
+        return "reports"
     if "scor" in name and not name.endswith(("_at_k", "_score")):
         return "scorers"  # get_scorer, get_scorer_names, make_scoring, ...
     if name.endswith(("_at_k", "_score")):
