@@ -721,3 +721,48 @@ array-like of shape (n_rows,) with ``query_id``
         per_query=per_query,
         query_id=first.query_id,
     )
+
+
+def _report_and_compare(
+    y_true,
+    y_scores,
+    *,
+    best,
+    baseline,
+    query_id=None,
+    k=(1, 5, 10, 20),
+    compare_k=10,
+    metrics=("ndcg", "map", "mrr", "recall"),
+    random_state=0,
+    **options,
+):
+    """Text for the demo: the report of the model ``best`` and the
+    comparison of every model of ``y_scores`` against ``baseline`` (e.g.
+    the candidates of a search against the default parameters).
+
+    ``y_scores`` maps model names to scores on the same rows; ``options``
+    go to both :func:`ranking_report` and :func:`compare_rankings`.
+    """
+    from ._report import ranking_report
+
+    for role, name in (("best", best), ("baseline", baseline)):
+        if name not in y_scores:
+            raise ValueError(
+                f"{role}={name!r} is not a model of y_scores; choose among "
+                f"{', '.join(map(repr, y_scores))}."
+            )
+    report = ranking_report(y_true, y_scores[best], k=k, query_id=query_id, **options)
+    comparison = compare_rankings(
+        y_true,
+        y_scores,
+        k=compare_k,
+        metrics=metrics,
+        query_id=query_id,
+        baseline=baseline,
+        random_state=random_state,
+        **options,
+    )
+    return (
+        f"Ranking report of {best!r}\n\n{report}\n"
+        f"Every model against {baseline!r}\n\n{comparison}\n"
+    )

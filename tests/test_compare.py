@@ -279,3 +279,23 @@ def test_long_form_and_identical_models():
     assert (res.pvalue == 1.0).all() and (res.difference == 0).all()
     gauc = srm.group_auc_score(y, s, query_id=qid, query_weighting="uniform")
     assert res.mean[0, 1] == pytest.approx(gauc, rel=1e-14)
+
+
+def test_report_and_compare_text_for_the_demo():
+    Y, scores = _data(6)
+    text = _compare._report_and_compare(
+        Y, scores, best="model2", baseline="model0", k=(1, 10), random_state=0
+    )
+    assert text.startswith("Ranking report of 'model2'\n\n")
+    assert srm.ranking_report(Y, scores["model2"], k=(1, 10)) in text
+    comparison = srm.compare_rankings(
+        Y,
+        scores,
+        k=10,
+        metrics=("ndcg", "map", "mrr", "recall"),
+        baseline="model0",
+        random_state=0,
+    )
+    assert text.endswith(f"Every model against 'model0'\n\n{comparison}\n")
+    with pytest.raises(ValueError, match="best='x' is not a model"):
+        _compare._report_and_compare(Y, scores, best="x", baseline="model0")

@@ -63,8 +63,8 @@ print(ranking_report(Y_test, scores["default"], k=(1, 5, 10, 20)))
 # :func:`~sklearn_rankmetrics.compare_rankings` pairs the models on each
 # user (query): per model the mean and a bootstrap interval, and a paired
 # randomization test of each model against the default parameters,
-# Holm-corrected for the three comparisons of each metric.  The last column lists the
-# models a row beats significantly.
+# Holm-corrected for the three comparisons of each metric.  The last column
+# lists the models a row beats significantly.
 from sklearn_rankmetrics import compare_rankings
 
 result = compare_rankings(
@@ -116,8 +116,9 @@ plt.show()
 # -------------------------------
 #
 # A mean difference hides how it is made: a few users helped a lot, or
-# many users helped a little?  :class:`~sklearn_rankmetrics.PerQueryDifferenceDisplay`
-# sorts the per-user differences (left) or draws their histogram (right).
+# many users helped a little?
+# :class:`~sklearn_rankmetrics.PerQueryDifferenceDisplay` sorts the per-user
+# differences (left) or draws their histogram (right).
 from sklearn_rankmetrics import PerQueryDifferenceDisplay
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
