@@ -113,7 +113,7 @@ plt.show()
 
 # %%
 # Where does the candidate win and lose?
-# -------------------------------
+# --------------------------------------
 #
 # A mean difference hides how it is made: a few users helped a lot, or
 # many users helped a little?
