@@ -130,6 +130,7 @@ class MetricAtKDisplay:
         display : MetricAtKDisplay
         """
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
 
         if ax is None:
             _, ax = plt.subplots()
@@ -140,6 +141,7 @@ class MetricAtKDisplay:
         line_kwargs.update(kwargs)
         (self.line_,) = ax.plot(self.k, self.values, **line_kwargs)
         ax.set_xlabel("cut-off k")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(f"{self.metric}@k")
         if name is not None:
             ax.legend(loc="best")
