@@ -487,7 +487,9 @@ array-like of shape (n_rows,) with ``query_id``
 
     y_scores : dict of str to array-like
         ``{model name: y_score}``, at least two, each of the shape of
-        ``y_true``.
+        ``y_true``: every model scores the same rows.  Align models scored
+        on different candidate sets first (``-np.inf`` for an item a model
+        did not retrieve).
 
     k : int or sequence of int, default=10
         Cut-off(s); every metric is evaluated at each.
@@ -687,6 +689,15 @@ array-like of shape (n_rows,) with ``query_id``
     with np.errstate(invalid="ignore"):
         significant = pvalue_corrected < alpha
 
+    single = [n for j, n in enumerate(names) if (n_queries[:, j] == 1).any()]
+    if single:
+        warnings.warn(
+            f"{', '.join(single)}: a single query can be scored, so there is "
+            "no bootstrap interval (nan) and no test can reject; compare "
+            "models on many queries.",
+            UserWarning,
+            stacklevel=2,
+        )
     undefined = [n for j, n in enumerate(names) if (n_queries[:, j] == 0).all()]
     if undefined:
         warnings.warn(

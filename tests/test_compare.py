@@ -299,3 +299,29 @@ def test_report_and_compare_text_for_the_demo():
     assert text.endswith(f"Every model against 'model0'\n\n{comparison}\n")
     with pytest.raises(ValueError, match="best='x' is not a model"):
         _compare._report_and_compare(Y, scores, best="x", baseline="model0")
+
+
+def test_a_single_query_warns_and_has_no_interval():
+    rng = np.random.default_rng(0)
+    Y = np.array([[1, 0, 0, 1]])
+    scores = {"a": rng.random((1, 4)), "b": rng.random((1, 4))}
+    with pytest.warns(UserWarning, match="a single query"):
+        res = srm.compare_rankings(Y, scores, k=2, metrics=["ndcg"], random_state=0)
+    assert np.isnan(res.ci_low).all() and np.isnan(res.ci_high).all()
+    assert res.pvalue[0, 0] == 1.0  # both signs of one difference: exact test
+
+
+def test_to_frame_and_dict_without_baseline():
+    pytest.importorskip("pandas")
+    Y, scores = _data(7)
+    res = srm.compare_rankings(Y, scores, k=5, metrics=["ndcg"], random_state=0)
+    frame = res.to_frame()
+    assert "pvalue" not in frame.columns  # every pair: see to_dict()["tests"]
+    wins = res.wins()
+    for model in res.models:
+        assert frame.loc[("ndcg@5", model), "wins_over"] == ", ".join(
+            wins[model, "ndcg@5"]
+        )
+    tests = res.to_dict()["tests"]
+    assert [(t["model"], t["reference"]) for t in tests] == res.pairs
+    assert [t["pvalue"] for t in tests] == res.pvalue[:, 0].tolist()
