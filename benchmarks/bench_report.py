@@ -5,6 +5,9 @@
 k = 1, 5, 10, 20: the 2-D default) and of the same report with GAUC, with
 their ratios to the ndcg call (target: report <= 1.5x).
 
+The same in the long form (``--long-rows`` rows, ``--queries`` queries),
+where the default report includes GAUC.
+
 ``compare``: ``compare_rankings`` of 5 models x 8 metrics at k=10 over
 n_queries queries with 10,000 random sign vectors (target: < 5 s), split
 into its parts: the per-query values, the bootstrap intervals
@@ -58,6 +61,34 @@ def bench_report(n, m, repeat):
         f"  ... with gauc                     {t_gauc:8.3f} s "
         f"{t_gauc / t_ndcg:6.2f}x   (group_auc_score alone "
         f"{t_auc / t_ndcg:.2f}x: a full sort of every row)"
+    )
+
+
+def bench_report_long(n_rows, n_queries, repeat):
+    rng = np.random.default_rng(0)
+    qid = rng.integers(0, n_queries, n_rows)
+    y = (rng.random(n_rows) < 0.05).astype(np.int8)
+    s = rng.random(n_rows)
+    t_ndcg = best_time(lambda: rm.ndcg_at_k(y, s, k=10, query_id=qid), repeat)
+    t_report = best_time(
+        lambda: rm.ranking_report(y, s, query_id=qid, output_dict=True), repeat
+    )
+    without = default_metrics(long_form=False)
+    t_without = best_time(
+        lambda: rm.ranking_report(
+            y, s, query_id=qid, metrics=without, output_dict=True
+        ),
+        repeat,
+    )
+    print(f"report, long form: {n_rows} rows, {n_queries} queries")
+    print(f"  ndcg_at_k(k=10)                   {t_ndcg:8.3f} s   1.00x")
+    print(
+        f"  ranking_report (default: + gauc)  {t_report:8.3f} s "
+        f"{t_report / t_ndcg:6.2f}x"
+    )
+    print(
+        f"  ... without gauc                  {t_without:8.3f} s "
+        f"{t_without / t_ndcg:6.2f}x"
     )
 
 
@@ -141,6 +172,12 @@ def main():
     parser.add_argument(
         "--items", type=int, default=2000, help="items per query of the report target"
     )
+    parser.add_argument(
+        "--long-rows",
+        type=int,
+        default=1_000_000,
+        help="rows of the long-form report target",
+    )
     parser.add_argument("--compare-items", type=int, default=100)
     parser.add_argument("--models", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=10000)
@@ -148,6 +185,7 @@ def main():
     args = parser.parse_args()
     if args.target in ("report", "all"):
         bench_report(args.queries, args.items, args.repeat)
+        bench_report_long(args.long_rows, args.queries, args.repeat)
     if args.target in ("compare", "all"):
         bench_compare(
             args.queries,
