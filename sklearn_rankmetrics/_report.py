@@ -208,7 +208,10 @@ def _per_query_report(
             at_k = rk.at(kk)
             for m in ranked:
                 kernel = KERNELS[m]
-                opts = {o: kernel_options[o] for o in kernel.options}
+                # options this report does not know keep the kernel's default
+                opts = {
+                    o: kernel_options[o] for o in kernel.options if o in kernel_options
+                }
                 name = scorer_name(m, kk)
                 defined = getattr(at_k, kernel.defined_by) > 0
                 values[name] = average_queries(
