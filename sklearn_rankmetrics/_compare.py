@@ -34,7 +34,13 @@ _TEST_LABELS = {
     "t-test": "paired t-test",
     "wilcoxon": "Wilcoxon signed-rank test",
 }
-_BATCH = 500  # resamples per batch: bounds memory at _BATCH x n_queries
+_BATCH = 500  # resamples per batch at most ...
+
+
+def _batch_size(n_queries):
+    """... and fewer for many queries: a batch's (resamples, queries)
+    float64 matrix stays under 64 MB."""
+    return max(1, min(_BATCH, 8_000_000 // max(n_queries, 1)))
 
 
 # ---------------------------------------------------------------------------
@@ -69,7 +75,7 @@ def _bootstrap_means(V, confidence_level, n_resamples, seed):
         (np.arange(n, dtype=np.float64),),
         column_means,
         n_resamples=n_resamples,
-        batch=_BATCH,
+        batch=_batch_size(n),
         vectorized=True,
         confidence_level=confidence_level,
         method="percentile",
@@ -108,8 +114,9 @@ def _sign_flip_pvalues(D, n_valid, n_resamples, seed):
     below = np.zeros(c)
     above = np.zeros(c)
     n_null = 2**n if exact else n_resamples
-    for start in range(0, n_null, _BATCH):
-        size = min(_BATCH, n_null - start)
+    batch = _batch_size(n)
+    for start in range(0, n_null, batch):
+        size = min(batch, n_null - start)
         if exact:  # the bits of 0..2**n - 1: every sign vector
             codes = np.arange(start, start + size, dtype=np.int64)[:, None]
             flips = ((codes >> np.arange(n)) & 1).astype(np.float64)

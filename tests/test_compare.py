@@ -60,7 +60,7 @@ def test_means_and_intervals_equal_scipy_bootstrap_on_the_per_query_values():
                 (v,),
                 np.mean,
                 n_resamples=300,
-                batch=_compare._BATCH,
+                batch=_compare._batch_size(v.size),
                 confidence_level=0.9,
                 method="percentile",
                 **_rng(3, scipy.stats.bootstrap),
