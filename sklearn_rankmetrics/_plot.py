@@ -484,3 +484,57 @@ class PerQueryDifferenceDisplay:
             reference_name=reference_name,
         )
         return display.plot(ax=ax, kind=kind, **kwargs) if plot else display
+
+    @classmethod
+    def from_comparison(
+        cls,
+        comparison,
+        name,
+        reference_name,
+        *,
+        metric=None,
+        ax=None,
+        kind="sorted",
+        plot=True,
+        **kwargs,
+    ):
+        """The per-query differences kept by :func:`compare_rankings`.
+
+        Parameters
+        ----------
+        comparison : RankingComparison
+            The result of :func:`compare_rankings`.
+        name, reference_name : str
+            Two of its models: the difference is ``name - reference_name``.
+        metric : str, default=None
+            One of ``comparison.metrics`` (e.g. ``"ndcg@10"``); None takes
+            the first.
+        ax, kind, plot, **kwargs
+            As in :meth:`from_predictions`.
+
+        Returns
+        -------
+        display : PerQueryDifferenceDisplay
+        """
+        for label, model in (("name", name), ("reference_name", reference_name)):
+            if model not in comparison.models:
+                raise ValueError(
+                    f"{label}={model!r} is not a model of the comparison; "
+                    f"choose among {', '.join(map(repr, comparison.models))}."
+                )
+        metric = comparison.metrics[0] if metric is None else metric
+        if metric not in comparison.metrics:
+            raise ValueError(
+                f"metric={metric!r} is not in the comparison; choose among "
+                f"{', '.join(map(repr, comparison.metrics))}."
+            )
+        j = comparison.metrics.index(metric)
+        display = cls(
+            difference=comparison.per_query[name][:, j]
+            - comparison.per_query[reference_name][:, j],
+            query_id=comparison.query_id,
+            metric=metric,
+            name=name,
+            reference_name=reference_name,
+        )
+        return display.plot(ax=ax, kind=kind, **kwargs) if plot else display

@@ -160,3 +160,23 @@ def test_per_query_difference_bad_input():
     disp = PerQueryDifferenceDisplay.from_predictions(Y, good, bad, plot=False)
     with pytest.raises(ValueError, match="kind must be"):
         disp.plot(kind="violin")
+
+
+def test_per_query_difference_from_comparison():
+    Y, good, bad = _data(4)
+    res = srm.compare_rankings(
+        Y, {"bad": bad, "good": good}, k=(3, 5), metrics=["map"], random_state=0
+    )
+    disp = PerQueryDifferenceDisplay.from_comparison(res, "good", "bad", metric="map@5")
+    direct = PerQueryDifferenceDisplay.from_predictions(
+        Y, good, bad, metric="map", k=5, plot=False
+    )
+    assert_array_equal(disp.difference, direct.difference)
+    kept = np.sort(direct.difference[~np.isnan(direct.difference)])
+    assert_array_equal(disp.line_.get_ydata(), kept)
+    first = PerQueryDifferenceDisplay.from_comparison(res, "good", "bad", plot=False)
+    assert first.metric == "map@3"
+    with pytest.raises(ValueError, match="name='x' is not a model"):
+        PerQueryDifferenceDisplay.from_comparison(res, "x", "bad")
+    with pytest.raises(ValueError, match="metric='ndcg@5' is not in"):
+        PerQueryDifferenceDisplay.from_comparison(res, "good", "bad", metric="ndcg@5")
