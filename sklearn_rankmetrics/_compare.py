@@ -95,7 +95,8 @@ def _sign_flip_pvalues(D, n_valid, n_resamples, seed):
     over the ``n_valid`` paired queries; the p-value is twice the smaller
     tail, ``(count + 1) / (n_resamples + 1)`` per tail for random signs,
     and exact (every sign vector) when ``2**n <= n_resamples``, as scipy
-    does.  A dropped query (difference 0) does not move the statistic.
+    does, ``n`` counting the queries with a non-zero difference (the others
+    do not move the statistic; scipy counts them in ``n``).
 
     scipy's ``permutation_test`` draws and applies one permutation per
     query and resample (about 2 microseconds per query-resample here, 20 s
@@ -105,9 +106,13 @@ def _sign_flip_pvalues(D, n_valid, n_resamples, seed):
     checks the p-values equal scipy's in the exact case and agree with them
     within Monte Carlo error otherwise.
     """
-    n, c = D.shape
     total = D.sum(axis=0)
     observed = total / n_valid
+    # A query whose differences are all 0 (a dropped query, or one no model
+    # pair changes) takes either sign without moving any statistic: leave
+    # it out of the sign vectors.
+    D = D[D.any(axis=1)]
+    n, c = D.shape
     exact = n < 64 and 2**n <= n_resamples
     rng = np.random.default_rng(seed)
     gamma = np.maximum(1e-14, 1e-14 * np.abs(observed))
