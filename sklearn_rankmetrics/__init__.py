@@ -9,6 +9,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 from ._auc import group_auc_score
 from ._compare import RankingComparison, compare_rankings
 from ._idlists import ranked_lists_to_arrays
+from ._ltr import QueryRanker
 from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
 from ._ranking import (
     average_precision_at_k,
@@ -29,6 +30,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "MetricAtKDisplay",
     "PerQueryDifferenceDisplay",
+    "QueryRanker",
     "RankingComparison",
     "average_precision_at_k",
     "compare_rankings",

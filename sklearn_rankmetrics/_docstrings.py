@@ -79,7 +79,13 @@ gets the chance level, not a perfect score.""",
 
 
 def fill_doc(func):
-    """Substitute the shared parameter descriptions into ``func.__doc__``."""
+    """Substitute the shared parameter descriptions into ``func.__doc__``.
+
+    Under ``python -OO`` docstrings are stripped (``func.__doc__`` is None):
+    ``func`` is returned unchanged.
+    """
+    if func.__doc__ is None:
+        return func
     indented = {
         key: textwrap.indent(value, "    ").lstrip() for key, value in _DOCS.items()
     }

@@ -462,8 +462,14 @@ def _long_array(name, x):
     if arr.ndim != 1:
         raise ValueError(
             f"query_id is given, so {name} must be 1-D (the long form, one "
-            f"row per (query, item) pair); got shape {arr.shape}. Drop "
-            "query_id to pass 2-D arrays with one query per row."
+            f"row per (query, item) pair); got shape {arr.shape}. "
+            + (
+                "If it is predict_proba's output, pass the positive class's "
+                "column, y_score[:, 1]. "
+                if name == "y_score" and arr.shape[1:] == (2,)
+                else ""
+            )
+            + "Drop query_id to pass 2-D arrays with one query per row."
         )
     return arr
 

@@ -11,6 +11,7 @@ import numpy as np
 from ._report import _check_cutoffs, _per_query_report, available_metrics
 from ._scorer import (
     _RESPONSE_METHOD,
+    _call_response,
     _is_2d,
     _long_form,
     _multilabel_scores,
@@ -31,30 +32,19 @@ def _check_metric(metric):
     return metric
 
 
-def _raw_method_caller(estimator, method, X, pos_label=None):
-    """The estimator's output; for ``predict_proba`` with ``pos_label``, the
-    column of that class (what scikit-learn's scorers pass on)."""
-    out = getattr(estimator, method)(X)
-    if method == "predict_proba" and pos_label is not None and np.ndim(out) == 2:
-        return np.asarray(out)[:, list(estimator.classes_).index(pos_label)]
-    return out
-
-
-def _estimator_scores(estimator, X, y, query_id, pos_label):
+def _estimator_scores(estimator, X, y, query_id, pos_label, metric):
     """(y_true, y_score) of a fitted estimator, as the ranking scorers get
     them: 2-D ``y`` from a multilabel estimator's per-item scores, 1-D ``y``
     (long form, ``query_id`` required) from a classifier or regressor."""
     method = _response_method_name(estimator, _RESPONSE_METHOD)
     if _is_2d(y):
-        return y, _multilabel_scores(
-            estimator, X, method, _raw_method_caller, _n_labels(y)
-        )
+        return y, _multilabel_scores(estimator, X, method, None, _n_labels(y))
     if query_id is None:
         raise ValueError(
             "y is 1-D (the long form, one row per (query, item) pair): pass "
             "query_id=... (one id per row), or a 2-D y with one query per row."
         )
-    return _long_form(estimator, X, y, method, _raw_method_caller, pos_label)
+    return _long_form(estimator, X, y, method, _call_response, pos_label, metric)
 
 
 def _name_of(estimator):
@@ -263,7 +253,9 @@ or array-like of shape (n_rows,) with ``query_id``
         -------
         display : MetricAtKDisplay
         """
-        y_true, y_score = _estimator_scores(estimator, X, y, query_id, pos_label)
+        y_true, y_score = _estimator_scores(
+            estimator, X, y, query_id, pos_label, metric
+        )
         return cls.from_predictions(
             y_true,
             y_score,

@@ -31,8 +31,8 @@ from sklearn.base import is_classifier
 from sklearn.metrics import get_scorer as _sklearn_get_scorer
 from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.metrics import make_scorer
-from sklearn.utils.metadata_routing import MetadataRequest
 
+from . import _sklearn_compat as _compat
 from ._auc import group_auc_score
 from ._ranking import (
     average_precision_at_k,
@@ -77,38 +77,48 @@ _SCORER_OPTIONS = ("pos_label", "query_id")
 _VALID_FORMS = (
     "Ranking scorer names are "
     + ", ".join(repr(n) for n in _METRICS if n not in _NO_CUTOFF)
-    + " (no cut-off), optionally followed by '@k' with an int k >= 1 such as "
-    "'ndcg@10' or 'precision@5', and 'gauc'; any name of "
-    "sklearn.metrics.get_scorer_names() such as 'roc_auc' or 'neg_log_loss' "
-    "also works."
-)
-
-_MISSING_QUERY_ID = (
-    "The {name!r} scorer got a 1-D target (the long form, one row per "
-    "(query, item) pair) but no query_id, so it cannot tell which rows "
-    "belong to the same query. Enable metadata routing with "
-    "sklearn.set_config(enable_metadata_routing=True) (or inside "
-    "`with sklearn.config_context(enable_metadata_routing=True):`) and pass "
-    "the query ids to the tool: search.fit(X, y, query_id=qid), "
-    "cross_validate(..., params={{'query_id': qid}}); or call "
-    "scorer.set_score_request(query_id='groups') to reuse the groups of a "
-    "GroupKFold. For a 2-D target (one query per row) no query_id is needed."
+    + " followed by '@k' with an int k >= 1 such as 'ndcg@10' or "
+    "'precision@5' (without '@k', no cut-off, except 'precision', 'recall' "
+    "and 'f1', which are scikit-learn's classification scorers), and "
+    "'gauc'; any name of sklearn.metrics.get_scorer_names() such as "
+    "'roc_auc' or 'neg_log_loss' also works."
 )
 
 
-# scikit-learn has no public scorer base class.  We subclass the class of
-# the objects make_scorer returns (taken from make_scorer, so no private
-# module is named) and override its private ``_score(method_caller,
-# estimator, X, y_true, **kwargs)``: the hook scikit-learn's multi-metric
-# scoring calls with its shared prediction cache, unchanged from 1.3 to 1.9
-# (tested at the 1.4.2 floor and at 1.9.1).
-_SklearnScorer = type(make_scorer(ndcg_at_k, response_method="predict"))
+def _missing_query_id_message(name):
+    """What to do when a long-form target reaches a scorer without query_id."""
+    problem = (
+        f"The {name!r} scorer got a 1-D target (the long form, one row per "
+        "(query, item) pair) but no query_id, so it cannot tell which rows "
+        "belong to the same query. "
+    )
+    pass_it = (
+        "pass the query ids to the tool: search.fit(X, y, query_id=qid), "
+        "cross_validate(..., params={'query_id': qid}), "
+        "search.score(X, y, query_id=qid); or call "
+        "scorer.set_score_request(query_id='groups') to reuse the groups of a "
+        "GroupKFold."
+    )
+    if _routing_enabled():
+        fix = "Metadata routing is enabled: " + pass_it
+    else:
+        fix = (
+            "Enable metadata routing with "
+            "sklearn.set_config(enable_metadata_routing=True) (or inside "
+            "`with sklearn.config_context(enable_metadata_routing=True):`) and "
+            + pass_it
+        )
+    return f"{problem}{fix} For a 2-D target (one query per row) no query_id is needed."
 
 
-class _RankingScorer(_SklearnScorer):
-    """A ranking metric as a scikit-learn scorer.
+class _RankingScorer:
+    """A ranking metric as a scorer, built on public scikit-learn API only.
 
     Built by :func:`get_scorer`; see there for the user-facing description.
+    scikit-learn calls it as ``scorer(estimator, X, y, **metadata)`` and
+    routes metadata to it through :meth:`get_metadata_routing`.  Each call
+    predicts on its own; :class:`_CachedRankingScorer` adds scikit-learn's
+    shared prediction cache when this release allows it.
 
     Parameters
     ----------
@@ -119,14 +129,17 @@ class _RankingScorer(_SklearnScorer):
     kwargs : dict
         Options passed to the metric (``k`` included).
     pos_label : object, default=None
-        Class of a binary classifier's target counted as relevant;
-        None means ``estimator.classes_[-1]`` as in scikit-learn.
+        Class of a binary classifier's target counted as relevant; None
+        means ``estimator.classes_[-1]`` when the classes are {0, 1},
+        {-1, 1} or {False, True}, and an error otherwise.
     """
 
     def __init__(self, name, score_func, kwargs, pos_label=None):
-        super().__init__(score_func, 1, kwargs, _RESPONSE_METHOD)
         self._name = name
+        self._score_func = score_func
+        self._kwargs = kwargs
         self._pos_label = pos_label
+        self._response_method = _RESPONSE_METHOD
         self._requests = {}
 
     # -- presentation --------------------------------------------------------
@@ -137,13 +150,7 @@ class _RankingScorer(_SklearnScorer):
         options = "".join(f", {key}={_short_repr(value)}" for key, value in items)
         return f"get_scorer({self._name!r}{options})"
 
-    def _routing_repr(self):  # used in scikit-learn's routing messages (>= 1.8)
-        return repr(self)
-
-    def _get_pos_label(self):
-        return self._pos_label
-
-    def __call__(self, estimator, X, y_true, *args, **kwargs):
+    def __call__(self, estimator, X, y_true, sample_weight=None, **metadata):
         """Score ``estimator`` on ``X`` against ``y_true``.
 
         Parameters
@@ -154,21 +161,20 @@ class _RankingScorer(_SklearnScorer):
             Its input.
         y_true : array-like or sparse matrix
             2-D relevance (one query per row), or the 1-D long form.
-        *args, **kwargs
-            ``sample_weight`` and metadata such as ``query_id``.  Unlike
-            scikit-learn's scorers, a direct call takes ``query_id`` with
-            or without metadata routing enabled.
+        sample_weight : array-like, default=None
+            Query weights, as the metric takes them.
+        **metadata : dict
+            Metadata such as ``query_id``.  Unlike scikit-learn's scorers,
+            a direct call takes ``query_id`` with or without metadata
+            routing enabled.
 
         Returns
         -------
         score : float
         """
-        if set(kwargs) - {"sample_weight"} and not _routing_enabled():
-            # scikit-learn refuses metadata without routing even in a direct
-            # call, where nothing needs routing: allow it for this call.
-            with config_context(enable_metadata_routing=True):
-                return super().__call__(estimator, X, y_true, *args, **kwargs)
-        return super().__call__(estimator, X, y_true, *args, **kwargs)
+        if sample_weight is not None:
+            metadata["sample_weight"] = sample_weight
+        return self._evaluate(None, estimator, X, y_true, **metadata)
 
     # -- metadata routing ----------------------------------------------------
     def set_score_request(self, **kwargs):
@@ -201,9 +207,22 @@ class _RankingScorer(_SklearnScorer):
             )
         self._warn_overridden(kwargs, stacklevel=3)
         requests = {**self._requests, **kwargs}
-        self._build_request(requests)  # validates the aliases
+        _public_score_request(self._score_func, requests)  # validates the aliases
         self._requests = requests
         return self
+
+    def get_metadata_routing(self):
+        """Get the metadata this scorer requests (``query_id`` by default).
+
+        Returns
+        -------
+        routing : MetadataRequest
+            What scikit-learn's routing reads.
+        """
+        return _public_score_request(self._score_func, self._score_requests())
+
+    def _score_requests(self):
+        return {"query_id": True, "sample_weight": None, **self._requests}
 
     def _warn_overridden(self, metadata, stacklevel):
         """Warn when routed metadata replace options fixed at construction."""
@@ -216,20 +235,16 @@ class _RankingScorer(_SklearnScorer):
                 stacklevel=stacklevel,
             )
 
-    def _build_request(self, requests):
-        request = MetadataRequest(owner=repr(self))
-        merged = {"query_id": True, "sample_weight": None, **requests}
-        for param, alias in merged.items():
-            request.score.add_request(param=param, alias=alias)
-        return request
-
-    def _get_metadata_request(self):
-        return self._build_request(self._requests)
-
     # -- scoring -------------------------------------------------------------
-    def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        self._warn_overridden(kwargs, stacklevel=3)
-        params = {**self._kwargs, **kwargs}
+    def _evaluate(self, method_caller, estimator, X, y_true, **metadata):
+        """The score, predicting through ``method_caller`` if not None.
+
+        ``method_caller(estimator, method, X, pos_label=...)`` is
+        scikit-learn's cached prediction (see ``_sklearn_compat``); None
+        means predicting directly.
+        """
+        self._warn_overridden(metadata, stacklevel=4)
+        params = {**self._kwargs, **metadata}
         method = _response_method_name(estimator, self._response_method)
         if _is_2d(y_true):
             y_score = _multilabel_scores(
@@ -237,11 +252,45 @@ class _RankingScorer(_SklearnScorer):
             )
         else:
             if params.get("query_id") is None:
-                raise ValueError(_MISSING_QUERY_ID.format(name=self._name))
+                raise ValueError(_missing_query_id_message(self._name))
             y_true, y_score = _long_form(
-                estimator, X, y_true, method, method_caller, self._pos_label
+                estimator,
+                X,
+                y_true,
+                method,
+                method_caller or _call_response,
+                self._pos_label,
+                self._name,
             )
-        return self._sign * self._score_func(y_true, y_score, **params)
+        return self._score_func(y_true, y_score, **params)
+
+
+class _CachedRankingScorer(_RankingScorer, _compat.CachedScorerMixin):
+    """:class:`_RankingScorer` sharing scikit-learn's prediction cache.
+
+    Within one multi-metric scoring, it and scikit-learn's own scorers
+    (``"roc_auc"``, ``"neg_log_loss"``) predict once.  Everything that
+    relies on scikit-learn's private scorer API is in ``_sklearn_compat``.
+    """
+
+    def __init__(self, name, score_func, kwargs, pos_label=None):
+        super().__init__(name, score_func, kwargs, pos_label=pos_label)
+        self._init_sklearn_scorer()
+
+    # routing messages name the scorer by its repr (the public version
+    # would name a placeholder make_scorer object)
+    get_metadata_routing = _compat.CachedScorerMixin.get_metadata_routing
+
+
+def _public_score_request(score_func, requests):
+    """A ``MetadataRequest`` for ``score`` through public API only.
+
+    scikit-learn's public ``make_scorer(...).set_score_request`` builds it.
+    """
+    holder = make_scorer(score_func, response_method=_RESPONSE_METHOD[:2])
+    with config_context(enable_metadata_routing=True):
+        holder.set_score_request(**requests)
+    return holder.get_metadata_routing()
 
 
 def _routing_enabled():
@@ -280,30 +329,6 @@ def _n_labels(y):
     return y.shape[1] if sp.issparse(y) else np.shape(y)[1]
 
 
-def _is_zero_one(classes):
-    c = np.asarray(classes)
-    return c.shape == (2,) and c.dtype.kind in "biuf" and c[0] == 0 and c[1] == 1
-
-
-def _sklearn_output_is_exact(method, classes):
-    """Whether sklearn's own processing of ``method`` keeps every label.
-
-    scikit-learn's prediction cache (shared with e.g. ``"roc_auc"``) holds
-    processed predictions.  They are the per-label scores we want except
-    in two cases: exactly two labels whose ``classes_`` look binary (the
-    probabilities collapse to one column), and per-label class lists other
-    than [0, 1] (a label constant in the training fold has one class: a
-    ragged list that sklearn cannot stack).
-    """
-    if isinstance(classes, np.ndarray) and classes.ndim == 1:
-        if method == "decision_function":
-            return True  # never collapsed; binary classes_: no sign flip
-        return classes.shape[0] > 2 and classes.dtype != object
-    if isinstance(classes, (list, tuple)) and len(classes) > 0:
-        return method == "predict_proba" and all(_is_zero_one(c) for c in classes)
-    return False
-
-
 def _label_column(proba, classes):
     """One label's score from its class probabilities: the expected grade.
 
@@ -330,7 +355,7 @@ def _label_column(proba, classes):
 def _multilabel_scores(estimator, X, method, method_caller, n_labels):
     """Scores of shape (n_samples, n_labels) for a 2-D (multilabel) target."""
     classes = getattr(estimator, "classes_", None)
-    if _sklearn_output_is_exact(method, classes):
+    if method_caller is not None and _compat.cached_output_is_exact(method, classes):
         y_score = method_caller(estimator, method, X, pos_label=None)
         if np.ndim(y_score) == 2 and np.shape(y_score)[1] == n_labels:
             return y_score
@@ -358,6 +383,29 @@ def _multilabel_scores(estimator, X, method, method_caller, n_labels):
     return y_score
 
 
+def _call_response(estimator, method, X, pos_label=None):
+    """``method``'s output as scikit-learn's scorers process it, uncached.
+
+    The public-API stand-in for scikit-learn's ``method_caller``, for the
+    long form: a binary classifier gives the score of ``pos_label``
+    (default ``classes_[-1]``), anything else its raw output.
+    """
+    y_pred = getattr(estimator, method)(X)
+    classes = getattr(estimator, "classes_", None)
+    if not (
+        is_classifier(estimator)
+        and isinstance(classes, np.ndarray)
+        and classes.shape == (2,)
+    ):
+        return y_pred
+    pos_label = classes[-1] if pos_label is None else pos_label
+    if method == "predict_proba":
+        return np.asarray(y_pred)[:, classes.tolist().index(pos_label)]
+    if method == "decision_function" and pos_label == classes[0]:
+        return -np.asarray(y_pred)
+    return y_pred
+
+
 def _score_of_first_class(estimator, X, method, method_caller):
     """Scores of ``classes_[0]`` of a binary classifier.
 
@@ -376,7 +424,27 @@ def _score_of_first_class(estimator, X, method, method_caller):
     return (np.asarray(y_pred) == estimator.classes_[0]).astype(np.float64)
 
 
-def _long_form(estimator, X, y_true, method, method_caller, pos_label):
+def _default_pos_label(estimator, classes, name):
+    """``classes_[-1]`` for {0, 1}, {-1, 1} or {False, True}; else an error.
+
+    As in scikit-learn's non-symmetric metrics: for other labels (strings,
+    {1, 2}) which class is relevant is the user's call.
+    """
+    if classes.dtype.kind in "biuf" and (
+        np.array_equal(classes, [0, 1]) or np.array_equal(classes, [-1, 1])
+    ):
+        return classes[-1]
+    labels = classes.tolist()
+    raise ValueError(
+        f"{type(estimator).__name__} was fitted on the classes {labels}, so "
+        f"the {name!r} scorer cannot tell which one is relevant (only {{0, 1}}, "
+        "{-1, 1} and {False, True} default to the last class). Pass "
+        f"pos_label=, e.g. get_scorer({name!r}, pos_label={labels[-1]!r}) or "
+        f"make_scoring([...], pos_label={labels[-1]!r})."
+    )
+
+
+def _long_form(estimator, X, y_true, method, method_caller, pos_label, name):
     """Relevance and scores of the long form (1-D target)."""
     y = np.asarray(y_true)
     if y.ndim == 2:  # a single column
@@ -396,8 +464,9 @@ def _long_form(estimator, X, y_true, method, method_caller, pos_label):
             f"classes are {classes.tolist()}."
         )
     if classes.shape[0] == 2:
-        if pos_label is None or pos_label == classes[-1]:
-            pos_label = classes[-1]
+        if pos_label is None:
+            pos_label = _default_pos_label(estimator, classes, name)
+        if pos_label == classes[-1]:
             y_score = method_caller(estimator, method, X, pos_label=pos_label)
             if method == "predict":  # a classifier with neither score method
                 y_score = (np.asarray(y_score) == pos_label).astype(np.float64)
@@ -426,25 +495,50 @@ def _long_form(estimator, X, y_true, method, method_caller, pos_label):
 # Public helpers
 # ---------------------------------------------------------------------------
 def _parse(name):
-    """``"ndcg@10"`` -> ("ndcg", ndcg_at_k, 10); None if not one of ours."""
-    if not isinstance(name, str):
+    """``"ndcg@10"`` -> ("ndcg", ndcg_at_k, 10); None if not one of ours.
+
+    Names are exact, as in :func:`sklearn.metrics.get_scorer`: a spelling
+    of one of ours that differs only by case, spaces or leading zeros is
+    an error that gives the canonical name (which is also the key of
+    :func:`make_scoring`'s dict and the ``refit=`` value).
+    """
+    if not isinstance(name, str) or name in _sklearn_get_scorer_names():
+        return None  # "precision", "recall", "f1": scikit-learn's scorers
+    match = _NAME_RE.match(name)
+    if match is None or match.group(1) not in _METRICS:
+        canonical = _canonical_name(name)
+        if canonical is not None:
+            raise ValueError(
+                f"{name!r} is not a scorer name; did you mean {canonical!r}? "
+                "Scorer names are exact: lowercase, no spaces."
+            )
         return None
-    match = _NAME_RE.match(name.strip().lower())
+    base, k = match.group(1), match.group(2)
+    if k is None:
+        return base, _METRICS[base], None
+    if base in _NO_CUTOFF:
+        raise ValueError(
+            f"{name!r}: {base} ranks every item of a query and takes no "
+            f"cut-off; use {base!r}."
+        )
+    if int(k) < 1:
+        raise ValueError(f"{name!r}: k must be >= 1. {_VALID_FORMS}")
+    if k != str(int(k)):
+        raise ValueError(
+            f"{name!r} is not a scorer name; did you mean '{base}@{int(k)}'?"
+        )
+    return base, _METRICS[base], int(k)
+
+
+def _canonical_name(name):
+    """The exact name a user probably meant (``" NDCG@010"`` -> ``"ndcg@10"``)."""
+    match = _NAME_RE.match(re.sub(r"\s+", "", name).lower())
     if match is None or match.group(1) not in _METRICS:
         return None
     base, k = match.group(1), match.group(2)
-    if k is None and name in _sklearn_get_scorer_names():
-        return None  # "precision", "recall", "f1": scikit-learn's scorers
-    if k is not None:
-        if base in _NO_CUTOFF:
-            raise ValueError(
-                f"{name!r}: {base} ranks every item of a query and takes no "
-                f"cut-off; use {base!r}."
-            )
-        if int(k) < 1:
-            raise ValueError(f"{name!r}: k must be >= 1. {_VALID_FORMS}")
-        k = int(k)
-    return base, _METRICS[base], k
+    if k is None or base in _NO_CUTOFF:
+        return base
+    return f"{base}@{int(k)}" if int(k) >= 1 else None
 
 
 def _metric_options(func):
@@ -578,7 +672,9 @@ def get_scorer(name, **options):
     kwargs = {} if base in _NO_CUTOFF else {"k": k}
     kwargs.update(options)
     _check_options(name, func, kwargs)
-    return _RankingScorer(name, func, kwargs, pos_label=pos_label)
+    # scikit-learn's prediction cache when its private hooks are there
+    cls = _CachedRankingScorer if _compat.HAS_SCORER_HOOKS else _RankingScorer
+    return cls(name, func, kwargs, pos_label=pos_label)
 
 
 def _check_options(name, func, kwargs):
@@ -596,13 +692,14 @@ def _check_options(name, func, kwargs):
 
 
 def get_scorer_names():
-    """Names of the ranking scorers.
+    """Names of the ranking scorers without a cut-off.
 
-    Each name but ``"gauc"`` may be followed by ``"@k"`` with an int
-    ``k >= 1`` (``"ndcg@10"``); without it the whole ranked list counts,
-    except for ``"precision"``, ``"recall"`` and ``"f1"``, which without
-    ``@k`` are scikit-learn's classification scorers.  :func:`get_scorer`
-    also accepts every name of :func:`sklearn.metrics.get_scorer_names`.
+    Every name listed returns a ranking scorer.  Each but ``"gauc"`` may
+    be followed by ``"@k"`` with an int ``k >= 1`` (``"ndcg@10"``); so may
+    ``"precision"``, ``"recall"`` and ``"f1"``, which are not listed
+    because without ``@k`` they are scikit-learn's classification scorers
+    (``"precision@5"`` is ours).  :func:`get_scorer` also accepts every
+    name of :func:`sklearn.metrics.get_scorer_names`.
 
     Returns
     -------
@@ -613,10 +710,10 @@ def get_scorer_names():
     --------
     >>> from sklearn_rankmetrics import get_scorer_names
     >>> get_scorer_names()
-    ['dcg', 'f1', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg', 'precision',
-     'recall']
+    ['dcg', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg']
     """
-    return sorted(_METRICS)
+    sklearn_names = set(_sklearn_get_scorer_names())
+    return sorted(name for name in _METRICS if name not in sklearn_names)
 
 
 def make_scoring(names, **options):

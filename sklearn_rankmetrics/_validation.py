@@ -59,7 +59,12 @@ def check_real(name, value, *, low, allow_none=False):
 def check_no_relevant(value):
     """``no_relevant`` is "skip", "raise" or a finite real number."""
     if isinstance(value, str):
-        return check_option("no_relevant", value, ("skip", "raise"))
+        if value not in ("skip", "raise"):
+            raise ValueError(
+                "no_relevant must be 'skip', 'raise' or a number such as 0.0 "
+                f"or 1.0; got {value!r}."
+            )
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(
             "no_relevant must be 'skip', 'raise' or a number such as 0.0 or "

@@ -9,6 +9,8 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._validation import check_real
+
 __all__ = ["make_click_log"]
 
 
@@ -20,13 +22,11 @@ def _check_int(name, value, low):
     return int(value)
 
 
-def _check_real(name, value, low):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}.")
-    if not np.isfinite(value) or (low is not None and value < low):
-        bound = "" if low is None else f" >= {low}"
-        raise ValueError(f"{name} must be a finite number{bound}, got {value}.")
-    return float(value)
+def _check_non_negative(name, value):
+    value = check_real(name, value, low=-np.inf)  # a finite real number
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}.")
+    return value
 
 
 def make_click_log(
@@ -170,9 +170,9 @@ def make_click_log(
         high = _check_int("n_impressions[1]", n_impressions[1], low)
     else:
         low = high = _check_int("n_impressions", n_impressions, 1)
-    intercept = _check_real("intercept", intercept, None)
-    user_bias = _check_real("user_bias", user_bias, 0.0)
-    interaction = _check_real("interaction", interaction, 0.0)
+    intercept = check_real("intercept", intercept, low=-np.inf)
+    user_bias = _check_non_negative("user_bias", user_bias)
+    interaction = _check_non_negative("interaction", interaction)
     rng = check_random_state(random_state)
 
     n_item_features = n_features - n_user_features
@@ -207,3 +207,160 @@ def make_click_log(
     if return_proba:
         return X, y, query_id, proba
     return X, y, query_id
+
+
+def make_ranking_dataset(
+    n_queries=200,
+    n_docs=(5, 30),
+    n_features=10,
+    *,
+    n_informative=5,
+    max_grade=4,
+    relevant_fraction=0.3,
+    noise=0.5,
+    query_shift=1.0,
+    shuffle=True,
+    random_state=None,
+):
+    r"""Generate a learning-to-rank data set: queries, features, graded relevance.
+
+    Each query has a number of candidate documents; each (query, document)
+    row has ``n_features`` features and a relevance grade from 0 (not
+    relevant) to ``max_grade``, drawn from a known non-linear model.  The
+    long form, as search and recommendation logs come: ``X``, ``y`` and
+    one ``query_id`` per row.
+
+    Queries differ in how relevant their candidates are overall (a hidden
+    per-query shift, partly visible in the last feature), so a model that
+    predicts the grade row by row (pointwise) and one that orders each
+    query's rows (a learning-to-rank objective) can differ.
+
+    Read more in the :ref:`User Guide <learning_to_rank>`.
+
+    Parameters
+    ----------
+    n_queries : int, default=200
+        Number of queries.
+
+    n_docs : int or tuple of two ints (low, high), default=(5, 30)
+        Documents (rows) per query: that number, or drawn uniformly from
+        ``low..high`` (inclusive) for each query.
+
+    n_features : int, default=10
+        Number of columns of ``X``; at least ``n_informative + 1``.
+
+    n_informative : int >= 2, default=5
+        How many of the first columns drive relevance; the others, but the
+        last, are noise.  The last column is a noisy view of the query's
+        shift (constant within a query).
+
+    max_grade : int >= 1, default=4
+        The highest grade; grades are ``0 .. max_grade``.
+
+    relevant_fraction : float in (0, 1), default=0.3
+        About the fraction of rows with a grade >= 1 (before the
+        per-query shift spreads it across queries).
+
+    noise : float >= 0, default=0.5
+        Standard deviation of the noise added to the latent relevance.
+
+    query_shift : float >= 0, default=1.0
+        Standard deviation of the hidden per-query shift of the latent
+        relevance.
+
+    shuffle : bool, default=True
+        Shuffle the rows, so that a query's rows are not contiguous; if
+        False the rows come query by query.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed for the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_features)
+        Features of each (query, document) row.
+
+    y : ndarray of shape (n_rows,), dtype int
+        Relevance grade of each row, in ``0 .. max_grade``.
+
+    query_id : ndarray of shape (n_rows,), dtype int
+        Query of each row (0 .. n_queries - 1).
+
+    Notes
+    -----
+    With document features :math:`x`, a hidden query shift
+    :math:`s_q \sim N(0, \sigma_q^2)` and noise :math:`\varepsilon \sim
+    N(0, \sigma^2)`, the latent relevance is
+
+    .. math::
+
+        z = x_{1:m}^\top w + x_1 x_2 + \sin(2 x_3) + s_q + \varepsilon,
+
+    with :math:`m` = ``n_informative`` and :math:`w` drawn once per call.
+    The grade is the number of cut points below :math:`z`; the cut for
+    grade :math:`g \geq 1` is the :math:`1 - f / 2^{g-1}` quantile of a
+    centred normal with :math:`z`'s spread (:math:`f` =
+    ``relevant_fraction``), so each grade is about half as frequent as the
+    one below.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics.datasets import make_ranking_dataset
+    >>> X, y, query_id = make_ranking_dataset(n_queries=20, random_state=0)
+    >>> X.shape, y.shape, query_id.shape
+    ((335, 10), (335,), (335,))
+    >>> sorted(set(y.tolist())), len(set(query_id.tolist()))
+    ([0, 1, 2, 3, 4], 20)
+    """
+    n_queries = _check_int("n_queries", n_queries, 1)
+    n_informative = _check_int("n_informative", n_informative, 2)
+    n_features = _check_int("n_features", n_features, n_informative + 1)
+    max_grade = _check_int("max_grade", max_grade, 1)
+    relevant_fraction = _check_non_negative("relevant_fraction", relevant_fraction)
+    if not 0.0 < relevant_fraction < 1.0:
+        raise ValueError(
+            f"relevant_fraction must be in (0, 1), got {relevant_fraction}."
+        )
+    noise = _check_non_negative("noise", noise)
+    query_shift = _check_non_negative("query_shift", query_shift)
+    if isinstance(n_docs, (tuple, list)):
+        if len(n_docs) != 2:
+            raise ValueError(
+                f"n_docs must be an int or a (low, high) pair; got {n_docs!r}."
+            )
+        low = _check_int("n_docs[0]", n_docs[0], 1)
+        high = _check_int("n_docs[1]", n_docs[1], low)
+    else:
+        low = high = _check_int("n_docs", n_docs, 1)
+    rng = check_random_state(random_state)
+    from scipy.special import ndtri  # the standard normal quantile
+
+    counts = rng.randint(low, high + 1, size=n_queries)
+    query_id = np.repeat(np.arange(n_queries), counts)
+    n_rows = query_id.shape[0]
+    X = rng.normal(size=(n_rows, n_features))
+    shift = query_shift * rng.normal(size=n_queries)
+    X[:, -1] = shift[query_id] + rng.normal(size=n_queries)[query_id]
+    w = rng.normal(size=n_informative)
+    w /= np.sqrt(np.sum(w**2))
+    latent = (
+        X[:, :n_informative] @ w
+        + X[:, 0] * X[:, 1]
+        + np.sin(2.0 * X[:, 2])
+        + shift[query_id]
+        + noise * rng.normal(size=n_rows)
+    )
+    # Cut points at normal quantiles of z's spread without the query shift
+    # (about sqrt(2.5 + noise**2 + query_shift**2)): grade g >= 1 where z
+    # exceeds the 1 - relevant_fraction / 2**(g - 1) quantile.
+    scale = np.sqrt(2.5 + noise**2 + query_shift**2)
+    cuts = scale * ndtri(1.0 - relevant_fraction * 0.5 ** np.arange(max_grade))
+    y = np.searchsorted(cuts, latent, side="right")
+
+    if shuffle:
+        order = rng.permutation(n_rows)
+        X, y, query_id = X[order], y[order], query_id[order]
+    return X, y, query_id
+
+
+__all__ += ["make_ranking_dataset"]

@@ -94,11 +94,99 @@ def test_interaction_is_not_linear():
         ({"n_impressions": (5, 2)}, ValueError, r"n_impressions\[1\]"),
         ({"n_impressions": (1, 2, 3)}, ValueError, "low, high"),
         ({"n_impressions": 0}, ValueError, "n_impressions must be >= 1"),
-        ({"user_bias": -1.0}, ValueError, "user_bias"),
-        ({"interaction": np.nan}, ValueError, "interaction"),
-        ({"intercept": "high"}, TypeError, "intercept"),
+        ({"user_bias": -1.0}, ValueError, "user_bias must be >= 0"),
+        ({"user_bias": np.inf}, ValueError, "user_bias must be a finite number"),
+        ({"interaction": np.nan}, ValueError, "interaction must be a finite"),
+        ({"interaction": True}, TypeError, "interaction must be a real number"),
+        ({"intercept": "high"}, TypeError, "intercept must be a real number"),
+        ({"intercept": -np.inf}, ValueError, "intercept must be a finite number"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
         make_click_log(**kwargs)
+
+
+# ---------------------------------------------------------------------------
+# make_ranking_dataset
+# ---------------------------------------------------------------------------
+def make_ranking_dataset(**kwargs):
+    # imported here: this part of the file is kept apart from the one above
+    from sklearn_rankmetrics.datasets import make_ranking_dataset
+
+    return make_ranking_dataset(**kwargs)
+
+
+def ndcg_at_k(*args, **kwargs):
+    from sklearn_rankmetrics import ndcg_at_k
+
+    return ndcg_at_k(*args, **kwargs)
+
+
+def test_ranking_dataset_shapes_and_grades():
+    X, y, qid = make_ranking_dataset(
+        n_queries=30, n_docs=(3, 7), n_features=6, max_grade=3, random_state=0
+    )
+    counts = np.bincount(qid)
+    assert counts.shape == (30,) and counts.min() >= 3 and counts.max() <= 7
+    assert X.shape == (counts.sum(), 6) and y.shape == qid.shape == (counts.sum(),)
+    assert y.dtype.kind == "i" and y.min() >= 0 and y.max() <= 3
+    # the last feature is constant within each query (a view of its shift)
+    for q in range(30):
+        assert np.ptp(X[qid == q, -1]) == 0.0
+
+
+def test_ranking_dataset_grades_follow_relevant_fraction():
+    _, y, _ = make_ranking_dataset(
+        n_queries=2000, relevant_fraction=0.3, query_shift=0.0, random_state=0
+    )
+    frequency = np.bincount(y, minlength=5) / y.size
+    assert 0.25 < 1 - frequency[0] < 0.35
+    # each grade about half as frequent as the one below (the top grade
+    # also takes everything above the last cut)
+    assert np.all(frequency[2:4] < 0.75 * frequency[1:3])
+
+
+def test_ranking_dataset_is_learnable_and_reproducible():
+    from sklearn.linear_model import LinearRegression
+
+    X, y, qid = make_ranking_dataset(n_queries=150, random_state=1)
+    X2, y2, qid2 = make_ranking_dataset(n_queries=150, random_state=1)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    np.testing.assert_array_equal(qid, qid2)
+    # a linear model of the features ranks far better than a noise feature
+    linear = LinearRegression().fit(X, y).predict(X)
+    informative = ndcg_at_k(y, linear, k=10, query_id=qid)
+    noise = ndcg_at_k(y, X[:, 6], k=10, query_id=qid)
+    assert informative > noise + 0.2
+
+
+def test_ranking_dataset_shuffle():
+    _, _, qid = make_ranking_dataset(n_queries=5, n_docs=2, shuffle=False)
+    np.testing.assert_array_equal(qid, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
+    _, _, qid = make_ranking_dataset(n_queries=50, n_docs=4, random_state=0)
+    assert np.any(np.diff(qid) < 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"n_queries": 0}, ValueError, "n_queries must be >= 1"),
+        ({"n_docs": (5, 2)}, ValueError, r"n_docs\[1\]"),
+        ({"n_docs": (1, 2, 3)}, ValueError, "low, high"),
+        ({"n_features": 5, "n_informative": 5}, ValueError, "n_features must be >= 6"),
+        ({"n_informative": 1}, ValueError, "n_informative must be >= 2"),
+        ({"max_grade": 0}, ValueError, "max_grade must be >= 1"),
+        (
+            {"relevant_fraction": 1.0},
+            ValueError,
+            r"relevant_fraction must be in \(0, 1\)",
+        ),
+        ({"noise": -1.0}, ValueError, "noise"),
+        ({"query_shift": "big"}, TypeError, "query_shift"),
+    ],
+)
+def test_ranking_dataset_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        make_ranking_dataset(**kwargs)

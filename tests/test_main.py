@@ -8,7 +8,8 @@ import pytest
 import sklearn
 from threadpoolctl import threadpool_limits
 
-from sklearn_rankmetrics.__main__ import METRICS, main
+import sklearn_rankmetrics
+from sklearn_rankmetrics._demo import METRICS, main
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -32,8 +33,9 @@ def test_main_logreg_prints_progress_table_and_choice(capsys):
     out = capsys.readouterr().out
     assert "Click log: 60 users" in out
     assert "GroupKFold(2)" in out
-    # one progress line per candidate, as it runs
-    progress = re.findall(r"^\s+\[(\d)/5\] C=\S+\s+ndcg@10 \d\.\d{4}", out, re.M)
+    # one progress line per candidate, as it runs, with every metric
+    scores = r"\s+".join(rf"{re.escape(name)} -?\d\.\d{{4}}" for name in METRICS)
+    progress = re.findall(rf"^\s+\[(\d)/5\] C=\S+\s+{scores}  \(", out, re.M)
     assert progress == ["1", "2", "3", "4", "5"]
     header, rows = _table_rows(out, "rank(gauc)")
     assert header == ["rank(gauc)", "C", *METRICS]
@@ -68,12 +70,52 @@ def test_main_hgb_default_model_restores_config(capsys):
     assert len(rows) == 9
 
 
-def test_main_rejects_bad_options(capsys):
-    with pytest.raises(SystemExit):
-        main(["--refit", "accuracy"])
-    with pytest.raises(SystemExit):
-        main(["--n-users", "5"])
-    assert "at least twice --folds" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--refit", "accuracy"], "argument --refit: invalid choice"),
+        (["--folds", "1"], "argument --folds: must be an int >= 2"),
+        (["--folds", "0"], "argument --folds: must be an int >= 2"),
+        (["--folds", "two"], "argument --folds: invalid int value: 'two'"),
+        (["--n-jobs", "0"], "argument --n-jobs: must be a positive number"),
+        (["--seed", "-1"], "argument --seed: must be an int from 0 to 4294967295"),
+        (["--seed", str(2**32)], "argument --seed: must be an int from 0"),
+        (["--n-users", "3"], "argument --n-users: must be an int >= 4"),
+        (["--n-users", "5"], "argument --n-users: must be at least twice --folds"),
+        (["--n-users", "7", "--folds", "4"], "at least twice --folds (8); got 7"),
+        (["--model", "svm"], "argument --model: invalid choice"),
+    ],
+)
+def test_main_rejects_bad_options_with_a_usage_error(capsys, argv, message):
+    # --folds 1, --folds 0, --n-jobs 0 and --seed -1 used to crash with a
+    # traceback deep in scikit-learn or numpy
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m sklearn_rankmetrics")
+    assert message in err
+
+
+def test_main_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == (
+        f"python -m sklearn_rankmetrics {sklearn_rankmetrics.__version__}\n"
+    )
+
+
+def test_usage_error_as_a_module():
+    result = subprocess.run(
+        [sys.executable, "-m", "sklearn_rankmetrics", "--folds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "error: argument --folds: must be an int >= 2" in result.stderr
 
 
 def test_help_as_a_module():
@@ -82,5 +124,5 @@ def test_help_as_a_module():
         capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
     assert "usage: python -m sklearn_rankmetrics" in result.stdout
-    for option in ["--n-users", "--seed", "--refit", "--model", "--folds"]:
+    for option in ["--n-users", "--seed", "--refit", "--model", "--folds", "--version"]:
         assert option in result.stdout

@@ -3,6 +3,8 @@
 Each test says in a comment what used to go wrong.
 """
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -245,3 +247,61 @@ def test_relevance_threshold_with_low_precision_float_grades(dtype):
                     assert np.array_equal(got, expected, equal_nan=True)
                 got = metric(y.ravel(), s.ravel(), query_id=[0] * 4 + [1] * 4, **kw)
                 assert np.array_equal(got, expected, equal_nan=True)
+
+
+def test_import_under_python_OO():
+    # python -OO strips docstrings; fill_doc did None % dict at import time
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-OO",
+            "-c",
+            "import sklearn_rankmetrics as m; print(m.ndcg_at_k([[1, 0]], [[1, 0]]))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1.0"
+
+
+@pytest.mark.parametrize("value", ["zero", "Skip", "0.0"])
+def test_no_relevant_message_says_a_number_is_allowed(value):
+    # the message of a wrong string listed only 'skip' and 'raise'
+    with pytest.raises(ValueError, match=r"'skip', 'raise' or a number such as 0\.0"):
+        srm.ndcg_at_k([[1, 0]], [[0.9, 0.1]], no_relevant=value)
+
+
+def test_predict_proba_with_query_id_says_take_the_positive_column():
+    # an (n, 2) predict_proba output with query_id was told to drop query_id,
+    # and without query_id that 1-D y_true needs query_id: a circle
+    y = np.array([1, 0, 0, 1])
+    proba = np.array([[0.2, 0.8], [0.6, 0.4], [0.9, 0.1], [0.3, 0.7]])
+    qid = np.array([0, 0, 1, 1])
+    for func in (srm.ndcg_at_k, srm.group_auc_score):
+        with pytest.raises(ValueError, match=r"y_score\[:, 1\]"):
+            func(y, proba, query_id=qid)
+    # other 2-D shapes keep the plain message
+    with pytest.raises(ValueError, match="Drop query_id") as info:
+        srm.ndcg_at_k(y, np.ones((4, 3)), query_id=qid)
+    assert "y_score[:, 1]" not in str(info.value)
+
+
+def test_metric_functions_reject_class_labels_that_are_not_grades():
+    # the scorers need pos_label for such labels; the metric functions see
+    # y_true directly and must not guess either ({1, 2} are valid grades)
+    pd = pytest.importorskip("pandas")
+    score, qid = [0.3, 0.2, 0.1], [0, 0, 0]
+    for y in (
+        np.array(["click", "skip", "skip"]),
+        pd.Series(pd.Categorical(["click", "skip", "skip"])),
+    ):
+        with pytest.raises(TypeError, match="y_true must be numeric"):
+            srm.ndcg_at_k(y, score, query_id=qid)
+        with pytest.raises(TypeError, match="y_true must be numeric"):
+            srm.group_auc_score(y, score, query_id=qid)
+    graded = srm.ndcg_at_k(np.array([1, 2, 2]), score, query_id=qid)
+    # DCG = 1 + 2/log2(3) + 2/2, ideal = 2 + 2/log2(3) + 1/2
+    expected = (2 + 2 / np.log2(3)) / (2.5 + 2 / np.log2(3))
+    assert graded == pytest.approx(expected)

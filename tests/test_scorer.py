@@ -12,14 +12,14 @@ import pickle
 import numpy as np
 import pytest
 import sklearn
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import make_multilabel_classification
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.inspection import permutation_importance
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.metrics import get_scorer as sklearn_get_scorer
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import log_loss, roc_auc_score
 from sklearn.model_selection import (
     GridSearchCV,
     GroupKFold,
@@ -106,7 +106,6 @@ def _lr():
         ("fbeta@3", fbeta_at_k, 3),
         ("dcg@10", dcg_at_k, 10),
         ("ndcg", ndcg_at_k, None),
-        ("NDCG@7", ndcg_at_k, 7),
         ("map", average_precision_at_k, None),
     ],
 )
@@ -173,13 +172,36 @@ def test_options_pass_through(multilabel):
 
 def test_get_scorer_names():
     names = get_scorer_names()
-    assert names == sorted(names)
-    assert {"ndcg", "map", "mrr", "precision", "recall", "hit_rate", "f1", "dcg"} <= (
-        set(names)
-    )
-    assert "gauc" in names
-    for name in names:
+    assert names == ["dcg", "fbeta", "gauc", "hit_rate", "map", "mrr", "ndcg"]
+    for name in names:  # every name listed is ours
+        scorer = get_scorer(name)
+        assert scorer._score_func is not None and repr(scorer).startswith("get_")
+    # precision, recall and f1 are ours only with @k, so not listed
+    for name in ["precision", "recall", "f1"]:
+        assert name not in names
+        assert repr(get_scorer(f"{name}@5")) == f"get_scorer('{name}@5')"
+
+
+@pytest.mark.parametrize(
+    "name, canonical",
+    [
+        ("NDCG@10 ", "ndcg@10"),
+        ("gAUC", "gauc"),
+        (" map@5", "map@5"),
+        ("Precision@3", "precision@3"),
+        ("ndcg @ 10", "ndcg@10"),
+        ("ndcg@010", "ndcg@10"),
+        ("MRR", "mrr"),
+    ],
+)
+def test_non_canonical_names_are_rejected_with_the_canonical_one(name, canonical):
+    # they used to be accepted, and the user's spelling became the key of
+    # make_scoring's dict, so refit="ndcg@10" failed with a generic error
+    with pytest.raises(ValueError, match=f"did you mean '{canonical}'"):
         get_scorer(name)
+    with pytest.raises(ValueError, match=f"did you mean '{canonical}'"):
+        make_scoring([name, "roc_auc"])
+    assert repr(get_scorer(canonical)) == f"get_scorer('{canonical}')"
 
 
 def test_make_scoring_mixes_ours_and_sklearns():
@@ -246,13 +268,33 @@ def test_direct_call_takes_query_id_without_routing(clicks):
 def test_long_form_without_query_id_explains_routing(clicks):
     X, y, qid = clicks
     clf = _lr().fit(X, y)
-    with pytest.raises(ValueError, match="metadata routing.*query_id"):
+    # routing off: the fix starts with enabling it
+    with pytest.raises(ValueError, match=r"no query_id.*\. Enable metadata routing"):
         get_scorer("ndcg@10")(clf, X, y)
-    with pytest.raises(ValueError, match="metadata routing"):
+    with pytest.raises(ValueError, match=r"\. Enable metadata routing"):
         cross_validate(
             _lr(), X, y, groups=qid, cv=GroupKFold(3),
             scoring=make_scoring(["ndcg@10", "roc_auc"]), error_score="raise",
         )  # fmt: skip
+
+
+def test_missing_query_id_with_routing_on_says_pass_it(clicks, routing):
+    # the message used to start with "enable metadata routing" when it was on
+    X, y, qid = clicks
+    with pytest.raises(ValueError) as info:
+        cross_validate(
+            _lr(),
+            X,
+            y,
+            cv=GroupKFold(3),
+            params={"groups": qid},
+            scoring=make_scoring(["ndcg@10", "roc_auc"]),
+            error_score="raise",
+        )
+    message = str(info.value)
+    assert "Metadata routing is enabled: pass the query ids" in message
+    assert "params={'query_id': qid}" in message
+    assert "Enable metadata routing" not in message
 
 
 def test_direct_call_long_form(clicks, routing):
@@ -274,10 +316,34 @@ def test_direct_call_long_form(clicks, routing):
 CTR_SCORING = ["ndcg@5", "map@5", "mrr@5", "gauc", "roc_auc", "neg_log_loss"]
 
 
-def _assert_finite(results, names, prefix="mean_test_"):
-    for name in names:
-        values = np.asarray(results[f"{prefix}{name}"], dtype=float)
-        assert np.isfinite(values).all(), name
+# Each CTR scorer computed by hand from a fitted binary classifier: ranking
+# and roc_auc by decision_function when there is one (sklearn's order),
+# neg_log_loss by P(click).
+_CTR_BY_HAND = {
+    "ndcg@5": lambda y, s, p, q: ndcg_at_k(y, s, k=5, query_id=q),
+    "map@5": lambda y, s, p, q: average_precision_at_k(y, s, k=5, query_id=q),
+    "mrr@5": lambda y, s, p, q: reciprocal_rank_at_k(y, s, k=5, query_id=q),
+    "gauc": lambda y, s, p, q: group_auc_score(y, s, query_id=q),
+    "roc_auc": lambda y, s, p, q: roc_auc_score(y, s),
+    "neg_log_loss": lambda y, s, p, q: -log_loss(y, p),
+}
+
+
+def _ctr_folds_by_hand(est, X, y, qid, cv, names, rows="test"):
+    """``{name: per-fold scores}``, refitting ``est`` on each fold by hand."""
+    scores = {name: [] for name in names}
+    for train, test in cv.split(X, y, qid):
+        fitted = clone(est).fit(X[train], y[train])
+        part = train if rows == "train" else test
+        proba = fitted.predict_proba(X[part])[:, 1]
+        score = (
+            fitted.decision_function(X[part])
+            if hasattr(fitted, "decision_function")
+            else proba
+        )
+        for name in names:
+            scores[name].append(_CTR_BY_HAND[name](y[part], score, proba, qid[part]))
+    return {name: np.array(values) for name, values in scores.items()}
 
 
 def test_grid_search_ctr_hand_recomputed_fold(clicks, routing):
@@ -288,7 +354,15 @@ def test_grid_search_ctr_hand_recomputed_fold(clicks, routing):
         refit="ndcg@5", error_score="raise",
     )  # fmt: skip
     search.fit(X, y, groups=qid, query_id=qid)
-    _assert_finite(search.cv_results_, CTR_SCORING)
+    for i, C in enumerate([0.01, 1.0]):
+        by_hand = _ctr_folds_by_hand(_lr().set_params(C=C), X, y, qid, cv, CTR_SCORING)
+        for name in CTR_SCORING:
+            np.testing.assert_allclose(
+                search.cv_results_[f"mean_test_{name}"][i],
+                by_hand[name].mean(),
+                rtol=1e-10,
+                err_msg=name,
+            )
 
     # recompute fold 0 of candidate C=1 by hand
     train, test = next(cv.split(X, y, qid))
@@ -339,8 +413,15 @@ def test_hist_gradient_boosting_cross_validate(clicks, routing):
             params={"groups": qid, "query_id": qid}, error_score="raise",
             return_train_score=True,
         )  # fmt: skip
-    _assert_finite(results, CTR_SCORING, prefix="test_")
-    _assert_finite(results, CTR_SCORING, prefix="train_")
+        hgb = HistGradientBoostingClassifier(max_iter=10, random_state=0)
+        for rows in ["test", "train"]:
+            by_hand = _ctr_folds_by_hand(
+                hgb, X, y, qid, GroupKFold(3), CTR_SCORING, rows=rows
+            )
+            for name in CTR_SCORING:
+                np.testing.assert_allclose(
+                    results[f"{rows}_{name}"], by_hand[name], rtol=1e-10, err_msg=name
+                )
 
 
 def test_sample_weight_request_per_query(clicks, routing):
@@ -368,8 +449,8 @@ def test_cross_val_score(clicks, routing):
         _lr(), X, y, cv=GroupKFold(3), scoring=get_scorer("map@5"),
         params={"groups": qid, "query_id": qid}, error_score="raise",
     )  # fmt: skip
-    assert scores.shape == (3,)
-    assert np.isfinite(scores).all()
+    by_hand = _ctr_folds_by_hand(_lr(), X, y, qid, GroupKFold(3), ["map@5"])
+    np.testing.assert_allclose(scores, by_hand["map@5"], rtol=1e-10)
 
 
 def test_randomized_search(clicks, routing):
@@ -380,7 +461,13 @@ def test_randomized_search(clicks, routing):
         n_iter=3, cv=GroupKFold(3), scoring=make_scoring(["ndcg@5", "gauc"]),
         refit="ndcg@5", random_state=0, error_score="raise",
     ).fit(X, y, groups=qid, query_id=qid)  # fmt: skip
-    _assert_finite(search.cv_results_, ["ndcg@5", "gauc"])
+    for i, params in enumerate(search.cv_results_["params"]):
+        est = make_pipeline(StandardScaler(), _lr()).set_params(**params)
+        by_hand = _ctr_folds_by_hand(est, X, y, qid, GroupKFold(3), ["ndcg@5", "gauc"])
+        for name in ["ndcg@5", "gauc"]:
+            assert search.cv_results_[f"mean_test_{name}"][i] == pytest.approx(
+                by_hand[name].mean(), rel=1e-10
+            )
     assert search.score(X, y, query_id=qid) == pytest.approx(
         ndcg_at_k(y, search.decision_function(X), k=5, query_id=qid)
     )
@@ -453,7 +540,13 @@ def test_validation_curve_long_form(clicks, routing):
         error_score="raise",
     )  # fmt: skip
     assert train.shape == test.shape == (2, 3)
-    assert np.isfinite(test).all()
+    for i, C in enumerate([0.1, 1.0]):
+        est = _lr().set_params(C=C)
+        for rows, got in [("test", test), ("train", train)]:
+            by_hand = _ctr_folds_by_hand(
+                est, X, y, qid, GroupKFold(3), ["gauc"], rows=rows
+            )
+            np.testing.assert_allclose(got[i], by_hand["gauc"], rtol=1e-10)
 
 
 def test_permutation_importance_long_form(clicks):
@@ -478,11 +571,12 @@ def test_string_classes_and_pos_label(clicks, routing):
     numeric = _lr().fit(X, y)
     with_pos = get_scorer("ndcg@5", pos_label="click")(clf, X, labels, query_id=qid)
     assert with_pos == pytest.approx(get_scorer("ndcg@5")(numeric, X, y, query_id=qid))
-    # without pos_label, sklearn's convention: classes_[-1] ("skip") is relevant
-    default = get_scorer("ndcg@5")(clf, X, labels, query_id=qid)
-    assert default == pytest.approx(
+    # "skip" is relevant only when asked for
+    skip = get_scorer("ndcg@5", pos_label="skip")(clf, X, labels, query_id=qid)
+    assert skip == pytest.approx(
         ndcg_at_k(labels == "skip", clf.decision_function(X), k=5, query_id=qid)
     )
+    assert skip != pytest.approx(with_pos)
     with pytest.raises(ValueError, match="pos_label='buy' is not a class"):
         get_scorer("ndcg@5", pos_label="buy")(clf, X, labels, query_id=qid)
     # and in a search, with pandas inputs
@@ -495,7 +589,73 @@ def test_string_classes_and_pos_label(clicks, routing):
         scoring=make_scoring(["ndcg@5", "gauc", "roc_auc"], pos_label="click"),
         error_score="raise",
     ).fit(pd.DataFrame(X), pd.Series(labels), groups=qid, query_id=pd.Series(qid))
-    _assert_finite(search.cv_results_, ["ndcg@5", "gauc", "roc_auc"])  # fmt: skip
+    reference = GridSearchCV(
+        _lr(),
+        {"C": [0.1, 1.0]},
+        cv=GroupKFold(3),
+        refit="ndcg@5",
+        scoring=make_scoring(["ndcg@5", "gauc", "roc_auc"]),
+        error_score="raise",
+    ).fit(X, y, groups=qid, query_id=qid)
+    for name in ["ndcg@5", "gauc", "roc_auc"]:
+        np.testing.assert_allclose(
+            search.cv_results_[f"mean_test_{name}"],
+            reference.cv_results_[f"mean_test_{name}"],
+            rtol=1e-6,
+        )
+
+
+def _categorical(values):
+    pd = pytest.importorskip("pandas")
+    return pd.Series(pd.Categorical(values))
+
+
+@pytest.mark.parametrize(
+    "make_labels, pos",
+    [
+        (lambda y: np.where(y == 1, "click", "skip"), "click"),
+        (lambda y: np.where(y == 1, "yes", "no"), "yes"),
+        (lambda y: y + 1, 2),  # {1, 2}
+        (lambda y: 2 * y, 2),  # {0, 2}
+        (lambda y: _categorical(np.where(y == 1, "click", "skip")), "click"),
+    ],
+    ids=["click-skip", "no-yes", "1-2", "0-2", "categorical"],
+)
+@pytest.mark.parametrize("name", ["ndcg@5", "gauc"])
+def test_binary_labels_without_pos_label_raise(clicks, routing, make_labels, pos, name):
+    # classes_[-1] used to be taken as relevant whatever the labels: with
+    # "click"/"skip", "skip" was scored as the relevant class, silently
+    X, y, qid = clicks
+    labels = make_labels(y)
+    clf = _lr().fit(X, labels)
+    scorer = get_scorer(name)
+    with pytest.raises(ValueError, match=r"fitted on the classes .*Pass pos_label="):
+        scorer(clf, X, labels, query_id=qid)
+    # the same in a search, where the message reaches the user too
+    with pytest.raises(ValueError, match="pos_label="):
+        GridSearchCV(
+            _lr(),
+            {"C": [1.0]},
+            cv=GroupKFold(3),
+            scoring=make_scoring([name, "roc_auc"]),
+            refit=name,
+            error_score="raise",
+        ).fit(X, labels, groups=qid, query_id=qid)
+    # with pos_label: the score of the 0/1 problem (pos is y == 1)
+    got = get_scorer(name, pos_label=pos)(clf, X, labels, query_id=qid)
+    expected = get_scorer(name)(_lr().fit(X, y), X, y, query_id=qid)
+    assert got == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("classes", [(0, 1), (-1, 1), (False, True), (0.0, 1.0)])
+def test_symmetric_binary_labels_default_to_the_last_class(clicks, classes):
+    X, y, qid = clicks
+    labels = np.where(y == 1, classes[1], classes[0])
+    clf = _lr().fit(X, labels)
+    expected = ndcg_at_k(y, clf.decision_function(X), k=5, query_id=qid)
+    assert get_scorer("ndcg@5")(clf, X, labels, query_id=qid) == pytest.approx(
+        expected, abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -587,6 +747,14 @@ MULTILABEL_ESTIMATORS = {
     "mlp": MLPClassifier(hidden_layer_sizes=(8,), max_iter=100, random_state=0),
 }
 ML_SCORING = ["ndcg@3", "map@3", "mrr@3", "precision@2", "recall@2", "gauc"]
+_ML_BY_HAND = {
+    "ndcg@3": lambda Y, S: ndcg_at_k(Y, S, k=3),
+    "map@3": lambda Y, S: average_precision_at_k(Y, S, k=3),
+    "mrr@3": lambda Y, S: reciprocal_rank_at_k(Y, S, k=3),
+    "precision@2": lambda Y, S: precision_at_k(Y, S, k=2),
+    "recall@2": lambda Y, S: recall_at_k(Y, S, k=2),
+    "gauc": lambda Y, S: group_auc_score(Y, S),
+}
 
 
 def _label_scores(est, X):
@@ -619,14 +787,14 @@ def test_multilabel_cross_validate_no_routing(multilabel, est_name, n_labels):
     results = cross_validate(
         est, X, Y, cv=cv, scoring=make_scoring(ML_SCORING), error_score="raise"
     )
-    _assert_finite(results, ML_SCORING, prefix="test_")
     # recompute each fold by hand
     for i, (train, test) in enumerate(cv.split(X, Y)):
         fitted = clone(est).fit(X[train], Y[train])
         scores = _label_scores(fitted, X[test])
         assert scores.shape == (len(test), n_labels)
-        expected = ndcg_at_k(Y[test], scores, k=3)
-        assert results["test_ndcg@3"][i] == pytest.approx(expected, abs=1e-12)
+        for name in ML_SCORING:
+            expected = _ML_BY_HAND[name](Y[test], scores)
+            assert results[f"test_{name}"][i] == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("est_name", ["forest", "knn", "multioutput"])
@@ -681,10 +849,20 @@ def test_multilabel_grid_search_with_and_without_routing(
     plain = GridSearchCV(est, param_grid, **kwargs).fit(X, Y)
     with sklearn.config_context(enable_metadata_routing=True):
         routed = GridSearchCV(est, param_grid, **kwargs).fit(X, Y)
-    np.testing.assert_allclose(
-        plain.cv_results_["mean_test_ndcg@3"], routed.cv_results_["mean_test_ndcg@3"]
-    )
-    _assert_finite(plain.cv_results_, ["ndcg@3", "gauc"])
+    for name in ["ndcg@3", "gauc"]:
+        np.testing.assert_allclose(
+            plain.cv_results_[f"mean_test_{name}"],
+            routed.cv_results_[f"mean_test_{name}"],
+        )
+    # the best candidate's folds by hand
+    best = plain.best_index_
+    for i, (train, test) in enumerate(KFold(3).split(X, Y)):
+        fitted = clone(est).set_params(**plain.best_params_).fit(X[train], Y[train])
+        scores = _label_scores(fitted, X[test])
+        for name in ["ndcg@3", "gauc"]:
+            assert plain.cv_results_[f"split{i}_test_{name}"][best] == pytest.approx(
+                _ML_BY_HAND[name](Y[test], scores), abs=1e-12
+            )
 
 
 def test_multilabel_validation_curve_and_halving(multilabel):
@@ -734,3 +912,103 @@ def test_sklearn_names_are_not_shadowed(name):
 
     assert repr(get_scorer(name)) == repr(sklearn_get_scorer(name))
     assert type(get_scorer(f"{name}@5")).__module__ == "sklearn_rankmetrics._scorer"
+
+
+# ---------------------------------------------------------------------------
+# Branches of the scorer that a changed line would break silently
+# ---------------------------------------------------------------------------
+def test_routed_metadata_override_fixed_options_and_warn(clicks, routing):
+    X, y, qid = clicks
+    clf = _lr().fit(X, y)
+    score = clf.decision_function(X)
+    fixed = np.zeros_like(qid)  # one big query: the pooled AUC
+    scorer = get_scorer("gauc", query_id=fixed)
+    assert scorer(clf, X, y) == pytest.approx(roc_auc_score(y, score))
+    with pytest.warns(UserWarning, match=r"routed metadata \['query_id'\] override"):
+        got = scorer(clf, X, y, query_id=qid)
+    expected = group_auc_score(y, score, query_id=qid)
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert expected != pytest.approx(roc_auc_score(y, score))
+    # setting a request for a fixed option warns too
+    with pytest.warns(UserWarning, match="override the values fixed"):
+        get_scorer("gauc", query_id=fixed).set_score_request(query_id="groups")
+
+
+def test_routed_metadata_override_in_a_multimetric_search(clicks, routing):
+    # the same through scikit-learn's multi-metric scoring (the cached path)
+    X, y, qid = clicks
+    cv = GroupKFold(3)
+    scoring = {
+        "gauc": get_scorer("gauc", query_id=np.zeros_like(qid)),
+        "roc_auc": "roc_auc",
+    }
+    with pytest.warns(UserWarning, match="override"):
+        results = cross_validate(
+            _lr(),
+            X,
+            y,
+            cv=cv,
+            scoring=scoring,
+            params={"groups": qid, "query_id": qid},
+            error_score="raise",
+        )
+    by_hand = _ctr_folds_by_hand(_lr(), X, y, qid, cv, ["gauc"])
+    np.testing.assert_allclose(results["test_gauc"], by_hand["gauc"], rtol=1e-10)
+
+
+def test_column_vector_target_is_the_long_form(clicks, routing):
+    # y of shape (n, 1) (a one-column DataFrame, or y[:, None]) is 1-D data
+    X, y, qid = clicks
+    clf = _lr().fit(X, y)
+    expected = ndcg_at_k(y, clf.decision_function(X), k=5, query_id=qid)
+    scorer = get_scorer("ndcg@5")
+    assert scorer(clf, X, y[:, None], query_id=qid) == pytest.approx(expected)
+    labels = np.where(y == 1, "click", "skip")
+    labelled = _lr().fit(X, labels)
+    got = get_scorer("ndcg@5", pos_label="click")(
+        labelled, X, labels[:, None], query_id=qid
+    )
+    assert got == pytest.approx(expected, rel=1e-6)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"clicked": y})
+    assert scorer(clf, X, frame, query_id=qid) == pytest.approx(expected)
+
+
+class _FixedProba(ClassifierMixin, BaseEstimator):
+    """A classifier whose P(classes_[0]) is tiny: 1 - P(classes_[1]) is 0."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        first = np.asarray(X, dtype=np.float64)[:, 0] * 1e-20
+        return np.column_stack([first, 1.0 - first])
+
+
+def test_pos_label_first_class_reads_its_own_probability():
+    # P("click") = 1e-20 * x differ, but P("skip") = 1 - P("click") rounds to
+    # 1.0 for all: scores computed as 1 - P("skip") would be all 0, one tie
+    X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    labels = np.array(["skip", "skip", "skip", "click"])
+    qid = np.zeros(4, dtype=int)
+    clf = _FixedProba().fit(X, labels)
+    assert (1.0 - clf.predict_proba(X)[:, 1] == 0.0).all()
+    scorer = get_scorer("mrr@4", pos_label="click")
+    # the click has the largest P("click"): rank 1 (a 4-way tie would give
+    # (1 + 1/2 + 1/3 + 1/4) / 4 = 0.52)
+    assert scorer(clf, X, labels, query_id=qid) == 1.0
+    with sklearn.config_context(enable_metadata_routing=True):
+        results = cross_validate(
+            clf,
+            np.tile(X, (3, 1)),
+            np.tile(labels, 3),
+            cv=GroupKFold(3),
+            scoring=make_scoring(["mrr@4", "roc_auc"], pos_label="click"),
+            params={
+                "groups": np.repeat([0, 1, 2], 4),
+                "query_id": np.repeat([0, 1, 2], 4),
+            },
+            error_score="raise",
+        )
+    np.testing.assert_array_equal(results["test_mrr@4"], [1.0, 1.0, 1.0])

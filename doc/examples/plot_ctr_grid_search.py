@@ -143,17 +143,17 @@ print(describe(search.best_params_), f"NDCG@10 = {search.best_score_:.4f}")
 #   the scorers share scikit-learn's prediction cache.
 import matplotlib.pyplot as plt
 
-fig, ax = plt.subplots(figsize=(6, 4))
-ax.scatter(results["roc_auc"], results["gauc"])
-for label, row in results.iterrows():
-    ax.annotate(
-        label.split(" {")[0], (row["roc_auc"], row["gauc"]), fontsize=7,
-        xytext=(4, -10), textcoords="offset points",
-    )  # fmt: skip
+# Points of candidates with similar scores would overlap, and so would
+# their labels: each candidate gets its own marker, named in the legend.
+fig, ax = plt.subplots(figsize=(7, 4.5))
+markers = ["o", "s", "^", "v", "D", "P"]
+for (label, row), marker in zip(results.iterrows(), markers, strict=True):
+    ax.scatter(row["roc_auc"], row["gauc"], marker=marker, s=60, label=label)
 ax.axhline(0.5, color="grey", linestyle=":", linewidth=1)
 ax.set_xlabel("pooled ROC AUC (roc_auc)")
 ax.set_ylabel("group AUC (gauc)")
 ax.set_title("Pooled AUC rewards ranking users, GAUC only items")
+ax.legend(fontsize=7, loc="upper left")
 fig.tight_layout()
 plt.show()
 

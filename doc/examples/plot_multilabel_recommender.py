@@ -47,7 +47,10 @@ print(f"{n_users} users, {n_items} items, {Y.sum(axis=1).mean():.1f} per user")
 # fits one linear model per item.  The search is scored by four ranking
 # metrics of the top 5 and, for contrast, by scikit-learn's
 # ``"f1_samples"``, which looks at the predicted *labels* (the items whose
-# probability is above 0.5) instead of the ranking.
+# probability is above 0.5) instead of the ranking.  (Not by scikit-learn's
+# ``"roc_auc"``: on a 2-D target it averages one AUC per *item*, undefined
+# for an item that no user of a test fold chose, hence ``nan``; ``"gauc"``
+# is the per-user AUC, see :ref:`pitfalls_roc_auc_2d`.)
 from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
@@ -57,7 +60,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_rankmetrics import make_scoring
 
 scoring = make_scoring(
-    ["ndcg@5", "precision@5", "recall@5", "map@5", "f1_samples"]
+    ["ndcg@5", "precision@5", "recall@5", "map@5", "gauc", "f1_samples"]
 )
 pipeline = Pipeline(
     [("scale", StandardScaler()), ("model", KNeighborsClassifier())]
@@ -97,6 +100,23 @@ results.round(4)
 # :ref:`convention_ties`), so the model is not credited for the order in
 # which the items happen to be stored.
 print(describe(search.best_params_))
+
+# %%
+# Side by side, per candidate: the ranking metrics and ``f1_samples`` pull
+# in opposite directions as the number of neighbours grows.
+import matplotlib.pyplot as plt
+
+short_names = {"KNeighborsClassifier": "kNN", "RidgeClassifier": "Ridge"}
+to_plot = results[["ndcg@5", "map@5", "gauc", "f1_samples"]].rename(
+    index=lambda label: " ".join(short_names.get(w, w) for w in label.split())
+)
+ax = to_plot.plot.barh(figsize=(7.5, 4.5), width=0.8)
+ax.invert_yaxis()  # candidates in the order of the table
+ax.set_xlabel("mean cross-validated score")
+ax.set_title("The ranking metrics and f1_samples disagree")
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+ax.figure.tight_layout()
+plt.show()
 
 # %%
 # The refitted best model on the held-out users
