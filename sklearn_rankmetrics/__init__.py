@@ -7,8 +7,10 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 """
 
 from ._auc import group_auc_score
+from ._compare import RankingComparison, compare_rankings
 from ._idlists import ranked_lists_to_arrays
 from ._ltr import QueryRanker
+from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
 from ._ranking import (
     average_precision_at_k,
     dcg_at_k,
@@ -20,14 +22,19 @@ from ._ranking import (
     recall_at_k,
     reciprocal_rank_at_k,
 )
+from ._report import ranking_report
 from ._scorer import get_scorer, get_scorer_names, make_scoring
 from ._trec import read_trec_qrels, read_trec_run, trec_to_long_form
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "MetricAtKDisplay",
+    "PerQueryDifferenceDisplay",
     "QueryRanker",
+    "RankingComparison",
     "average_precision_at_k",
+    "compare_rankings",
     "dcg_at_k",
     "f1_at_k",
     "fbeta_at_k",
@@ -39,6 +46,7 @@ __all__ = [
     "ndcg_at_k",
     "precision_at_k",
     "ranked_lists_to_arrays",
+    "ranking_report",
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_k",

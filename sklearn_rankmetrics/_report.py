@@ -1,0 +1,491 @@
+"""Every metric at every cut-off from one ranking: :func:`ranking_report`.
+
+The scores are ranked once, at the largest cut-off, and each cut-off reads
+that ranking (:meth:`~sklearn_rankmetrics._engine.Ranking.at`), so a report
+of nine metrics at four cut-offs costs about one metric call.  The metrics
+are the per-query kernels of :data:`~sklearn_rankmetrics._ranking.KERNELS`
+(a metric added there appears here) plus GAUC, and each value is averaged
+by the same code as the metric function, so it is *equal* to it.
+"""
+
+import numbers
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+
+from ._auc import _auc_per_query, _sorted_form
+from ._engine import average_queries, check_inputs, exact_threshold, rank
+from ._ranking import KERNELS
+from ._validation import check_no_relevant, check_option, check_real
+
+__all__ = ["ranking_report"]
+
+# The metrics of the default report: the whole KERNELS table but "fbeta"
+# (F1 is its beta=1 case), then GAUC.
+_NOT_DEFAULT = ("fbeta",)
+_GAUC = "gauc"
+
+_LABELS = {
+    "precision": "precision",
+    "recall": "recall",
+    "f1": "f1",
+    "fbeta": "fbeta",
+    "hit_rate": "hit_rate",
+    "mrr": "mrr",
+    "map": "map",
+    "dcg": "dcg",
+    "ndcg": "ndcg",
+    "gauc": "gauc",
+}
+
+
+def available_metrics():
+    """Names ``ranking_report`` and ``compare_rankings`` accept, in order."""
+    return [*KERNELS, _GAUC]
+
+
+def default_metrics(long_form):
+    """The metrics of a report when ``metrics=None``.
+
+    GAUC needs a full sort of every query's items: in the long form a
+    second sort of the rows (the report then costs about 2.1 ndcg_at_k
+    calls instead of 1.2), on a wide 2-D matrix 10 to 20 times the top-k
+    selection the other metrics need.  So GAUC is in the default for the
+    long form (CTR logs, where it is the usual metric) only;
+    ``metrics=[..., "gauc"]`` adds it for 2-D input.
+    """
+    names = [m for m in KERNELS if m not in _NOT_DEFAULT]
+    return [*names, _GAUC] if long_form else names
+
+
+class PerQueryReport(NamedTuple):
+    """Per-query values of a report, and the weights that average them.
+
+    ``np.average`` of ``values[name]`` over its non-nan entries with
+    ``weights[name]`` (as ``np.dot(w, v) / w.sum()``) is the report's, and
+    the metric function's, value of ``name``.
+    """
+
+    query_id: np.ndarray  # long form: np.unique(query_id); 2-D: 0..n-1
+    values: dict  # scorer name -> float64 (n_queries,), nan = skipped
+    weights: dict  # scorer name -> float64 (n_queries,) query weights
+
+
+def _check_cutoffs(k):
+    """``k`` as a tuple of distinct ints >= 1, in the order given."""
+    ks = (k,) if isinstance(k, numbers.Integral) else k
+    try:
+        ks = list(ks)
+    except TypeError:
+        raise TypeError(
+            f"k must be an int >= 1 or a list of them such as (1, 5, 10, 20); "
+            f"got {k!r}."
+        ) from None
+    if not ks:
+        raise ValueError("k is empty; pass at least one cut-off such as k=(10,).")
+    out = []
+    for kk in ks:
+        if isinstance(kk, (bool, np.bool_)) or not isinstance(kk, numbers.Integral):
+            raise TypeError(
+                f"k must hold ints >= 1 (the cut-offs), got {kk!r} of type "
+                f"{type(kk).__name__}; k=None (the whole list) is not "
+                "supported in a report: pass the largest list length instead."
+            )
+        if kk < 1:
+            raise ValueError(f"k must hold ints >= 1; got {kk}.")
+        if int(kk) not in out:
+            out.append(int(kk))
+    return tuple(out)
+
+
+def _check_metrics(metrics, long_form):
+    if metrics is None:
+        return default_metrics(long_form)
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    known = available_metrics()
+    out = []
+    for m in metrics:
+        if not isinstance(m, str) or m not in known:
+            raise ValueError(
+                f"unknown metric {m!r} in metrics; choose among "
+                f"{', '.join(map(repr, known))} (without '@k': the cut-offs "
+                "come from k)."
+            )
+        if m not in out:
+            out.append(m)
+    if not out:
+        raise ValueError("metrics is empty; pass at least one metric name.")
+    return out
+
+
+def scorer_name(metric, k):
+    """``"ndcg@10"``; ``"gauc"`` has no cut-off."""
+    return metric if metric == _GAUC else f"{metric}@{k}"
+
+
+def _check_kernel_options(beta, log_base, ap_denominator):
+    return {
+        "beta": check_real("beta", beta, low=0.0),
+        "log_base": check_real("log_base", log_base, low=1.0),
+        "ap_denominator": check_option(
+            "ap_denominator", ap_denominator, ("relevant", "min_k")
+        ),
+    }
+
+
+def _per_query_report(
+    y_true,
+    y_score,
+    *,
+    k,
+    metrics,
+    query_id,
+    sample_weight,
+    relevance_threshold=None,
+    gain="linear",
+    ignore_ties=False,
+    no_relevant="skip",
+    beta=1.0,
+    log_base=2,
+    ap_denominator="relevant",
+    query_weighting="impressions",
+):
+    """Per-query values of every metric at every cut-off, from one ranking.
+
+    Returns a :class:`PerQueryReport`: the query ids (long form: the order
+    of ``np.unique(query_id)``; 2-D: the row numbers), and per scorer name
+    (``"ndcg@10"``, ..., ``"gauc"``) the per-query values (nan where the
+    query is skipped) and the query weights (ones without
+    ``sample_weight``; for GAUC the weights :func:`group_auc_score` uses,
+    e.g. the number of rows of each query).  The weighted mean of the
+    non-nan values is the metric function's value, bit for bit.
+    """
+    if not isinstance(ignore_ties, (bool, np.bool_)):
+        raise TypeError(f"ignore_ties must be True or False; got {ignore_ties!r}.")
+    ks = _check_cutoffs(k)
+    no_relevant = check_no_relevant(no_relevant)
+    threshold = check_real(
+        "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
+    )
+    gain = check_option("gain", gain, ("linear", "exponential"))
+    query_weighting = check_option(
+        "query_weighting", query_weighting, ("impressions", "uniform")
+    )
+    kernel_options = _check_kernel_options(beta, log_base, ap_denominator)
+    metrics = _check_metrics(metrics, query_id is not None)
+    if query_id is None and _GAUC not in metrics:
+        # 2-D, ranking metrics only: rank() validates; no second pass.
+        form, Y, S, codes, ids, row_w = "2-D", y_true, y_score, None, None, None
+        sample_w = sample_weight
+    else:
+        # Validate once; the ranking and GAUC then read the checked arrays.
+        form, Y, S, codes, ids, row_w = check_inputs(
+            y_true, y_score, query_id, sample_weight, row_weights=True
+        )
+        sample_w = row_w
+    values, weights = {}, {}
+    ranked = [m for m in metrics if m != _GAUC]
+    if ranked:
+        if form == "long" and row_w is not None:
+            _check_constant_weights(row_w, codes, ids)
+        rk = rank(
+            Y,
+            S,
+            k=max(ks),
+            query_id=codes,  # 0..n_q-1: ranks the queries in the order of ids
+            sample_weight=sample_w,
+            threshold=threshold,
+            gain=gain,
+            ignore_ties=bool(ignore_ties),
+            need_ideal=any(KERNELS[m].needs_ideal for m in ranked),
+        )
+        n_q = rk.n_queries
+        w = np.ones(n_q) if rk.weights is None else rk.weights
+        for kk in ks:
+            at_k = rk.at(kk)
+            for m in ranked:
+                kernel = KERNELS[m]
+                # options this report does not know keep the kernel's default
+                opts = {
+                    o: kernel_options[o] for o in kernel.options if o in kernel_options
+                }
+                name = scorer_name(m, kk)
+                defined = getattr(at_k, kernel.defined_by) > 0
+                values[name] = average_queries(
+                    kernel.values(at_k, **opts), defined, w, None, no_relevant, name
+                )
+                weights[name] = w
+    if _GAUC in metrics:
+        n_q = ids.shape[0] if form == "long" else S.shape[0]
+        t = exact_threshold(threshold, Y.dtype)
+        values[_GAUC], weights[_GAUC] = _gauc_values(
+            form, Y, S, codes, n_q, row_w, t, query_weighting
+        )
+    # Order the keys as the report prints them: metric by metric.
+    order = [scorer_name(m, kk) for m in metrics for kk in ks]
+    order = list(dict.fromkeys(order))
+    query_ids = ids if form == "long" else np.arange(n_q)
+    return PerQueryReport(
+        query_ids,
+        {n: values[n] for n in order},
+        {n: weights[n] for n in order},
+    )
+
+
+def _check_constant_weights(row_w, codes, ids):
+    """The ranking metrics weigh queries: one weight per query."""
+    w_q = np.zeros(ids.shape[0])
+    w_q[codes] = row_w
+    differ = np.flatnonzero(w_q[codes] != row_w)
+    if differ.size:
+        bad = ids[codes[differ[0]]]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise ValueError(
+            "sample_weight must be constant within each query in the long "
+            "form (it is that query's weight for the ranking metrics); found "
+            f"different weights for rows of query_id={bad!r}. Only GAUC "
+            "(metrics=['gauc']) takes row weights."
+        )
+
+
+def _gauc_values(form, Y, S, codes, n_q, row_w, threshold, query_weighting):
+    """Per-query AUC (nan: one class only) and the query weights of
+    :func:`~sklearn_rankmetrics.group_auc_score`, from one sort.
+
+    Mirrors the end of ``group_auc_score``; ``tests/test_report.py``
+    checks the two agree exactly for every form and weighting.
+    """
+    q, s, pos, order = _sorted_form(form, Y, S, codes, threshold)
+    if form == "long":
+        sorted_w = None if row_w is None else row_w[order]
+        auc, total_pos, total_neg = _auc_per_query(q, s, pos, sorted_w, n_q)
+        query_w = total_pos + total_neg
+        if query_weighting == "uniform":
+            query_w = np.ones(n_q) if row_w is None else query_w / np.bincount(codes)
+    else:
+        auc, _, _ = _auc_per_query(q, s, pos, None, n_q)
+        per_query = S.shape[1] if query_weighting == "impressions" else 1
+        query_w = np.full(n_q, float(per_query))
+        if row_w is not None:
+            query_w = query_w * row_w
+    return auc, query_w
+
+
+def _weighted_mean(values, weights):
+    """The mean of ``average_queries``: nan when no weight is left."""
+    keep = ~np.isnan(values)
+    w = weights[keep]
+    total = w.sum()
+    if total == 0:
+        return float("nan")
+    return float(np.dot(w, values[keep]) / total)
+
+
+def _means(per_query):
+    """Scorer name -> mean; one warning naming every undefined metric."""
+    out = {
+        name: _weighted_mean(v, per_query.weights[name])
+        for name, v in per_query.values.items()
+    }
+    undefined = [name for name, v in out.items() if np.isnan(v)]
+    if undefined:
+        warnings.warn(
+            f"{', '.join(undefined)}: no query could be scored (every query "
+            "was skipped -- no relevant item, or for gauc a single class -- "
+            "or had zero weight); reporting nan.",
+            UndefinedMetricWarning,
+            stacklevel=3,
+        )
+    return out
+
+
+def _as_table(per_query, output_dict):
+    """Per-query values as a DataFrame (ids in column ``query_id``), or a
+    dict of arrays without pandas or with ``output_dict``."""
+    table = {"query_id": per_query.query_id, **per_query.values}
+    if output_dict:
+        return table
+    try:
+        import pandas as pd
+    except ImportError:
+        return table
+    return pd.DataFrame(table)
+
+
+def _format(means, metrics, ks, digits, n_queries, n_scored):
+    """The text table: one row per metric, one column per cut-off."""
+    width = max(len(m) for m in metrics)
+    col = max(digits + 4, max(len(f"@{kk}") for kk in ks) + 2)
+    lines = [" " * width + "".join(f"@{kk}".rjust(col) for kk in ks)]
+    for m in metrics:
+        if m == _GAUC:
+            cells = [f"{means[_GAUC]:.{digits}f}".rjust(col)]
+            cells.append("  (whole list)")
+        else:
+            cells = [f"{means[scorer_name(m, kk)]:.{digits}f}".rjust(col) for kk in ks]
+        lines.append(m.ljust(width) + "".join(cells))
+    lines.append("")
+    lines.append(f"{n_queries} queries, {n_scored} with a relevant item.")
+    return "\n".join(lines) + "\n"
+
+
+def ranking_report(
+    y_true,
+    y_score,
+    *,
+    k=(1, 5, 10, 20),
+    metrics=None,
+    query_id=None,
+    relevance_threshold=None,
+    gain="linear",
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    output_dict=False,
+    per_query=False,
+    digits=4,
+    beta=1.0,
+    log_base=2,
+    ap_denominator="relevant",
+    query_weighting="impressions",
+):
+    """Report every ranking metric at every cut-off, from one ranking.
+
+    The ranking counterpart of :func:`sklearn.metrics.classification_report`:
+    the scores are ranked once, at the largest cut-off, and every metric at
+    every cut-off is read from that ranking.  Each value equals what the
+    metric function returns with the same options (for example
+    ``ranking_report(..., output_dict=True)["ndcg@10"] ==
+    ndcg_at_k(..., k=10)``).
+
+    Read more in the :ref:`User Guide <reports>`.
+
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
+array-like of shape (n_rows,) with ``query_id``
+        Relevance grades, non-negative; any input form of the metrics.
+
+    y_score : array-like of shape (n_queries, n_items), or (n_rows,)
+        Predicted scores, higher ranks first; ``-np.inf``: not retrieved.
+
+    k : int or sequence of int >= 1, default=(1, 5, 10, 20)
+        The cut-offs.
+
+    metrics : sequence of str, default=None
+        Metric names without ``@k``: ``"precision"``, ``"recall"``,
+        ``"f1"``, ``"fbeta"``, ``"hit_rate"``, ``"mrr"``, ``"map"``,
+        ``"dcg"``, ``"ndcg"`` (and any metric added to the package's kernel
+        table) and ``"gauc"``.  None means all of them but ``"fbeta"``;
+        ``"gauc"`` is included for the long form only, because on a wide
+        2-D matrix its full sort of every row costs several times the rest
+        of the report.
+
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row of the long form; None for 2-D input.
+
+    relevance_threshold : float > 0 or None, default=None
+        Binary metrics and GAUC: relevant when ``y_true >= threshold``.
+
+    gain : {"linear", "exponential"}, default="linear"
+        DCG and NDCG gain of a grade.
+
+    ignore_ties : bool, default=False
+        If False, tied scores give the exact expected value over the
+        orderings of tied items; if True, position breaks ties.
+
+    no_relevant : {"skip", "raise"} or float, default="skip"
+        Queries without a relevant item: left out of every ranking metric
+        alike, scored with the given number, or an error.  GAUC always
+        skips queries with a single class.
+
+    sample_weight : array-like of shape (n_queries,) or (n_rows,), \
+default=None
+        Query weights (long form: one per row, constant within a query;
+        with ``metrics=["gauc"]`` only, row weights as in
+        :func:`group_auc_score`).
+
+    output_dict : bool, default=False
+        Return a dict instead of the text table.
+
+    per_query : bool, default=False
+        Return one row per query instead of the means: a
+        :class:`pandas.DataFrame` with the query ids in the column
+        ``"query_id"`` (or a dict of arrays if pandas is not installed or
+        ``output_dict=True``).  Rows come in the order of
+        ``np.unique(query_id)`` for the long form (sorted ids, as with
+        ``average=None``) and of the rows for 2-D input (ids 0..n-1);
+        skipped queries are nan.
+
+    digits : int, default=4
+        Digits of the text table.
+
+    beta, log_base, ap_denominator, query_weighting
+        Options of :func:`fbeta_at_k`, :func:`dcg_at_k` and
+        :func:`ndcg_at_k`, :func:`average_precision_at_k` and
+        :func:`group_auc_score`.
+
+    Returns
+    -------
+    report : str, dict, DataFrame
+        Text table (metrics by cut-off), or a dict ``{"ndcg@10": float,
+        ..., "gauc": float}``, or the per-query table.  A metric no query
+        can be scored for is nan, with one
+        :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
+
+    See Also
+    --------
+    compare_rankings : Several models, with confidence intervals and
+        paired tests.
+    MetricAtKDisplay : Plot of a metric against the cut-off.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import ranking_report
+    >>> y_true = [[0, 1, 0, 1], [1, 0, 0, 0]]
+    >>> y_score = [[0.9, 0.8, 0.1, 0.7], [0.3, 0.9, 0.5, 0.1]]
+    >>> print(ranking_report(y_true, y_score, k=(1, 3), metrics=["ndcg", "map"]))
+              @1      @3
+    ndcg  0.0000  0.5967
+    map   0.0000  0.4583
+    <BLANKLINE>
+    2 queries, 2 with a relevant item.
+    <BLANKLINE>
+    >>> ranking_report(y_true, y_score, k=3, metrics=["mrr"], output_dict=True)
+    {'mrr@3': 0.41666666666666663}
+    >>> ranking_report(y_true, y_score, k=3, metrics=["mrr"], per_query=True,
+    ...                output_dict=True)
+    {'query_id': array([0, 1]), 'mrr@3': array([0.5       , 0.33333333])}
+    """
+    if not isinstance(digits, numbers.Integral) or digits < 0:
+        raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    report = _per_query_report(
+        y_true,
+        y_score,
+        k=k,
+        metrics=metrics,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        relevance_threshold=relevance_threshold,
+        gain=gain,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        beta=beta,
+        log_base=log_base,
+        ap_denominator=ap_denominator,
+        query_weighting=query_weighting,
+    )
+    if per_query:
+        return _as_table(report, output_dict)
+    means = _means(report)
+    if output_dict:
+        return means
+    ks = _check_cutoffs(k)
+    names = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
+    ranked = [n for n in report.values if n != _GAUC]
+    scored = report.values[ranked[0]] if ranked else report.values[_GAUC]
+    n_scored = int(np.count_nonzero(~np.isnan(scored)))
+    return _format(means, names, ks, digits, report.query_id.shape[0], n_scored)
