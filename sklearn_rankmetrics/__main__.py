@@ -6,7 +6,8 @@ With no arguments, or with the demo's options, it runs the tuning demo;
 
 import sys
 
-from ._cli import main
+from . import _cli
 
 if __name__ == "__main__":
-    sys.exit(main())
+    _cli.PROG = "python -m sklearn_rankmetrics"  # how the user called it
+    sys.exit(_cli.main())

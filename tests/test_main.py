@@ -124,5 +124,12 @@ def test_help_as_a_module():
         capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
     assert "usage: python -m sklearn_rankmetrics" in result.stdout
+    for command in ["demo", "evaluate", "--version"]:
+        assert command in result.stdout
+    demo = subprocess.run(
+        [sys.executable, "-m", "sklearn_rankmetrics", "demo", "--help"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert "usage: python -m sklearn_rankmetrics" in demo.stdout
     for option in ["--n-users", "--seed", "--refit", "--model", "--folds", "--version"]:
-        assert option in result.stdout
+        assert option in demo.stdout
