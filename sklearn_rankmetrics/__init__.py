@@ -20,10 +20,12 @@ from ._ranking import (
     reciprocal_rank_at_k,
 )
 from ._scorer import get_scorer, get_scorer_names, make_scoring
+from ._state import RankingEvaluator
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "RankingEvaluator",
     "average_precision_at_k",
     "dcg_at_k",
     "f1_at_k",
