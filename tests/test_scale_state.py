@@ -26,10 +26,14 @@ OPTIONS = [
 ]
 
 
-def make_rows(seed, n_queries=30, max_rows=12, weighted=True):
+def make_rows(seed, n_queries=30, max_rows=12, weighted=True, spread=20):
     """Long-form rows in random order: coarse scores (many ties), grades
     0..3, queries without a relevant item, query weights spanning many
-    powers of two (the engine rescales weights per call)."""
+    powers of two (the engine rescales weights per call).
+
+    GAUC's per-query values lose relative precision ~ (weight spread) *
+    1e-16 (a cumulative sum over all the queries), so tests of per-query
+    values use a small ``spread``."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, max_rows + 1, size=n_queries)
     qid = np.repeat(np.arange(n_queries) * 7 + 3, sizes)
@@ -38,7 +42,7 @@ def make_rows(seed, n_queries=30, max_rows=12, weighted=True):
     s = np.round(rng.random(n) * 4) / 4
     w = None
     if weighted:
-        w_q = np.ldexp(rng.random(n_queries) + 0.01, rng.integers(-20, 20, n_queries))
+        w_q = np.ldexp(rng.random(n_queries) + 0.01, rng.integers(-spread, spread + 1, n_queries))
         w = np.repeat(w_q, sizes)
     perm = rng.permutation(n)
     return y[perm], s[perm], qid[perm], None if w is None else w[perm]
@@ -205,7 +209,7 @@ def test_merge_evaluators():
 
 
 def test_per_query_values_sorted_like_in_memory():
-    y, s, q, w = make_rows(5)
+    y, s, q, w = make_rows(5, spread=2)
     want = _per_query_report(y, s, k=K, metrics=None, query_id=q, sample_weight=w)
     ev = RankingEvaluator(k=K, per_query=True)
     ids = np.unique(q)
