@@ -19,6 +19,7 @@ from ._ranking import (
     recall_at_k,
     reciprocal_rank_at_k,
 )
+from ._report import ranking_report
 from ._scorer import get_scorer, get_scorer_names, make_scoring
 from ._state import RankingEvaluator
 
@@ -38,6 +39,7 @@ __all__ = [
     "ndcg_at_k",
     "precision_at_k",
     "ranked_lists_to_arrays",
+    "ranking_report",
     "recall_at_k",
     "reciprocal_rank_at_k",
 ]

@@ -20,7 +20,7 @@ from ._engine import average_queries, check_inputs, exact_threshold, rank
 from ._ranking import KERNELS
 from ._validation import check_no_relevant, check_option, check_real
 
-__all__ = []  # ranking_report is added below
+__all__ = ["ranking_report"]
 
 # The metrics of the default report: the whole KERNELS table but "fbeta"
 # (F1 is its beta=1 case), then GAUC.
@@ -173,12 +173,17 @@ def _per_query_report(
         "query_weighting", query_weighting, ("impressions", "uniform")
     )
     kernel_options = _check_kernel_options(beta, log_base, ap_denominator)
-    # Validate once; the ranking and GAUC then read the checked arrays.
-    form, Y, S, codes, ids, row_w = check_inputs(
-        y_true, y_score, query_id, sample_weight, row_weights=True
-    )
-    metrics = _check_metrics(metrics, form == "long")
-    n_q = ids.shape[0] if form == "long" else S.shape[0]
+    metrics = _check_metrics(metrics, query_id is not None)
+    if query_id is None and _GAUC not in metrics:
+        # 2-D, ranking metrics only: rank() validates; no second pass.
+        form, Y, S, codes, ids, row_w = "2-D", y_true, y_score, None, None, None
+        sample_w = sample_weight
+    else:
+        # Validate once; the ranking and GAUC then read the checked arrays.
+        form, Y, S, codes, ids, row_w = check_inputs(
+            y_true, y_score, query_id, sample_weight, row_weights=True
+        )
+        sample_w = row_w
     values, weights = {}, {}
     ranked = [m for m in metrics if m != _GAUC]
     if ranked:
@@ -189,12 +194,13 @@ def _per_query_report(
             S,
             k=max(ks),
             query_id=codes,  # 0..n_q-1: ranks the queries in the order of ids
-            sample_weight=row_w,
+            sample_weight=sample_w,
             threshold=threshold,
             gain=gain,
             ignore_ties=bool(ignore_ties),
             need_ideal=any(KERNELS[m].needs_ideal for m in ranked),
         )
+        n_q = rk.n_queries
         w = np.ones(n_q) if rk.weights is None else rk.weights
         for kk in ks:
             at_k = rk.at(kk)
@@ -208,6 +214,7 @@ def _per_query_report(
                 )
                 weights[name] = w
     if _GAUC in metrics:
+        n_q = ids.shape[0] if form == "long" else S.shape[0]
         t = exact_threshold(threshold, Y.dtype)
         values[_GAUC], weights[_GAUC] = _gauc_values(
             form, Y, S, codes, n_q, row_w, t, query_weighting
@@ -288,3 +295,192 @@ def _means(per_query):
             stacklevel=3,
         )
     return out
+
+
+def _as_table(per_query, output_dict):
+    """Per-query values as a DataFrame (ids in column ``query_id``), or a
+    dict of arrays without pandas or with ``output_dict``."""
+    table = {"query_id": per_query.query_id, **per_query.values}
+    if output_dict:
+        return table
+    try:
+        import pandas as pd
+    except ImportError:
+        return table
+    return pd.DataFrame(table)
+
+
+def _format(means, metrics, ks, digits, n_queries, n_scored):
+    """The text table: one row per metric, one column per cut-off."""
+    width = max(len(m) for m in metrics)
+    col = max(digits + 4, max(len(f"@{kk}") for kk in ks) + 2)
+    lines = [" " * width + "".join(f"@{kk}".rjust(col) for kk in ks)]
+    for m in metrics:
+        if m == _GAUC:
+            cells = [f"{means[_GAUC]:.{digits}f}".rjust(col)]
+            cells.append("  (whole list)")
+        else:
+            cells = [f"{means[scorer_name(m, kk)]:.{digits}f}".rjust(col) for kk in ks]
+        lines.append(m.ljust(width) + "".join(cells))
+    lines.append("")
+    lines.append(f"{n_queries} queries, {n_scored} with a relevant item.")
+    return "\n".join(lines) + "\n"
+
+
+def ranking_report(
+    y_true,
+    y_score,
+    *,
+    k=(1, 5, 10, 20),
+    metrics=None,
+    query_id=None,
+    relevance_threshold=None,
+    gain="linear",
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    output_dict=False,
+    per_query=False,
+    digits=4,
+    beta=1.0,
+    log_base=2,
+    ap_denominator="relevant",
+    query_weighting="impressions",
+):
+    """Report every ranking metric at every cut-off, from one ranking.
+
+    The ranking counterpart of :func:`sklearn.metrics.classification_report`:
+    the scores are ranked once, at the largest cut-off, and every metric at
+    every cut-off is read from that ranking.  Each value equals what the
+    metric function returns with the same options (for example
+    ``ranking_report(..., output_dict=True)["ndcg@10"] ==
+    ndcg_at_k(..., k=10)``).
+
+    Read more in the :ref:`User Guide <reports>`.
+
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
+array-like of shape (n_rows,) with ``query_id``
+        Relevance grades, non-negative; any input form of the metrics.
+
+    y_score : array-like of shape (n_queries, n_items), or (n_rows,)
+        Predicted scores, higher ranks first; ``-np.inf``: not retrieved.
+
+    k : int or sequence of int >= 1, default=(1, 5, 10, 20)
+        The cut-offs.
+
+    metrics : sequence of str, default=None
+        Metric names without ``@k``: ``"precision"``, ``"recall"``,
+        ``"f1"``, ``"fbeta"``, ``"hit_rate"``, ``"mrr"``, ``"map"``,
+        ``"dcg"``, ``"ndcg"`` (and any metric added to the package's kernel
+        table) and ``"gauc"``.  None means all of them but ``"fbeta"``;
+        ``"gauc"`` is included for the long form only, because on a wide
+        2-D matrix its full sort of every row costs several times the rest
+        of the report.
+
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row of the long form; None for 2-D input.
+
+    relevance_threshold : float > 0 or None, default=None
+        Binary metrics and GAUC: relevant when ``y_true >= threshold``.
+
+    gain : {"linear", "exponential"}, default="linear"
+        DCG and NDCG gain of a grade.
+
+    ignore_ties : bool, default=False
+        If False, tied scores give the exact expected value over the
+        orderings of tied items; if True, position breaks ties.
+
+    no_relevant : {"skip", "raise"} or float, default="skip"
+        Queries without a relevant item: left out of every ranking metric
+        alike, scored with the given number, or an error.  GAUC always
+        skips queries with a single class.
+
+    sample_weight : array-like of shape (n_queries,) or (n_rows,), \
+default=None
+        Query weights (long form: one per row, constant within a query;
+        with ``metrics=["gauc"]`` only, row weights as in
+        :func:`group_auc_score`).
+
+    output_dict : bool, default=False
+        Return a dict instead of the text table.
+
+    per_query : bool, default=False
+        Return one row per query instead of the means: a
+        :class:`pandas.DataFrame` with the query ids in the column
+        ``"query_id"`` (or a dict of arrays if pandas is not installed or
+        ``output_dict=True``).  Rows come in the order of
+        ``np.unique(query_id)`` for the long form (sorted ids, as with
+        ``average=None``) and of the rows for 2-D input (ids 0..n-1);
+        skipped queries are nan.
+
+    digits : int, default=4
+        Digits of the text table.
+
+    beta, log_base, ap_denominator, query_weighting
+        Options of :func:`fbeta_at_k`, :func:`dcg_at_k` and
+        :func:`ndcg_at_k`, :func:`average_precision_at_k` and
+        :func:`group_auc_score`.
+
+    Returns
+    -------
+    report : str, dict, DataFrame
+        Text table (metrics by cut-off), or a dict ``{"ndcg@10": float,
+        ..., "gauc": float}``, or the per-query table.  A metric no query
+        can be scored for is nan, with one
+        :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
+
+    See Also
+    --------
+    compare_rankings : Several models, with confidence intervals and
+        paired tests.
+    MetricAtKDisplay : Plot of a metric against the cut-off.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import ranking_report
+    >>> y_true = [[0, 1, 0, 1], [1, 0, 0, 0]]
+    >>> y_score = [[0.9, 0.8, 0.1, 0.7], [0.3, 0.9, 0.5, 0.1]]
+    >>> print(ranking_report(y_true, y_score, k=(1, 3), metrics=["ndcg", "map"]))
+              @1      @3
+    ndcg  0.0000  0.5967
+    map   0.0000  0.4583
+    <BLANKLINE>
+    2 queries, 2 with a relevant item.
+    <BLANKLINE>
+    >>> ranking_report(y_true, y_score, k=3, metrics=["mrr"], output_dict=True)
+    {'mrr@3': 0.41666666666666663}
+    >>> ranking_report(y_true, y_score, k=3, metrics=["mrr"], per_query=True,
+    ...                output_dict=True)
+    {'query_id': array([0, 1]), 'mrr@3': array([0.5       , 0.33333333])}
+    """
+    if not isinstance(digits, numbers.Integral) or digits < 0:
+        raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    report = _per_query_report(
+        y_true,
+        y_score,
+        k=k,
+        metrics=metrics,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        relevance_threshold=relevance_threshold,
+        gain=gain,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        beta=beta,
+        log_base=log_base,
+        ap_denominator=ap_denominator,
+        query_weighting=query_weighting,
+    )
+    if per_query:
+        return _as_table(report, output_dict)
+    means = _means(report)
+    if output_dict:
+        return means
+    ks = _check_cutoffs(k)
+    names = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
+    ranked = [n for n in report.values if n != _GAUC]
+    scored = report.values[ranked[0]] if ranked else report.values[_GAUC]
+    n_scored = int(np.count_nonzero(~np.isnan(scored)))
+    return _format(means, names, ks, digits, report.query_id.shape[0], n_scored)

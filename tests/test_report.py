@@ -183,3 +183,115 @@ def test_per_query_report_bad_options(kwargs, error, match):
     args = {"k": 3, "metrics": None, "query_id": None, "sample_weight": None}
     with pytest.raises(error, match=match):
         _per_query_report(Y, S, **{**args, **kwargs})
+
+
+# ---------------------------------------------------------------------------
+# ranking_report
+# ---------------------------------------------------------------------------
+def test_ranking_report_dict_equals_metric_functions_at_every_cutoff():
+    Y, S = random_case(5, 30, 25, score_levels=4)
+    report = srm.ranking_report(Y, S, metrics=ALL, output_dict=True)
+    assert len(report) == 9 * 4 + 1
+    for name, value in report.items():
+        metric, _, k = name.partition("@")
+        kw = {"k": int(k)} if k else {}
+        assert isinstance(value, float)
+        assert value == PUBLIC[metric](Y, S, **kw), name
+
+
+def test_ranking_report_text_table():
+    Y, S = random_case(2, 10, 8)
+    text = srm.ranking_report(Y, S, k=(2, 10), metrics=["precision", "ndcg", "gauc"])
+    lines = text.splitlines()
+    assert lines[0].split() == ["@2", "@10"]
+    assert lines[1].split() == [
+        "precision",
+        f"{srm.precision_at_k(Y, S, k=2):.4f}",
+        f"{srm.precision_at_k(Y, S, k=10):.4f}",
+    ]
+    assert lines[3].split()[:2] == ["gauc", f"{srm.group_auc_score(Y, S):.4f}"]
+    n_scored = int((Y > 0).any(axis=1).sum())
+    assert lines[-1] == f"10 queries, {n_scored} with a relevant item."
+    text = srm.ranking_report(Y, S, k=2, metrics=["map"], digits=2)
+    assert (
+        text.splitlines()[1].split()[1]
+        == f"{srm.average_precision_at_k(Y, S, k=2):.2f}"
+    )
+
+
+def test_ranking_report_per_query_frame_and_dict():
+    pd = pytest.importorskip("pandas")
+    y = np.array([1, 0, 0, 1, 0, 1, 0, 0])
+    s = np.array([0.9, 0.2, 0.4, 0.1, 0.5, 0.3, 0.7, 0.6])
+    qid = np.array(["b", "b", "b", "a", "a", "a", "c", "c"])
+    frame = srm.ranking_report(
+        y, s, k=2, metrics=["ndcg", "gauc"], query_id=qid, per_query=True
+    )
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame.columns) == ["query_id", "ndcg@2", "gauc"]
+    assert frame["query_id"].tolist() == ["a", "b", "c"]  # np.unique order
+    assert_array_equal(
+        frame["ndcg@2"], srm.ndcg_at_k(y, s, k=2, query_id=qid, average=None)
+    )
+    assert np.isnan(frame["ndcg@2"].iloc[2])  # "c" has no relevant item
+    as_dict = srm.ranking_report(
+        y, s, k=2, metrics=["ndcg"], query_id=qid, per_query=True, output_dict=True
+    )
+    assert list(as_dict) == ["query_id", "ndcg@2"]
+    assert_array_equal(as_dict["query_id"], ["a", "b", "c"])
+
+
+def test_ranking_report_per_query_without_pandas(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_pandas(name, *args, **kwargs):
+        if name == "pandas":
+            raise ImportError("no pandas here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pandas)
+    Y, S = random_case(0, 4, 6)
+    table = srm.ranking_report(Y, S, k=3, metrics=["mrr"], per_query=True)
+    assert isinstance(table, dict)
+    assert_array_equal(table["query_id"], np.arange(4))
+    assert_array_equal(
+        table["mrr@3"], srm.reciprocal_rank_at_k(Y, S, k=3, average=None)
+    )
+
+
+def test_ranking_report_all_skipped_warns_once_and_reports_nan():
+    Y = np.zeros((3, 4))
+    S = np.arange(12.0).reshape(3, 4)
+    with pytest.warns(UndefinedMetricWarning, match="ndcg@1, ndcg@5"):
+        report = srm.ranking_report(Y, S, k=(1, 5), metrics=["ndcg"], output_dict=True)
+    assert np.isnan(report["ndcg@1"]) and np.isnan(report["ndcg@5"])
+    with pytest.warns(UndefinedMetricWarning):
+        text = srm.ranking_report(Y, S, k=1, metrics=["ndcg"])
+    assert "nan" in text and "3 queries, 0 with a relevant item." in text
+
+
+def test_ranking_report_bad_digits():
+    with pytest.raises(ValueError, match="digits"):
+        srm.ranking_report([[1, 0]], [[0.1, 0.2]], digits=-1)
+
+
+def test_import_needs_neither_matplotlib_nor_pandas():
+    """``import sklearn_rankmetrics`` works with both made unimportable and
+    does not import matplotlib (scikit-learn itself may import pandas)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['pandas'] = sys.modules['matplotlib'] = None;"
+        "import sklearn_rankmetrics as s;"
+        "print(s.ranking_report([[1, 0]], [[0.2, 0.1]], k=1, metrics=['ndcg'],"
+        " per_query=True))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout
+    assert "'ndcg@1': array([1.])" in out
+    code = "import sys, sklearn_rankmetrics; assert 'matplotlib' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
