@@ -379,19 +379,26 @@ class RankingEvaluator:
     Examples
     --------
     >>> from sklearn_rankmetrics import RankingEvaluator, ranking_report
-    >>> y_true = [1, 0, 0, 2, 0, 1, 0]
-    >>> y_score = [0.9, 0.2, 0.4, 0.8, 0.1, 0.3, 0.3]
+    >>> y_true = [1, 0, 1, 2, 0, 1, 0]
+    >>> y_score = [0.2, 0.9, 0.4, 0.8, 0.1, 0.3, 0.3]
     >>> query_id = [1, 1, 1, 2, 2, 2, 3]
     >>> ev = RankingEvaluator(k=2, metrics=["ndcg", "map"])
     >>> ev = ev.update(y_true[:4], y_score[:4], query_id=query_id[:4])
     >>> ev = ev.update(y_true[4:], y_score[4:], query_id=query_id[4:])
     >>> ev.result(output_dict=True)
-    {'ndcg@2': 0.9..., 'map@2': 1.0}
+    {'ndcg@2': 0.6934..., 'map@2': 0.625}
     >>> ranking_report(
     ...     y_true, y_score, k=2, metrics=["ndcg", "map"], query_id=query_id,
     ...     output_dict=True,
     ... )
-    {'ndcg@2': 0.9..., 'map@2': 1.0}
+    {'ndcg@2': 0.6934..., 'map@2': 0.625}
+    >>> print(ev.result())
+              @2
+    ndcg  0.6934
+    map   0.6250
+    <BLANKLINE>
+    3 queries, 2 with a relevant item.
+    <BLANKLINE>
 
     Query 2 was open at the end of the first chunk (its last row) and
     continued in the second.  A closed query that reappears is an error:

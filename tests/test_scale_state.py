@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning
 
-from sklearn_rankmetrics import RankingEvaluator, ndcg_at_k
+from sklearn_rankmetrics import RankingEvaluator, ndcg_at_k, ranking_report
 from sklearn_rankmetrics._report import _means, _per_query_report
 from sklearn_rankmetrics._state import ReportState, chunk_state
 
@@ -42,7 +42,9 @@ def make_rows(seed, n_queries=30, max_rows=12, weighted=True, spread=20):
     s = np.round(rng.random(n) * 4) / 4
     w = None
     if weighted:
-        w_q = np.ldexp(rng.random(n_queries) + 0.01, rng.integers(-spread, spread + 1, n_queries))
+        w_q = np.ldexp(
+            rng.random(n_queries) + 0.01, rng.integers(-spread, spread + 1, n_queries)
+        )
         w = np.repeat(w_q, sizes)
     perm = rng.permutation(n)
     return y[perm], s[perm], qid[perm], None if w is None else w[perm]
@@ -233,6 +235,25 @@ def test_string_ids_and_pandas_chunks():
         part = frame.iloc[chunk]
         ev.update(part["y"], part["s"], query_id=part["q"])
     assert_same_report(ev.result(output_dict=True), in_memory(y, s, q, None))
+
+
+def test_text_and_dataframe_as_ranking_report():
+    pytest.importorskip("pandas")
+    y, s, q, w = make_rows(7, spread=2)
+    ev = RankingEvaluator(k=K)
+    for part in np.array_split(np.unique(q), 3):
+        m = np.isin(q, part)
+        ev.update(y[m], s[m], query_id=q[m], sample_weight=w[m])
+    want = ranking_report(y, s, k=K, query_id=q, sample_weight=w)
+    assert ev.result() == want
+    assert ev.result(digits=2) == ranking_report(
+        y, s, k=K, query_id=q, sample_weight=w, digits=2
+    )
+    ev = RankingEvaluator(k=K, per_query=True).update(y, s, query_id=q, sample_weight=w)
+    got = ev.result()
+    want = ranking_report(y, s, k=K, query_id=q, sample_weight=w, per_query=True)
+    assert list(got.columns) == list(want.columns)
+    assert_allclose(got.to_numpy(float), want.to_numpy(float), rtol=RTOL)
 
 
 def test_no_rows_and_empty_chunks():
