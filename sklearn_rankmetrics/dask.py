@@ -237,7 +237,7 @@ def ranking_report(
     if per_query:
         import pandas as pd
 
-        meta = {query_col: pd.Series(dtype=aligned._meta[query_col].dtype)}
+        meta = {query_col: pd.Series(dtype=aligned.dtypes[query_col])}
         meta.update((n, pd.Series(dtype="float64")) for n in names)
         return aligned.map_partitions(
             _per_query_partition, meta=pd.DataFrame(meta), names=names, **config
