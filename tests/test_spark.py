@@ -149,6 +149,11 @@ def test_bad_frames(spark):
         ranking_report(frame, **COLS)
     with pytest.raises(ValueError, match="ignore_ties=True"):
         ranking_report(df, **COLS, ignore_ties=True)
+    # 6 queries over 40 partitions: most partitions are empty, and add nothing
+    got = ranking_report(
+        df, **COLS, weight_col="w", k=K, output_dict=True, num_partitions=40
+    )
+    assert_same(got, in_memory(frame, output_dict=True))
     with pytest.raises(ValueError, match="no rows"):
         ranking_report(df.filter("score > 2"), **COLS, output_dict=True)
     with_null = df.withColumn(
