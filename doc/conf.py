@@ -74,6 +74,11 @@ API_GROUPS = [
         "Scorers for scikit-learn's model-selection tools.",
     ),
     (
+        "reports",
+        "Reports, comparisons and plots",
+        "Every metric at once, models compared over queries, and Displays.",
+    ),
+    (
         "helpers",
         "Input helpers",
         "Conversions into the input forms the metrics take.",
@@ -92,8 +97,13 @@ API_GROUPS = [
 ]
 
 
+REPORTS = ("ranking_report", "compare_rankings", "RankingComparison")
+
+
 def _api_group(name):
     """Group of a public name of ``sklearn_rankmetrics``."""
+    if name in REPORTS or name.endswith("Display"):
+        return "reports"
     if name.endswith("Evaluator"):
         return "scale"
     if "scor" in name and not name.endswith(("_at_k", "_score")):

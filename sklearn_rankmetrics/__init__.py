@@ -7,7 +7,9 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 """
 
 from ._auc import group_auc_score
+from ._compare import RankingComparison, compare_rankings
 from ._idlists import ranked_lists_to_arrays
+from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
 from ._ranking import (
     average_precision_at_k,
     dcg_at_k,
@@ -26,8 +28,12 @@ from ._state import RankingEvaluator
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "MetricAtKDisplay",
+    "PerQueryDifferenceDisplay",
+    "RankingComparison",
     "RankingEvaluator",
     "average_precision_at_k",
+    "compare_rankings",
     "dcg_at_k",
     "f1_at_k",
     "fbeta_at_k",

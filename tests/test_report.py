@@ -295,3 +295,23 @@ def test_import_needs_neither_matplotlib_nor_pandas():
     assert "'ndcg@1': array([1.])" in out
     code = "import sys, sklearn_rankmetrics; assert 'matplotlib' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_metric_added_to_the_kernel_table_appears_in_the_report(monkeypatch):
+    """The report iterates over KERNELS: a new kernel (with an option the
+    report does not know, left at its default) shows up by itself."""
+    from sklearn_rankmetrics import _ranking
+
+    def _hits_values(rk, scale=2.0):
+        return scale * rk.hits
+
+    table = {
+        **_ranking.KERNELS,
+        "hits": _ranking.Kernel(_hits_values, "n_rel", options=("scale",)),
+    }
+    monkeypatch.setattr("sklearn_rankmetrics._report.KERNELS", table)
+    Y, S = random_case(0, 6, 7)
+    report = srm.ranking_report(Y, S, k=(1, 3), output_dict=True)
+    expected = 2.0 * 3 * srm.precision_at_k(Y, S, k=3)
+    assert report["hits@3"] == pytest.approx(expected, rel=1e-12)
+    assert "hits" in srm.ranking_report(Y, S, k=3)
