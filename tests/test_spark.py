@@ -55,6 +55,7 @@ def spark():
             .config("spark.default.parallelism", "2")
             .config("spark.sql.execution.arrow.pyspark.enabled", "true")
             .config("spark.python.worker.reuse", "true")
+            .config("spark.sql.adaptive.enabled", "false")
             .getOrCreate()
         )
     session.sparkContext.setLogLevel("ERROR")
