@@ -106,6 +106,11 @@ API_GROUPS = [
         "Datasets",
         "Synthetic data generators for examples and tests.",
     ),
+    (
+        "scale",
+        "Evaluating at scale",
+        "Reports chunk by chunk, on Dask and on Spark (see :ref:`scale`).",
+    ),
     ("other", "Other", "Other public functions and classes."),
 ]
 
@@ -119,6 +124,8 @@ def _api_group(name):
         return "reports"
     if name.endswith("Ranker"):
         return "estimators"  # QueryRanker
+    if name.endswith("Evaluator"):
+        return "scale"
     if "scor" in name and not name.endswith(("_at_k", "_score")):
         return "scorers"  # get_scorer, get_scorer_names, make_scoring, ...
     if name.endswith(("_at_k", "_score")):
@@ -134,7 +141,7 @@ def _api_group(name):
 
 # Public submodules whose functions are documented under their own path
 # (``sklearn_rankmetrics.datasets.make_click_log``), with their group.
-API_SUBMODULES = {"datasets": "datasets"}
+API_SUBMODULES = {"datasets": "datasets", "dask": "scale", "spark": "scale"}
 
 
 def _write_api_listing():

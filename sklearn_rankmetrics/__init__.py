@@ -24,6 +24,7 @@ from ._ranking import (
 )
 from ._report import ranking_report
 from ._scorer import get_scorer, get_scorer_names, make_scoring
+from ._state import RankingEvaluator
 from ._trec import read_trec_qrels, read_trec_run, trec_to_long_form
 
 __version__ = "0.1.0.dev0"
@@ -33,6 +34,7 @@ __all__ = [
     "PerQueryDifferenceDisplay",
     "QueryRanker",
     "RankingComparison",
+    "RankingEvaluator",
     "average_precision_at_k",
     "compare_rankings",
     "dcg_at_k",

@@ -1,0 +1,156 @@
+"""The per-partition work of the Dask and Spark integrations.
+
+A partition arrives as a pandas DataFrame holding whole queries (the
+engines shuffle rows by query first).  Its columns are checked (naming the
+column and the partition) and handed to the in-memory report engine as
+numpy arrays; nothing here imports pandas, Dask or Spark.
+"""
+
+import numpy as np
+
+from ._state import ReportState, chunk_state
+
+__all__ = []  # private module
+
+
+def check_columns(available, *, query_col, label_col, score_col, weight_col):
+    """The columns to read, in order; an error listing ``available`` if one
+    is missing."""
+    wanted = {
+        "query_col": query_col,
+        "label_col": label_col,
+        "score_col": score_col,
+        "weight_col": weight_col,
+    }
+    if weight_col is None:
+        del wanted["weight_col"]
+    for arg, col in wanted.items():
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str); got {col!r}.")
+        if col not in available:
+            raise ValueError(
+                f"{arg}={col!r} is not a column of the DataFrame; available "
+                f"columns: {', '.join(map(repr, available))}."
+            )
+    cols = list(dict.fromkeys(wanted.values()))
+    if len(cols) < len(wanted):
+        raise ValueError(
+            "query_col, label_col, score_col and weight_col must name "
+            f"different columns; got {wanted}."
+        )
+    return cols
+
+
+def check_ties_option(options, engine):
+    if options.get("ignore_ties", False):
+        raise ValueError(
+            f"ignore_ties=True breaks ties by row order, which {engine}'s "
+            "shuffle by query does not keep; tied scores would be ordered "
+            "differently from run to run. Keep ignore_ties=False (ties count "
+            "exactly), or break the ties in the score column itself (e.g. "
+            "add a small tie-breaking term)."
+        )
+
+
+def _error(message, partition):
+    where = "" if partition is None else f" in partition {partition}"
+    return ValueError(f"sklearn_rankmetrics: {message.format(where=where)}")
+
+
+def _numeric(series, col, partition):
+    arr = series.to_numpy()
+    if arr.dtype.kind == "O" or not isinstance(arr.dtype, np.dtype):
+        try:  # pandas extension dtypes (nullable ints, Arrow doubles)
+            arr = series.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"sklearn_rankmetrics: column {col!r} must be numeric (bool, "
+                f"int or float); got dtype {series.dtype}"
+                + ("" if partition is None else f" in partition {partition}")
+                + ". Cast it, e.g. with .astype('float64')."
+            ) from None
+    return arr
+
+
+def partition_arrays(pdf, query_col, label_col, score_col, weight_col, partition):
+    """``(y_true, y_score, query_id, sample_weight)`` of a pandas partition,
+    with an error naming the column and the partition for a null value."""
+    used = [query_col, label_col, score_col] + (
+        [] if weight_col is None else [weight_col]
+    )
+    for col in used:
+        n_null = int(pdf[col].isna().sum())
+        if n_null:
+            fix = (
+                "every row needs a query id"
+                if col == query_col
+                else "fill them or filter those rows out"
+            )
+            raise _error(
+                f"column {col!r} has {n_null} null value(s){{where}}; {fix} "
+                f"(e.g. df.dropna(subset=[{col!r}])).",
+                partition,
+            )
+    y = _numeric(pdf[label_col], label_col, partition)
+    s = _numeric(pdf[score_col], score_col, partition)
+    w = None if weight_col is None else _numeric(pdf[weight_col], weight_col, partition)
+    q = pdf[query_col].to_numpy()
+    return y, s, q, w
+
+
+def partition_state(pdf, *, columns, partition, k, metrics, options):
+    """The :class:`ReportState` of one partition of whole queries; an empty
+    partition gives the empty state."""
+    if len(pdf) == 0:
+        return ReportState()
+    y, s, q, w = partition_arrays(pdf, *columns, partition)
+    return chunk_state(
+        y, s, query_id=q, sample_weight=w, k=k, metrics=metrics, **options
+    )
+
+
+def partition_per_query(pdf, *, columns, partition, k, metrics, options, names):
+    """One row per query of the partition (sorted by id): the query column
+    then one float column per scorer name."""
+    import pandas as pd  # only ever called on a pandas partition
+
+    query_col = columns[0]
+    if len(pdf) == 0:
+        table = {query_col: pdf[query_col].iloc[:0]}
+        table.update((n, np.zeros(0)) for n in names)
+        return pd.DataFrame(table)
+    y, s, q, w = partition_arrays(pdf, *columns, partition)
+    state = chunk_state(
+        y,
+        s,
+        query_id=q,
+        sample_weight=w,
+        k=k,
+        metrics=metrics,
+        per_query=True,
+        **options,
+    )
+    ids = pd.Series(state.query_id, dtype=pdf[query_col].dtype, name=query_col)
+    table = {query_col: ids}
+    table.update((n, state.values[:, j]) for j, n in enumerate(state.names))
+    return pd.DataFrame(table)
+
+
+def merge_states(states):
+    """One state from a list of states (a node of the tree reduce)."""
+    total = ReportState()
+    for state in states:
+        total = total.merge(state)
+    return total
+
+
+def report_output(state, *, k, output_dict, digits):
+    """What ``ranking_report`` returns for the merged state."""
+    if state.names is None:
+        raise ValueError(
+            "sklearn_rankmetrics: the DataFrame has no rows, so there is no "
+            "report (check the filters that produced it)."
+        )
+    if output_dict:
+        return state.means()
+    return state.text(k, digits)

@@ -1,0 +1,624 @@
+"""Mergeable report states: evaluate a report chunk by chunk, or partition
+by partition on a cluster.
+
+Every metric of a report is a weighted mean of per-query values, so what a
+chunk of *whole* queries contributes is, per scorer name (``"ndcg@10"``,
+...), two numbers: the sum of ``weight * value`` over its scored queries
+and the sum of their weights.  States add up (:meth:`ReportState.merge` is
+associative and commutative) and the final means equal one in-memory
+:func:`ranking_report` call on all the rows.  The per-chunk work is the
+report's own vectorised engine
+(:func:`~sklearn_rankmetrics._report._per_query_report`).
+
+:class:`RankingEvaluator` is the public chunked API for one machine; the
+Dask and Spark integrations (:mod:`sklearn_rankmetrics.dask`,
+:mod:`sklearn_rankmetrics.spark`) build one state per partition and add
+them up.
+"""
+
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+
+from ._report import _per_query_report
+from ._validation import _as_array, check_query_id, check_sample_weight
+
+__all__ = ["RankingEvaluator"]
+
+
+# ---------------------------------------------------------------------------
+# The state of a chunk of whole queries
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReportState:
+    """What a set of whole queries contributes to every metric of a report.
+
+    Attributes
+    ----------
+    names : tuple of str, or None
+        Scorer names (``"ndcg@10"``, ..., ``"gauc"``) in report order; None
+        for the empty state, the identity of :meth:`merge`.
+    weighted_sum : ndarray of shape (n_names,)
+        Per name, the sum over scored queries of weight * value.
+    weight_sum : ndarray of shape (n_names,)
+        Per name, the sum of the weights of the scored queries.
+    n_queries : int
+        Queries evaluated.
+    n_scored : ndarray of shape (n_names,)
+        Per name, the queries with a value (not skipped).
+    query_id : ndarray of shape (n_queries,) or None
+        With per-query values kept: the ids of the queries, in any order.
+    values : ndarray of shape (n_queries, n_names) or None
+        With per-query values kept: their values (nan where skipped).
+    """
+
+    names: tuple | None = None
+    weighted_sum: np.ndarray | None = None
+    weight_sum: np.ndarray | None = None
+    n_queries: int = 0
+    n_scored: np.ndarray | None = None
+    query_id: np.ndarray | None = None
+    values: np.ndarray | None = None
+
+    @property
+    def keeps_per_query(self):
+        return self.query_id is not None
+
+    def merge(self, other):
+        """The state of the union of two disjoint sets of queries."""
+        if self.names is None:
+            return other
+        if other.names is None:
+            return self
+        if self.names != other.names:
+            raise ValueError(
+                "cannot merge reports of different metrics or cut-offs: "
+                f"{list(self.names)} and {list(other.names)}; build every "
+                "state with the same k, metrics and options."
+            )
+        query_id = values = None
+        if self.keeps_per_query and other.keeps_per_query:
+            query_id = _concatenate_ids(self.query_id, other.query_id)
+            values = np.concatenate([self.values, other.values])
+        elif self.keeps_per_query or other.keeps_per_query:
+            raise ValueError(
+                "cannot merge a state that keeps per-query values with one "
+                "that does not; build both with the same per_query."
+            )
+        return ReportState(
+            names=self.names,
+            weighted_sum=self.weighted_sum + other.weighted_sum,
+            weight_sum=self.weight_sum + other.weight_sum,
+            n_queries=self.n_queries + other.n_queries,
+            n_scored=self.n_scored + other.n_scored,
+            query_id=query_id,
+            values=values,
+        )
+
+    def means(self):
+        """Scorer name -> weighted mean over the scored queries.
+
+        A metric no query could score is nan, with one
+        :class:`~sklearn.exceptions.UndefinedMetricWarning` naming every
+        such metric (as the in-memory report).
+        """
+        if self.names is None:
+            raise ValueError(
+                "no rows were evaluated, so there is no report; pass at least "
+                "one row (an empty dataset or only empty chunks was given)."
+            )
+        out = {}
+        for name, num, den in zip(
+            self.names, self.weighted_sum, self.weight_sum, strict=True
+        ):
+            out[name] = float(num / den) if den > 0 else float("nan")
+        undefined = [name for name, v in out.items() if np.isnan(v)]
+        if undefined:
+            warnings.warn(
+                f"{', '.join(undefined)}: no query could be scored (every "
+                "query was skipped -- no relevant item, or for gauc a single "
+                "class -- or had zero weight); reporting nan.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+        return out
+
+    def text(self, k, digits=4):
+        """The text table of :func:`ranking_report` for these means."""
+        from ._report import _GAUC, _check_cutoffs, _format
+
+        means = self.means()
+        metrics = list(dict.fromkeys(n.partition("@")[0] for n in self.names))
+        # "n with a relevant item": the queries the first ranking metric scored
+        first = next((j for j, n in enumerate(self.names) if n != _GAUC), 0)
+        n_scored = int(self.n_scored[first])
+        return _format(
+            means, metrics, _check_cutoffs(k), digits, self.n_queries, n_scored
+        )
+
+    def per_query_table(self, output_dict=False):
+        """The per-query table of ``ranking_report(per_query=True)``: rows
+        sorted by query id (the order of ``np.unique`` over all the rows,
+        as the in-memory report)."""
+        if not self.keeps_per_query:
+            raise ValueError("this state was built without per-query values.")
+        order = np.argsort(self.query_id, kind="stable")
+        ids = self.query_id[order]
+        dup = np.flatnonzero(ids[1:] == ids[:-1])
+        if dup.size:
+            raise ValueError(
+                f"query_id={_py(ids[dup[0]])!r} was evaluated in two states; "
+                "each query must be in exactly one chunk or partition."
+            )
+        values = self.values[order]
+        table = {"query_id": ids}
+        table.update((name, values[:, j]) for j, name in enumerate(self.names))
+        if output_dict:
+            return table
+        try:
+            import pandas as pd
+        except ImportError:
+            return table
+        return pd.DataFrame(table)
+
+
+def _concatenate_ids(a, b):
+    if a.dtype.kind != b.dtype.kind and "O" not in (a.dtype.kind, b.dtype.kind):
+        return np.concatenate([a.astype(object), b.astype(object)])
+    return np.concatenate([a, b])
+
+
+def _py(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def chunk_state(
+    y_true,
+    y_score,
+    *,
+    query_id,
+    sample_weight=None,
+    k,
+    metrics,
+    per_query=False,
+    **options,
+):
+    """The :class:`ReportState` of rows holding whole queries (long form).
+
+    Each chunk goes through the report's engine unchanged, so a state is a
+    pure function of its rows.  The engine rescales the weights of a call
+    by a power of two (``check_sample_weight``); the sums are brought back
+    to the caller's scale exactly, so that states of chunks with different
+    largest weights add up.
+    """
+    n = np.shape(query_id)[0] if np.ndim(query_id) else 0
+    if n == 0 and _length(y_score) == 0:
+        return ReportState()
+    scale_exp = 0
+    if sample_weight is not None:
+        raw = np.asarray(_as_array("sample_weight", sample_weight))
+        sample_weight = check_sample_weight(raw, raw.shape[0], "row")
+        # check_sample_weight returned raw * 2**-scale_exp, the largest in
+        # [0.5, 1): the engine leaves such weights as they are.
+        top = float(np.max(np.asarray(raw, dtype=np.float64)))
+        scale_exp = int(np.frexp(top)[1]) if top > 0 else 0
+    report = _per_query_report(
+        y_true,
+        y_score,
+        k=k,
+        metrics=metrics,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        **options,
+    )
+    names = tuple(report.values)
+    values = np.column_stack([report.values[n] for n in names])
+    weights = np.column_stack([report.weights[n] for n in names])
+    weighted_sum = np.empty(len(names))
+    weight_sum = np.empty(len(names))
+    for j in range(len(names)):  # as the in-memory mean: a dot over the scored
+        keep = ~np.isnan(values[:, j])
+        w = weights[keep, j]
+        weighted_sum[j] = np.dot(w, values[keep, j])
+        weight_sum[j] = w.sum()
+    return ReportState(
+        names=names,
+        weighted_sum=np.ldexp(weighted_sum, scale_exp),
+        weight_sum=np.ldexp(weight_sum, scale_exp),
+        n_queries=values.shape[0],
+        n_scored=np.count_nonzero(~np.isnan(values), axis=0),
+        query_id=report.query_id if per_query else None,
+        values=values if per_query else None,
+    )
+
+
+def _length(x):
+    return 0 if x is None else len(x)
+
+
+def report_names(k, metrics, options):
+    """The scorer names of a report, checking ``k``, ``metrics`` and the
+    options on two rows before any data is read (the same code as the
+    chunks, so the names and the errors are the report's own)."""
+    options = {**options, "no_relevant": "skip"}
+    report = _per_query_report(
+        np.array([1.0, 0.0]),
+        np.array([1.0, 0.0]),
+        k=k,
+        metrics=metrics,
+        query_id=np.array([0, 0]),
+        sample_weight=None,
+        **options,
+    )
+    return tuple(report.values)
+
+
+# ---------------------------------------------------------------------------
+# Query ids already evaluated, for the chunked API
+# ---------------------------------------------------------------------------
+class _ClosedQueries:
+    """The ids of queries already evaluated and the chunk of each.
+
+    Sorted runs of ids merged when a run grows as large as the one before
+    it (a binary counter), so adding ``n`` ids in total costs
+    O(n log n) and a look-up O(log^2 n), whatever the number of chunks.
+    """
+
+    def __init__(self):
+        self.runs = []  # [(sorted ids, chunk number of each)]
+
+    def copy(self):
+        new = _ClosedQueries()
+        new.runs = list(self.runs)  # runs are never modified in place
+        return new
+
+    def add(self, ids, chunk):
+        if ids.size == 0:
+            return
+        order = np.argsort(ids, kind="stable")
+        self.runs.append((ids[order], np.full(ids.size, chunk, dtype=np.int64)))
+        while len(self.runs) > 1 and self.runs[-2][0].size <= self.runs[-1][0].size:
+            (a, ca), (b, cb) = self.runs.pop(), self.runs.pop()
+            ids_ab = _concatenate_ids(b, a)
+            order = np.argsort(ids_ab, kind="stable")
+            self.runs.append((ids_ab[order], np.concatenate([cb, ca])[order]))
+
+    def extend(self, other):
+        for ids, chunks in other.runs:
+            self.runs.append((ids, chunks))
+        self.runs.sort(key=lambda run: -run[0].size)
+
+    def find(self, ids):
+        """The first of ``ids`` already closed, and its chunk, or None."""
+        for run, chunks in self.runs:
+            try:
+                pos = np.searchsorted(run, ids)
+            except TypeError:
+                raise TypeError(
+                    "query_id mixes types across chunks (e.g. ints and "
+                    "strings); use one type for every id."
+                ) from None
+            pos = np.minimum(pos, run.size - 1)
+            hit = np.flatnonzero(run[pos] == ids)
+            if hit.size:
+                return _py(ids[hit[0]]), int(chunks[pos[hit[0]]])
+        return None
+
+
+# ---------------------------------------------------------------------------
+# The public chunked API
+# ---------------------------------------------------------------------------
+class RankingEvaluator:
+    """Evaluate a ranking report chunk by chunk, in bounded memory.
+
+    Feed the long form (one row per (query, item) pair) in chunks with
+    :meth:`update`; :meth:`result` gives exactly what one
+    :func:`ranking_report` call on all the rows would (to rounding, about
+    1e-15 relative).  Only a few numbers per metric are kept, so a file
+    larger than memory can be evaluated chunk by chunk; evaluators fed
+    with different chunks (in other processes, say) combine with
+    :meth:`merge`.
+
+    Read more in the :ref:`User Guide <scale>`.
+
+    Parameters
+    ----------
+    k : int or sequence of int, default=(1, 5, 10, 20)
+        The cut-offs, as in :func:`ranking_report`.
+
+    metrics : list of str, default=None
+        The metrics, as in :func:`ranking_report` (None: its default
+        for the long form, GAUC included).
+
+    per_query : bool, default=False
+        Also keep every query's values (memory O(queries)); :meth:`result`
+        then returns the per-query table of ``ranking_report(...,
+        per_query=True)``.
+
+    **options
+        The other options of :func:`ranking_report` (``gain``,
+        ``relevance_threshold``, ``ignore_ties``, ``no_relevant``,
+        ``ap_denominator``, ``query_weighting``, ...).
+
+    Attributes
+    ----------
+    n_chunks_ : int
+        Calls to :meth:`update` so far.
+
+    n_queries_ : int
+        Queries evaluated so far (the open query excluded).
+
+    See Also
+    --------
+    ranking_report : The same report in one call.
+    sklearn_rankmetrics.dask.ranking_report : On a Dask DataFrame.
+    sklearn_rankmetrics.spark.ranking_report : On a PySpark DataFrame.
+
+    Notes
+    -----
+    **Queries split across chunks.**  A chunk's rows need not be sorted,
+    but a query's rows must all be in one chunk, with one exception that
+    covers data sorted (or grouped) by query and cut into chunks at
+    arbitrary rows: the query of the *last row* of a chunk is kept
+    *open*.  Its rows are held back and evaluated with the next chunk, so
+    it may continue there.  Every other query of a chunk is *closed*: if
+    it appears again in a later chunk, :meth:`update` raises a
+    ``ValueError`` naming the query and both chunks, and evaluates
+    nothing of that chunk -- a query is never counted twice nor cut in
+    two.  :meth:`result` evaluates the open query as complete (without
+    closing it, so updates may continue).
+
+    Memory: the open query's rows, the ids of the closed queries (to
+    detect a reappearing one) and, with ``per_query=True``, their values.
+
+    The weights follow :func:`ranking_report`: ``sample_weight`` is one
+    weight per row, constant within a query (for GAUC, row weights).
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import RankingEvaluator, ranking_report
+    >>> y_true = [1, 0, 1, 2, 0, 1, 0]
+    >>> y_score = [0.2, 0.9, 0.4, 0.8, 0.1, 0.3, 0.3]
+    >>> query_id = [1, 1, 1, 2, 2, 2, 3]
+    >>> ev = RankingEvaluator(k=2, metrics=["ndcg", "map"])
+    >>> ev = ev.update(y_true[:4], y_score[:4], query_id=query_id[:4])
+    >>> ev = ev.update(y_true[4:], y_score[4:], query_id=query_id[4:])
+    >>> ev.result(output_dict=True)
+    {'ndcg@2': 0.6934..., 'map@2': 0.625}
+    >>> ranking_report(
+    ...     y_true, y_score, k=2, metrics=["ndcg", "map"], query_id=query_id,
+    ...     output_dict=True,
+    ... )
+    {'ndcg@2': 0.6934..., 'map@2': 0.625}
+    >>> print(ev.result())
+              @2
+    ndcg  0.6934
+    map   0.6250
+    <BLANKLINE>
+    3 queries, 2 with a relevant item.
+    <BLANKLINE>
+
+    Query 2 was open at the end of the first chunk (its last row) and
+    continued in the second.  A closed query that reappears is an error:
+
+    >>> ev.update([1], [0.5], query_id=[1])
+    Traceback (most recent call last):
+    ...
+    ValueError: query_id=1 appears in chunk 3 but was closed in chunk 1...
+    """
+
+    def __init__(self, *, k=(1, 5, 10, 20), metrics=None, per_query=False, **options):
+        if not isinstance(per_query, (bool, np.bool_)):
+            raise TypeError(f"per_query must be True or False; got {per_query!r}.")
+        self.k = k
+        self.metrics = metrics
+        self.per_query = bool(per_query)
+        self.options = options
+        self._names = report_names(k, metrics, options)  # checks the options
+        self._state = ReportState()
+        self._closed = _ClosedQueries()
+        self._open = None  # (y_true, y_score, query_id, sample_weight)
+        self.n_chunks_ = 0
+
+    @property
+    def n_queries_(self):
+        return self._state.n_queries
+
+    def _chunk_state(self, y, s, codes, w, ids):
+        """State of whole queries given as ``codes`` into ``ids`` (integer
+        codes make the engine's grouping a ``bincount``)."""
+        state = chunk_state(
+            y,
+            s,
+            query_id=codes,
+            sample_weight=w,
+            k=self.k,
+            metrics=self.metrics,
+            per_query=self.per_query,
+            **self.options,
+        )
+        if state.keeps_per_query:
+            state = replace(state, query_id=ids[state.query_id])
+        return state
+
+    def update(self, y_true, y_score, *, query_id, sample_weight=None):
+        """Evaluate one chunk of rows (long form).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_rows,)
+            Relevance grades of the chunk's rows.
+
+        y_score : array-like of shape (n_rows,)
+            Predicted scores.
+
+        query_id : array-like of shape (n_rows,)
+            Query of each row.  Every query but the last row's must be
+            whole in this chunk (see Notes of the class).
+
+        sample_weight : array-like of shape (n_rows,), default=None
+            Row weights, constant within a query.  Give them in every
+            chunk or in none.
+
+        Returns
+        -------
+        self : RankingEvaluator
+            The evaluator, updated.  On an error nothing of the chunk is
+            evaluated and the evaluator is unchanged.
+        """
+        chunk = self.n_chunks_ + 1
+        y = _as_array("y_true", y_true)
+        s = _as_array("y_score", y_score)
+        q = _as_array("query_id", query_id)
+        w = None if sample_weight is None else _as_array("sample_weight", sample_weight)
+        n = q.shape[0] if q.ndim else -1
+        for name, arr in (("y_true", y), ("y_score", s), ("sample_weight", w)):
+            if arr is not None and (arr.ndim != 1 or arr.shape[0] != n):
+                raise ValueError(
+                    f"in chunk {chunk}, {name} has shape {arr.shape} but query_id "
+                    f"has shape {q.shape}; pass 1-D arrays with one entry per row."
+                )
+        if self._open is not None and (w is None) != (self._open[3] is None):
+            raise ValueError(
+                f"chunk {chunk} {'lacks' if w is None else 'has'} sample_weight "
+                "but the chunk before it did not; give sample_weight in every "
+                "chunk or in none."
+            )
+        if n == 0:
+            self.n_chunks_ = chunk
+            return self
+        codes, ids = check_query_id(q, n)
+        found = self._closed.find(ids)
+        if found is not None:
+            raise ValueError(
+                f"query_id={found[0]!r} appears in chunk {chunk} but was closed "
+                f"in chunk {found[1]}: a query's rows must all be in one chunk, "
+                "or run on from the end of one chunk into the next (rows "
+                "sorted by query). Sort or group the rows by query_id."
+            )
+        if self._open is not None:  # prepend the rows held back
+            y, s, q, w = (
+                None if a is None else np.concatenate([a, b])
+                for a, b in zip(self._open, (y, s, q, w), strict=True)
+            )
+            codes, ids = check_query_id(q, q.shape[0])
+        last = codes == codes[-1]
+        done = ~last
+        state = self._state
+        if done.any():
+            w_done = None if w is None else w[done]
+            state = state.merge(
+                self._chunk_state(y[done], s[done], codes[done], w_done, ids)
+            )
+        closed = ids[np.unique(codes[done])]
+        self._state = state
+        self._closed.add(closed, chunk)
+        self._open = tuple(None if a is None else a[last] for a in (y, s, q, w))
+        self.n_chunks_ = chunk
+        return self
+
+    def _final_state(self):
+        state = self._state
+        if self._open is not None:
+            y, s, q, w = self._open
+            codes, ids = check_query_id(q, q.shape[0])
+            state = state.merge(self._chunk_state(y, s, codes, w, ids))
+        return state
+
+    def merge(self, other):
+        """A new evaluator holding the rows of both ``self`` and ``other``.
+
+        Both must have been built with the same parameters, and have seen
+        disjoint queries; the open queries of both stay open.  Neither
+        evaluator is modified.
+
+        Parameters
+        ----------
+        other : RankingEvaluator
+            Another evaluator.
+
+        Returns
+        -------
+        merged : RankingEvaluator
+        """
+        if not isinstance(other, RankingEvaluator):
+            raise TypeError(
+                f"can only merge a RankingEvaluator, got {type(other).__name__}."
+            )
+        if (self.k, self.metrics, self.per_query, self.options) != (
+            other.k,
+            other.metrics,
+            other.per_query,
+            other.options,
+        ):
+            raise ValueError(
+                "cannot merge evaluators built with different parameters "
+                "(k, metrics, per_query or options)."
+            )
+        for a, b in ((self, other), (other, self)):
+            ids = []
+            if b._open is not None:
+                ids.append(np.unique(b._open[2]))
+            for run, _ in b._closed.runs:
+                ids.append(run)
+            for chunk_ids in ids:
+                found = a._closed.find(chunk_ids)
+                if found is not None:
+                    raise ValueError(
+                        f"query_id={found[0]!r} was evaluated by both evaluators; "
+                        "merge evaluators of disjoint sets of queries."
+                    )
+        merged = RankingEvaluator.__new__(RankingEvaluator)
+        merged.__dict__.update(self.__dict__)
+        merged._state = self._state.merge(other._state)
+        merged._closed = self._closed.copy()
+        merged._closed.extend(other._closed)
+        opens = [o for o in (self._open, other._open) if o is not None]
+        if len(opens) == 2:
+            if (opens[0][3] is None) != (opens[1][3] is None):
+                raise ValueError(
+                    "one evaluator was given sample_weight and the other not."
+                )
+            merged._open = tuple(
+                None if a is None else np.concatenate([a, b])
+                for a, b in zip(*opens, strict=True)
+            )
+        else:
+            merged._open = opens[0] if opens else None
+        merged.n_chunks_ = self.n_chunks_ + other.n_chunks_
+        return merged
+
+    def result(self, *, output_dict=False, digits=4):
+        """The report of every row given so far.
+
+        The open query (see Notes of the class) is evaluated as complete;
+        the evaluator is not modified, so updates may continue.
+
+        Parameters
+        ----------
+        output_dict : bool, default=False
+            As in :func:`ranking_report`: a dict of scorer name -> float
+            (with ``per_query=True``, a dict of arrays rather than a
+            DataFrame), otherwise a text table.
+
+        digits : int, default=4
+            Digits of the text table.
+
+        Returns
+        -------
+        report : str, dict, or per-query table
+            What :func:`ranking_report` returns for all the rows.
+
+        Raises
+        ------
+        ValueError
+            If no row was given.
+        """
+        state = self._final_state()
+        if self.per_query and state.names is not None:
+            return state.per_query_table(output_dict)
+        if output_dict:
+            return state.means()
+        return state.text(self.k, digits)

@@ -1,0 +1,251 @@
+"""Ranking reports on Dask DataFrames.
+
+:func:`ranking_report` computes the same values as the in-memory
+:func:`sklearn_rankmetrics.ranking_report` on a :class:`dask.dataframe.DataFrame`
+in the long form (one row per (query, item) pair), where the rows of a
+query may be spread over any partitions:
+
+1. the rows are shuffled by the query column once, so that every query is
+   whole in one partition (skipped when the query column is the index
+   with known divisions, which already guarantees it);
+2. each partition is evaluated by the in-memory vectorised engine into a
+   small state: per metric, the sum of weight * value and of weights;
+3. the states are added up by a tree reduction, and the means computed
+   from the total.
+
+With ``per_query=True`` step 3 is skipped and a Dask DataFrame of
+per-query values is returned, still distributed.
+
+Dask is imported when the function is called, not when this module is
+imported; ``pip install sklearn-rankmetrics[dask]`` installs it.  Read
+more in the :ref:`User Guide <scale>`.
+"""
+
+from ._frames import (
+    check_columns,
+    check_ties_option,
+    merge_states,
+    partition_per_query,
+    partition_state,
+    report_output,
+)
+from ._state import report_names
+
+__all__ = ["ranking_report"]
+
+
+def _import_dask():
+    try:
+        import dask
+        import dask.dataframe as dd
+    except ImportError as exc:
+        raise ImportError(
+            "sklearn_rankmetrics.dask needs dask[dataframe]: "
+            "pip install 'sklearn-rankmetrics[dask]'."
+        ) from exc
+    return dask, dd
+
+
+def _check_dtypes(dtypes, label_col, score_col, weight_col):
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    for arg, col in (
+        ("label_col", label_col),
+        ("score_col", score_col),
+        ("weight_col", weight_col),
+    ):
+        if col is None:
+            continue
+        dtype = dtypes[col]
+        if not (is_numeric_dtype(dtype) or is_bool_dtype(dtype)):
+            raise TypeError(
+                f"{arg}={col!r} must be a numeric (or bool) column; its dtype "
+                f"is {dtype}. Cast it first, e.g. "
+                f"df[{col!r}] = df[{col!r}].astype('float64')."
+            )
+
+
+def _by_query(df, query_col, cols, npartitions):
+    """``df[cols]`` with every query whole in one partition."""
+    if query_col not in df.columns:  # the query ids are the index
+        if df.known_divisions and npartitions is None:
+            return df[cols[1:]].reset_index()  # divisions: already aligned
+        df = df[cols[1:]].reset_index()
+    else:
+        df = df[cols]
+    return df.shuffle(on=query_col, npartitions=npartitions)
+
+
+def _tree_reduce(dask, states, split_every):
+    """Merge delayed states, ``split_every`` at a time, level by level."""
+    merge = dask.delayed(merge_states, pure=True)
+    while len(states) > 1:
+        states = [
+            merge(states[i : i + split_every])
+            for i in range(0, len(states), split_every)
+        ]
+    return states[0]
+
+
+def _per_query_partition(pdf, partition_info=None, **kwargs):
+    number = None if partition_info is None else partition_info["number"]
+    return partition_per_query(pdf, partition=number, **kwargs)
+
+
+def ranking_report(
+    df,
+    *,
+    query_col,
+    label_col,
+    score_col,
+    weight_col=None,
+    k=(1, 5, 10, 20),
+    metrics=None,
+    output_dict=False,
+    per_query=False,
+    digits=4,
+    npartitions=None,
+    split_every=8,
+    **options,
+):
+    """Report every ranking metric at every cut-off on a Dask DataFrame.
+
+    The same values as :func:`sklearn_rankmetrics.ranking_report` on the
+    same rows (to rounding, about 1e-15 relative), computed where the data
+    lives: one shuffle by query, the in-memory engine on each partition,
+    and a tree reduction of a few numbers per metric.
+
+    Read more in the :ref:`User Guide <scale>`.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+        The long form: one row per (query, item) pair, in any order and
+        any partitioning.
+
+    query_col : str
+        Column of query ids (ints or strings; no nulls).  May also name
+        the index; with known divisions the shuffle is then skipped.
+
+    label_col : str
+        Column of relevance grades (numeric or bool, non-negative).
+
+    score_col : str
+        Column of predicted scores (numeric; ``-inf``: not retrieved).
+
+    weight_col : str, default=None
+        Column of row weights, constant within a query (the query's
+        weight), as ``sample_weight`` of the in-memory report.
+
+    k : int or sequence of int, default=(1, 5, 10, 20)
+        The cut-offs.
+
+    metrics : list of str, default=None
+        Metric names without ``@k``; None: every metric, GAUC included.
+
+    output_dict : bool, default=False
+        Return a dict ``{"ndcg@10": float, ...}`` instead of the text
+        table.
+
+    per_query : bool, default=False
+        Return a lazy Dask DataFrame of per-query values instead (the
+        query column then one column per scorer name; nan where a query is
+        skipped), one partition per shuffled partition, each sorted by
+        query id.  Nothing is computed or collected.
+
+    digits : int, default=4
+        Digits of the text table.
+
+    npartitions : int, default=None
+        Partitions after the shuffle by query (None: as many as ``df``).
+
+    split_every : int, default=8
+        Fan-in of the tree reduction of the partition states.
+
+    **options
+        The other options of :func:`sklearn_rankmetrics.ranking_report`
+        (``relevance_threshold``, ``gain``, ``no_relevant``, ``beta``,
+        ``log_base``, ``ap_denominator``, ``query_weighting``).
+        ``ignore_ties=True`` is refused: it breaks ties by row order,
+        which the shuffle does not keep.
+
+    Returns
+    -------
+    report : str, dict or dask.dataframe.DataFrame
+        As :func:`sklearn_rankmetrics.ranking_report`; with
+        ``per_query=True``, a lazy Dask DataFrame.
+
+    Raises
+    ------
+    ValueError
+        A missing column (the message lists the available ones), a null
+        in the query, label, score or weight column (naming the column
+        and the partition), or a DataFrame without rows.
+    TypeError
+        A label, score or weight column that is not numeric.
+
+    See Also
+    --------
+    sklearn_rankmetrics.ranking_report : The in-memory report.
+    sklearn_rankmetrics.RankingEvaluator : Chunk by chunk, on one machine.
+    sklearn_rankmetrics.spark.ranking_report : On a PySpark DataFrame.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> from sklearn_rankmetrics.dask import ranking_report
+    >>> rows = pd.DataFrame({
+    ...     "user": [1, 2, 1, 2, 1, 3, 3],
+    ...     "clicked": [1, 0, 0, 1, 0, 0, 1],
+    ...     "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.4],
+    ... })
+    >>> df = dd.from_pandas(rows, npartitions=3)  # users split over partitions
+    >>> ranking_report(df, query_col="user", label_col="clicked",
+    ...                score_col="score", k=2, metrics=["ndcg", "mrr"],
+    ...                output_dict=True)
+    {'ndcg@2': 0.8154..., 'mrr@2': 0.75}
+
+    On a cluster, create a :class:`distributed.Client` first; the report
+    then runs on its workers.
+    """
+    dask, dd = _import_dask()
+    if not isinstance(df, dd.DataFrame):
+        raise TypeError(
+            f"df must be a dask.dataframe.DataFrame; got {type(df).__name__}. "
+            "Use sklearn_rankmetrics.ranking_report for in-memory data, or "
+            "dask.dataframe.from_pandas(df, npartitions=...)."
+        )
+    available = list(df.columns)
+    if df.index.name is not None and df.index.name not in available:
+        available.append(df.index.name)
+    cols = check_columns(
+        available,
+        query_col=query_col,
+        label_col=label_col,
+        score_col=score_col,
+        weight_col=weight_col,
+    )
+    _check_dtypes(df.dtypes, label_col, score_col, weight_col)
+    check_ties_option(options, "Dask")
+    names = report_names(k, metrics, options)  # checks k, metrics, options
+    if not isinstance(split_every, int) or split_every < 2:
+        raise ValueError(f"split_every must be an int >= 2; got {split_every!r}.")
+    aligned = _by_query(df, query_col, cols, npartitions)
+    columns = (query_col, label_col, score_col, weight_col)
+    config = dict(columns=columns, k=k, metrics=metrics, options=options)
+    if per_query:
+        import pandas as pd
+
+        meta = {query_col: pd.Series(dtype=aligned.dtypes[query_col])}
+        meta.update((n, pd.Series(dtype="float64")) for n in names)
+        return aligned.map_partitions(
+            _per_query_partition, meta=pd.DataFrame(meta), names=names, **config
+        )
+    state_of = dask.delayed(partition_state, pure=True)
+    states = [
+        state_of(part, partition=i, **config)
+        for i, part in enumerate(aligned.to_delayed())
+    ]
+    total = _tree_reduce(dask, states, split_every).compute()
+    return report_output(total, k=k, output_dict=output_dict, digits=digits)

@@ -1,0 +1,166 @@
+"""sklearn_rankmetrics.dask on a real distributed.LocalCluster: the same
+values as the in-memory report on the same rows, whatever the
+partitioning, and clear errors on bad frames."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from numpy.testing import assert_allclose, assert_array_equal  # noqa: E402
+from sklearn.exceptions import UndefinedMetricWarning  # noqa: E402
+
+from sklearn_rankmetrics.dask import ranking_report  # noqa: E402
+from tests._scale_data import (  # noqa: E402
+    COLS,
+    RTOL,
+    K,
+    assert_same,
+    in_memory,
+    make_frame,
+)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cluster start-up chatter
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=None,
+        )
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 8])
+def test_equals_in_memory(client, npartitions):
+    frame = make_frame(npartitions)
+    df = dd.from_pandas(frame, npartitions=npartitions)
+    got = ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True)
+    assert_same(got, in_memory(frame, output_dict=True))
+
+
+def test_one_query_over_every_partition(client):
+    frame = make_frame(1)
+    first = frame["qid"].iloc[0]
+    big = (frame["qid"] == first).to_numpy()
+    n_big = int(big.sum())
+    # rows in an order that spreads the big query's rows evenly
+    position = np.empty(len(frame))
+    position[~big] = np.arange((~big).sum())
+    position[big] = np.linspace(0, (~big).sum(), n_big)
+    spread = frame.iloc[np.argsort(position, kind="stable")]
+    df = dd.from_pandas(spread, npartitions=n_big, sort=False)
+    has_big = df.map_partitions(
+        lambda p: pd.Series([(p["qid"] == first).any()]), meta=(None, bool)
+    ).compute()
+    assert has_big.all() and len(has_big) > 2
+    got = ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True)
+    assert_same(got, in_memory(frame, output_dict=True))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"no_relevant": 0.0, "gain": "exponential"},
+        {"relevance_threshold": 2, "query_weighting": "uniform"},
+        {"metrics": ["gauc", "ndcg"], "ap_denominator": "min_k"},
+    ],
+)
+def test_options_and_text(client, options):
+    frame = make_frame(2, string_ids=True)
+    df = dd.from_pandas(frame, npartitions=4)
+    got = ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True, **options)
+    assert_same(got, in_memory(frame, output_dict=True, **options))
+    text = ranking_report(df, **COLS, k=K, **options)
+    assert text == in_memory(frame, weighted=False, **options)
+
+
+def test_per_query_is_a_lazy_frame(client):
+    frame = make_frame(3, string_ids=True)
+    df = dd.from_pandas(frame, npartitions=4)
+    out = ranking_report(df, **COLS, weight_col="w", k=K, per_query=True)
+    assert isinstance(out, dd.DataFrame)
+    got = out.compute().sort_values("qid").reset_index(drop=True)
+    want = in_memory(frame, per_query=True)
+    assert list(got.columns) == ["qid", *list(want.columns)[1:]]
+    assert_array_equal(got["qid"].to_numpy(), want["query_id"].to_numpy())
+    assert_allclose(
+        got.iloc[:, 1:].to_numpy(float), want.iloc[:, 1:].to_numpy(float), rtol=RTOL
+    )
+
+
+def test_query_index_with_divisions_skips_the_shuffle(client):
+    frame = make_frame(4)
+    df = dd.from_pandas(frame, npartitions=5).set_index("qid")
+    assert df.known_divisions
+    got = ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True)
+    assert_same(got, in_memory(frame, output_dict=True))
+    # without divisions the index is shuffled like a column
+    df = dd.from_pandas(frame.set_index("qid"), npartitions=5, sort=False)
+    got = ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True)
+    assert_same(got, in_memory(frame, output_dict=True))
+
+
+def test_empty_partitions_count_nothing(client):
+    frame = make_frame(5, n_queries=3)
+    df = dd.from_pandas(frame, npartitions=3)
+    df = df[df["qid"] != frame["qid"].iloc[0]]  # may empty a partition
+    kept = frame[frame["qid"] != frame["qid"].iloc[0]]
+    got = ranking_report(
+        df, **COLS, weight_col="w", k=K, output_dict=True, npartitions=12
+    )  # 12 partitions for 2 queries: most are empty after the shuffle
+    assert_same(got, in_memory(kept, output_dict=True))
+
+
+def test_all_skipped_is_nan_with_warning(client):
+    frame = make_frame(6).assign(rel=0)
+    df = dd.from_pandas(frame, npartitions=2)
+    with pytest.warns(UndefinedMetricWarning):
+        got = ranking_report(df, **COLS, k=1, metrics=["ndcg"], output_dict=True)
+    assert np.isnan(got["ndcg@1"])
+
+
+def test_bad_frames(client):
+    frame = make_frame(7)
+    df = dd.from_pandas(frame, npartitions=3)
+    with pytest.raises(
+        ValueError,
+        match=r"score_col='scores' is not a column.*'qid', 'rel', 'score', 'w', ",
+    ):
+        ranking_report(df, query_col="qid", label_col="rel", score_col="scores")
+    with pytest.raises(TypeError, match=r"label_col='other' must be a numeric"):
+        ranking_report(df, query_col="qid", label_col="other", score_col="score")
+    with pytest.raises(TypeError, match="dask.dataframe.DataFrame"):
+        ranking_report(frame, **COLS)
+    with pytest.raises(ValueError, match="ignore_ties=True"):
+        ranking_report(df, **COLS, ignore_ties=True)
+    with pytest.raises(ValueError, match="unknown metric"):
+        ranking_report(df, **COLS, metrics=["ndcg@10"])
+    with pytest.raises(ValueError, match="no rows"):
+        ranking_report(df[df["score"] > 2], **COLS, output_dict=True)
+    with_null = frame.astype({"qid": "float64"})
+    with_null.loc[5, "qid"] = np.nan
+    with pytest.raises(
+        ValueError, match=r"column 'qid' has 1 null value\(s\) in partition"
+    ):
+        ranking_report(dd.from_pandas(with_null, npartitions=3), **COLS)
+    with_null = frame.copy()
+    with_null.loc[5, "score"] = np.nan
+    with pytest.raises(ValueError, match=r"column 'score' has 1 null"):
+        ranking_report(dd.from_pandas(with_null, npartitions=3), **COLS)
+    uneven = frame.copy()
+    uneven.loc[uneven["qid"] == uneven["qid"].iloc[0], "w"] = np.arange(
+        (uneven["qid"] == uneven["qid"].iloc[0]).sum()
+    )
+    with pytest.raises(ValueError, match="constant within each query"):
+        ranking_report(dd.from_pandas(uneven, npartitions=3), **COLS, weight_col="w")
