@@ -10,6 +10,9 @@ prints each candidate as it is scored, the table of cross-validated
 scores, the parameters each metric would choose, and the held-out scores
 of the refitted model next to those of the true click model.
 
+It ends with the ranking report of the chosen model and a comparison, paired
+over held-out users, of each metric's choice against the default parameters.
+
 Run ``python -m sklearn_rankmetrics --help`` for the options.
 """
 
@@ -19,6 +22,7 @@ from functools import partial
 
 import numpy as np
 import sklearn
+from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss, roc_auc_score
@@ -41,6 +45,7 @@ from . import (
     ndcg_at_k,
     reciprocal_rank_at_k,
 )
+from ._compare import _report_and_compare
 from .datasets import make_click_log
 
 METRICS = ["ndcg@10", "map@10", "mrr@10", "gauc", "roc_auc", "neg_log_loss"]
@@ -81,6 +86,35 @@ def _model(name, seed):
         LogisticRegression(max_iter=1000),
     )
     return estimator, {"logisticregression__C": [1e-4, 1e-3, 1e-2, 1e-1, 1.0]}
+
+
+def _held_out_comparison(search, estimator, picks, args, X_tune, y_tune, Xh, yh, uh):
+    """Report of the chosen model and comparison of every metric's pick
+    with the default parameters, all refitted on the tuning users and
+    scored on the held-out users."""
+    chosen = f"chosen by {args.refit}"
+    models = {"default parameters": clone(estimator)}
+    for values, metrics in picks.values():
+        if args.refit in metrics:
+            models[chosen] = search.best_estimator_
+        else:
+            models[f"chosen by {', '.join(metrics)}"] = clone(estimator).set_params(
+                **values
+            )
+    threads = None if args.n_jobs == 1 else 1
+    with threadpool_limits(limits=threads, user_api="openmp"):
+        for model in models.values():
+            if model is not search.best_estimator_:
+                model.fit(X_tune, y_tune)
+    scores = {name: model.predict_proba(Xh)[:, 1] for name, model in models.items()}
+    return _report_and_compare(
+        yh,
+        scores,
+        best=chosen,
+        baseline="default parameters",
+        query_id=uh,
+        random_state=args.seed,
+    )
 
 
 def _short(param):
@@ -302,15 +336,14 @@ def main(argv=None):
     )
     print(_results_table(search.cv_results_, args.refit))
     print(f"\nChosen by {args.refit}: {_format_params(search.best_params_)}")
-    picks = {}
+    picks = {}  # formatted parameters -> (parameters, metrics choosing them)
     for metric in METRICS:
         i = int(np.argmax(search.cv_results_[f"mean_test_{metric}"]))
-        picks.setdefault(_format_params(search.cv_results_["params"][i]), []).append(
-            metric
-        )
+        params = search.cv_results_["params"][i]
+        picks.setdefault(_format_params(params), (params, []))[1].append(metric)
     if len(picks) > 1:
         print("The metrics disagree; each would choose:")
-        for params, metrics in picks.items():
+        for params, (_, metrics) in picks.items():
             print(f"  {', '.join(metrics)}: {params}")
     else:
         print("Every metric chooses the same parameters.")
@@ -335,6 +368,16 @@ def main(argv=None):
         "\nroc_auc and neg_log_loss pool all users: they also reward telling "
         "active users from passive ones.\nThe per-user metrics judge only the "
         "order of each user's items, which is what a feed shows."
+    )
+    print(
+        "\nOn the held-out users: the report of the chosen model, and each "
+        "metric's choice against the\ndefault parameters, paired over users "
+        "(95 % bootstrap intervals, permutation tests, Holm):\n"
+    )
+    print(
+        _held_out_comparison(
+            search, estimator, picks, args, X[tune], y[tune], Xh, yh, uh
+        )
     )
     print(f"\nDone in {time.perf_counter() - t0:.1f} s.")
     return 0

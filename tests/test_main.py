@@ -52,6 +52,20 @@ def test_main_logreg_prints_progress_table_and_choice(capsys):
     assert re.search(r"^Chosen by gauc: C=\S+$", out, re.M)
     header, rows = _table_rows(out, "metric")
     assert [row[0] for row in rows] == METRICS
+    held_out = {row[0]: float(row[1]) for row in rows}
+    # the report of the chosen model agrees with the held-out table
+    assert "Ranking report of 'chosen by gauc'" in out
+    report_at = out.index("Ranking report of")
+    header, rows = _table_rows(out[report_at:].split("\n", 2)[2], "   ")
+    assert header == ["@1", "@5", "@10", "@20"]
+    report = {row[0]: row[1:] for row in rows}
+    assert float(report["ndcg"][2]) == held_out["ndcg@10"]
+    assert float(report["map"][2]) == held_out["map@10"]
+    assert float(report["gauc"][0]) == held_out["gauc"]
+    # and every metric's choice is compared with the default parameters
+    assert "Every model against 'default parameters'" in out
+    assert re.search(r"^ndcg@10\s+a default parameters\s", out, re.M)
+    assert re.search(r"^\s+b chosen by gauc\s", out, re.M)
     assert re.search(r"^Done in \d+\.\d s\.$", out, re.M)
 
 
