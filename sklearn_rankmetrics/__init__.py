@@ -10,14 +10,21 @@ from ._auc import group_auc_score
 from ._idlists import ranked_lists_to_arrays
 from ._ranking import (
     average_precision_at_k,
+    bpref_score,
     dcg_at_k,
+    expected_reciprocal_rank_at_k,
     f1_at_k,
+    fallout_at_k,
     fbeta_at_k,
     hit_rate_at_k,
     ndcg_at_k,
     precision_at_k,
+    r_precision_score,
+    rank_biased_precision_at_k,
+    rbp_residual_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
+    success_at_k,
 )
 from ._scorer import get_scorer, get_scorer_names, make_scoring
 
@@ -25,8 +32,11 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "average_precision_at_k",
+    "bpref_score",
     "dcg_at_k",
+    "expected_reciprocal_rank_at_k",
     "f1_at_k",
+    "fallout_at_k",
     "fbeta_at_k",
     "get_scorer",
     "get_scorer_names",
@@ -35,7 +45,11 @@ __all__ = [
     "make_scoring",
     "ndcg_at_k",
     "precision_at_k",
+    "r_precision_score",
+    "rank_biased_precision_at_k",
     "ranked_lists_to_arrays",
+    "rbp_residual_at_k",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "success_at_k",
 ]
