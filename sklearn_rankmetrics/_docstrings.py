@@ -44,7 +44,18 @@ ignore_ties : bool, default=False
     If False, tied scores give the exact expected value over all
     orderings of the tied items (each equally likely).  If True, ties are
     broken by position (earlier column, or earlier row of the long form,
-    ranks first): faster, but the value depends on item order.""",
+    ranks first): faster, but the value depends on item order.  The same
+    as ``ties="input_order"``.""",
+    "ties": """\
+ties : {"expected", "input_order", "pessimistic", "optimistic"} or None, \
+default=None
+    The tie rule; None follows ``ignore_ties``.  "expected": the exact
+    mean over all orderings of the tied items (``ignore_ties=False``).
+    "input_order": ties broken by position (``ignore_ties=True``).
+    "pessimistic" / "optimistic": a tie group ranks its items by
+    increasing / decreasing grade (its non-relevant / relevant items
+    first), the worst / best case of the tied orderings (a sparse
+    ``y_true`` is made dense for these two).""",
     "no_relevant": """\
 no_relevant : {"skip", "raise"} or float, default="skip"
     What to do with a query that has no relevant item, where the metric

@@ -5,14 +5,14 @@ Each metric is a few vectorised lines over the per-rank tie-group
 description built by :mod:`sklearn_rankmetrics._engine`.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaln
 
 from ._docstrings import fill_doc
-from ._engine import average_queries, pooled_ratio, rank
+from ._engine import average_queries, check_inputs, pooled_ratio, rank
 from ._validation import (
     check_average,
     check_no_relevant,
@@ -55,16 +55,20 @@ def _prepare(
     relevance_threshold=None,
     gain="linear",
     need_ideal=False,
+    ties=None,
 ):
     """Check the options every metric shares and rank the queries."""
-    if not isinstance(ignore_ties, (bool, np.bool_)):
-        raise TypeError(f"ignore_ties must be True or False; got {ignore_ties!r}.")
+    ties = _check_ties(ties, ignore_ties)
     no_relevant = check_no_relevant(no_relevant)
     average = check_average(average, averages)
     threshold = check_real(
         "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
     )
-    gain = check_option("gain", gain, ("linear", "exponential"))
+    gain = check_gain(gain)
+    if ties in ("pessimistic", "optimistic"):
+        y_true, y_score, query_id, sample_weight = _order_ties(
+            y_true, y_score, query_id, sample_weight, worst_first=ties == "pessimistic"
+        )
     rk = rank(
         y_true,
         y_score,
@@ -73,10 +77,116 @@ def _prepare(
         sample_weight=sample_weight,
         threshold=threshold,
         gain=gain,
-        ignore_ties=bool(ignore_ties),
+        ignore_ties=ties != "expected",
         need_ideal=need_ideal,
     )
     return rk, no_relevant, average
+
+
+TIE_RULES = ("expected", "input_order", "pessimistic", "optimistic")
+
+
+def _check_ties(ties, ignore_ties):
+    """The tie rule named by ``ties``, or by ``ignore_ties`` if it is None."""
+    if not isinstance(ignore_ties, (bool, np.bool_)):
+        raise TypeError(f"ignore_ties must be True or False; got {ignore_ties!r}.")
+    if ties is None:
+        return "input_order" if ignore_ties else "expected"
+    ties = check_option("ties", ties, TIE_RULES)
+    if ignore_ties and ties != "input_order":
+        raise ValueError(
+            f"ignore_ties=True means ties='input_order', which contradicts "
+            f"ties={ties!r}; pass ties= alone."
+        )
+    return ties
+
+
+def _order_ties(y_true, y_score, query_id, sample_weight, worst_first):
+    """The inputs with each query's items sorted by grade (ascending if
+    ``worst_first``), so that breaking ties by position ranks a tie group's
+    worst (pessimistic) or best (optimistic) items first.  A sparse
+    ``y_true`` becomes dense (``y_score`` is dense already)."""
+    form, Y, S, codes, _, w = check_inputs(
+        y_true, y_score, query_id, sample_weight, row_weights=True
+    )
+    if form == "sparse":
+        Y = Y.toarray()
+    key = Y.astype(np.float64)
+    if not worst_first:
+        key = -key
+    if form == "long":
+        order = np.argsort(key, kind="stable")
+        return Y[order], S[order], codes[order], None if w is None else w[order]
+    order = np.argsort(key, axis=1, kind="stable")
+    return (
+        np.take_along_axis(Y, order, axis=1),
+        np.take_along_axis(S, order, axis=1),
+        None,
+        w,
+    )
+
+
+class GainTable:
+    """A gain per grade, from a mapping ``{grade: gain}`` or a sequence
+    (``gains[grade]``, as LightGBM's ``label_gain``); grade 0 gains 0."""
+
+    def __init__(self, table):
+        if isinstance(table, Mapping):
+            items = sorted((float(g), float(v)) for g, v in table.items())
+        else:
+            items = [(float(g), float(v)) for g, v in enumerate(table)]
+        if not items:
+            raise ValueError("gain is an empty table; give a gain for each grade.")
+        grades = np.array([g for g, _ in items])
+        gains = np.array([v for _, v in items])
+        if 0.0 not in grades:
+            grades, gains = np.append(0.0, grades), np.append(0.0, gains)
+        if gains[grades == 0.0][0] != 0.0 or (gains < 0).any():
+            raise ValueError(
+                "gain table: grade 0 must gain 0 and every gain must be >= 0 "
+                f"(got {dict(zip(grades.tolist(), gains.tolist(), strict=True))})."
+            )
+        if (np.diff(gains) < 0).any():
+            raise ValueError(
+                "gain table: the gains must not decrease as the grade grows "
+                "(the ideal ranking sorts by grade)."
+            )
+        self.grades, self.gains = grades, gains
+
+    def __call__(self, rel):
+        pos = np.minimum(np.searchsorted(self.grades, rel), self.grades.size - 1)
+        found = self.grades[pos] == rel
+        if not found.all():
+            missing = np.unique(np.asarray(rel)[~found])[:5].tolist()
+            raise ValueError(
+                f"gain table has no gain for the grade(s) {missing} of y_true; "
+                "add them to the table."
+            )
+        return self.gains[pos]
+
+    def __repr__(self):
+        table = dict(zip(self.grades.tolist(), self.gains.tolist(), strict=True))
+        return f"GainTable({table})"
+
+
+def check_gain(gain):
+    """``gain`` as "linear", "exponential", or a callable of the grades."""
+    if isinstance(gain, str):
+        return check_option("gain", gain, ("linear", "exponential"))
+    if isinstance(gain, (Mapping, list, tuple, np.ndarray)):
+        return GainTable(gain)
+    if callable(gain):
+        zero = np.asarray(gain(np.zeros(1)), dtype=np.float64)
+        if zero.shape != (1,) or zero[0] != 0.0:
+            raise ValueError(
+                "a gain callable must map an array of grades to an array of "
+                "the same shape, with gain 0 for grade 0."
+            )
+        return gain
+    raise ValueError(
+        "gain must be 'linear', 'exponential', a mapping {grade: gain}, a "
+        f"sequence of gains indexed by grade, or a callable; got {gain!r}."
+    )
 
 
 def _divide(num, den):
@@ -115,17 +225,49 @@ def _fbeta_from_counts(hits, n_rel, cutoff, beta):
     return _divide(hits, w_rel * n_rel + w_cut * cutoff)
 
 
-def _discount(rk, log_base):
-    """1 / log_b(i + 1) for the ranks 1..K."""
-    return np.log(log_base) / np.log1p(rk.rank)
+def _discount(rk, log_base, discount="log"):
+    """The discount of the ranks 1..K: 1 / log_b(i + 1), 1 / i, or a
+    user callable of the ranks."""
+    if discount == "log":
+        return np.log(log_base) / np.log1p(rk.rank)
+    if discount == "reciprocal":
+        return 1.0 / rk.rank
+    weights = np.asarray(discount(rk.rank), dtype=np.float64)
+    if weights.shape != rk.rank.shape or not np.isfinite(weights).all():
+        raise ValueError(
+            "discount(ranks) must return one finite weight per rank: got shape "
+            f"{weights.shape} for {rk.rank.shape[0]} ranks."
+        )
+    if (weights < 0).any():
+        raise ValueError("discount(ranks) returned a negative weight.")
+    return weights
+
+
+def check_discount(discount):
+    """``discount`` as "log", "reciprocal" or a callable."""
+    if isinstance(discount, str):
+        return check_option("discount", discount, ("log", "reciprocal"))
+    if callable(discount):
+        return discount
+    raise ValueError(
+        "discount must be 'log', 'reciprocal' or a callable "
+        f"discount(ranks) -> weights; got {discount!r}."
+    )
 
 
 # ---------------------------------------------------------------------------
 # Per-query kernels: one value per query of a Ranking (SPEC appendix).  The
 # public functions below, and the report, average their output.
 # ---------------------------------------------------------------------------
-def _precision_values(rk):
-    return _divide(rk.hits, rk.cutoff)
+def _precision_cutoff(rk, precision_denominator="k"):
+    """k (None: the retrieved count), or min(k, retrieved) for "retrieved"."""
+    if precision_denominator == "retrieved":
+        return rk.retrieved.sum(axis=1, dtype=np.float64)
+    return rk.cutoff
+
+
+def _precision_values(rk, precision_denominator="k"):
+    return _divide(rk.hits, _precision_cutoff(rk, precision_denominator))
 
 
 def _recall_values(rk):
@@ -160,14 +302,14 @@ def _average_precision_values(rk, ap_denominator="relevant"):
     return _divide(total, denominator)
 
 
-def _dcg_values(rk, log_base=2.0):
-    return _gain_sum(rk.mean_gain, _discount(rk, log_base), rk.gain)
+def _dcg_values(rk, log_base=2.0, discount="log"):
+    return _gain_sum(rk.mean_gain, _discount(rk, log_base, discount), rk.gain)
 
 
-def _ndcg_values(rk, log_base=2.0):
-    discount = _discount(rk, log_base)
-    dcg = _gain_sum(rk.mean_gain, discount, rk.gain)
-    return _divide(dcg, _gain_sum(rk.ideal_gain, discount, rk.gain))
+def _ndcg_values(rk, log_base=2.0, discount="log"):
+    weights = _discount(rk, log_base, discount)
+    dcg = _gain_sum(rk.mean_gain, weights, rk.gain)
+    return _divide(dcg, _gain_sum(rk.ideal_gain, weights, rk.gain))
 
 
 def _r_precision_values(rk):
@@ -318,15 +460,17 @@ class Kernel(NamedTuple):
 # Scorer name (without "@k") -> kernel: the one table the report and the
 # scorers read, so that a metric added here is everywhere.
 KERNELS = {
-    "precision": Kernel(_precision_values, "n_rel"),
+    "precision": Kernel(_precision_values, "n_rel", options=("precision_denominator",)),
     "recall": Kernel(_recall_values, "n_rel"),
     "f1": Kernel(_fbeta_values, "n_rel"),
     "fbeta": Kernel(_fbeta_values, "n_rel", options=("beta",)),
     "hit_rate": Kernel(_hit_rate_values, "n_rel"),
     "mrr": Kernel(_reciprocal_rank_values, "n_rel"),
     "map": Kernel(_average_precision_values, "n_rel", options=("ap_denominator",)),
-    "dcg": Kernel(_dcg_values, "n_pos", options=("log_base",)),
-    "ndcg": Kernel(_ndcg_values, "n_pos", needs_ideal=True, options=("log_base",)),
+    "dcg": Kernel(_dcg_values, "n_pos", options=("log_base", "discount")),
+    "ndcg": Kernel(
+        _ndcg_values, "n_pos", needs_ideal=True, options=("log_base", "discount")
+    ),
     "r_precision": Kernel(_r_precision_values, "n_rel", requires=("whole_list",)),
     "fallout": Kernel(_fallout_values, "n_rel", requires=("n_items",)),
     "err": Kernel(
@@ -361,6 +505,8 @@ def precision_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    precision_denominator="k",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -385,6 +531,15 @@ def precision_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    precision_denominator : {"k", "retrieved"}, default="k"
+        "k" divides by :math:`k` even when fewer items were retrieved
+        (trec_eval, Microsoft Recommenders, Spark); "retrieved" divides by
+        :math:`\min(k, n_{ret})`, the number of ranked items in the top k
+        (TF-Ranking's ``PrecisionMetric``, torchmetrics' ``adaptive_k``).
+        With ``k=None`` both are :math:`n_{ret}`.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -429,6 +584,9 @@ def precision_at_k(
     >>> precision_at_k(y_true, y_score, k=2, average=None)
     array([0.5, 0. ])
     """
+    precision_denominator = check_option(
+        "precision_denominator", precision_denominator, ("k", "retrieved")
+    )
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -436,6 +594,7 @@ def precision_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         averages=("queries", "micro"),
@@ -445,8 +604,9 @@ def precision_at_k(
     name = "precision_at_k"
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
-        return pooled_ratio(rk.hits, rk.cutoff, keep, rk.weights, name)
-    values = _precision_values(rk)
+        cutoff = _precision_cutoff(rk, precision_denominator)
+        return pooled_ratio(rk.hits, cutoff, keep, rk.weights, name)
+    values = _precision_values(rk, precision_denominator)
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
@@ -458,6 +618,7 @@ def recall_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -481,6 +642,8 @@ def recall_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -531,6 +694,7 @@ def recall_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         averages=("queries", "micro"),
@@ -554,6 +718,7 @@ def fbeta_at_k(
     beta=1.0,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -577,6 +742,8 @@ def fbeta_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -627,6 +794,7 @@ def fbeta_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         averages=("queries", "micro"),
@@ -655,6 +823,7 @@ def f1_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -677,6 +846,8 @@ def f1_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -716,6 +887,7 @@ def f1_at_k(
         query_id=query_id,
         relevance_threshold=relevance_threshold,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         sample_weight=sample_weight,
         average=average,
@@ -730,6 +902,7 @@ def hit_rate_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -750,6 +923,8 @@ def hit_rate_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -797,6 +972,7 @@ def hit_rate_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -815,6 +991,7 @@ def reciprocal_rank_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -838,6 +1015,8 @@ def reciprocal_rank_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -885,6 +1064,7 @@ def reciprocal_rank_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -904,6 +1084,7 @@ def average_precision_at_k(
     query_id=None,
     relevance_threshold=None,
     ap_denominator="relevant",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -935,6 +1116,8 @@ def average_precision_at_k(
         ``apk`` of ml_metrics, common in recommender code), so a perfect
         top k scores 1 even when :math:`R > k`.  With ``k=None`` both are
         :math:`R`.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -987,6 +1170,7 @@ def average_precision_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -1018,6 +1202,8 @@ def dcg_at_k(
     query_id=None,
     gain="linear",
     log_base=2,
+    discount="log",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1037,13 +1223,28 @@ def dcg_at_k(
 
     %(query_id)s
 
-    gain : {"linear", "exponential"}, default="linear"
+    gain : {"linear", "exponential"}, mapping, sequence or callable, \
+default="linear"
         Gain of a grade: "linear" is the grade itself (as
         :func:`sklearn.metrics.dcg_score` and trec_eval); "exponential" is
-        :math:`2^{rel} - 1` (as LightGBM and XGBoost).
+        :math:`2^{rel} - 1` (as LightGBM and XGBoost).  A mapping
+        ``{grade: gain}`` (trec_eval's gain table) or a sequence indexed
+        by integer grade (LightGBM's ``label_gain``) gives each grade its
+        gain; every grade of ``y_true`` must be in it, grade 0 gains 0 and
+        the gains must not decrease with the grade.  A callable maps an
+        array of grades to their gains (non-decreasing, 0 for grade 0).
 
     log_base : float > 1, default=2
-        Base of the logarithm of the discount.
+        Base of the logarithm of the "log" discount.
+
+    discount : {"log", "reciprocal"} or callable, default="log"
+        Weight of rank :math:`i`: "log" is :math:`1 / \log_b(i + 1)`,
+        "reciprocal" is :math:`1 / i`; a callable maps the float array of
+        ranks ``1..K`` to non-negative weights.  With ties a group gets its
+        mean gain times the sum of its ranks' weights, exact for any
+        discount.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1087,6 +1288,7 @@ def dcg_at_k(
     3.630...
     """
     log_base = check_real("log_base", log_base, low=1.0)
+    discount = check_discount(discount)
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -1094,11 +1296,12 @@ def dcg_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         gain=gain,
     )
-    values = _dcg_values(rk, log_base)
+    values = _dcg_values(rk, log_base, discount)
     return average_queries(
         values, rk.n_pos > 0, rk.weights, average, no_relevant, "dcg_at_k"
     )
@@ -1113,6 +1316,8 @@ def ndcg_at_k(
     query_id=None,
     gain="linear",
     log_base=2,
+    discount="log",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1135,13 +1340,28 @@ def ndcg_at_k(
 
     %(query_id)s
 
-    gain : {"linear", "exponential"}, default="linear"
+    gain : {"linear", "exponential"}, mapping, sequence or callable, \
+default="linear"
         Gain of a grade: "linear" is the grade itself (as
         :func:`sklearn.metrics.ndcg_score` and trec_eval); "exponential" is
-        :math:`2^{rel} - 1` (as LightGBM and XGBoost).
+        :math:`2^{rel} - 1` (as LightGBM and XGBoost).  A mapping
+        ``{grade: gain}`` (trec_eval's gain table) or a sequence indexed
+        by integer grade (LightGBM's ``label_gain``) gives each grade its
+        gain; every grade of ``y_true`` must be in it, grade 0 gains 0 and
+        the gains must not decrease with the grade.  A callable maps an
+        array of grades to their gains (non-decreasing, 0 for grade 0).
 
     log_base : float > 1, default=2
-        Base of the logarithm of the discount.
+        Base of the logarithm of the "log" discount.
+
+    discount : {"log", "reciprocal"} or callable, default="log"
+        Weight of rank :math:`i`: "log" is :math:`1 / \log_b(i + 1)`,
+        "reciprocal" is :math:`1 / i`; a callable maps the float array of
+        ranks ``1..K`` to non-negative weights.  With ties a group gets its
+        mean gain times the sum of its ranks' weights, exact for any
+        discount.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1186,6 +1406,7 @@ def ndcg_at_k(
     0.851...
     """
     log_base = check_real("log_base", log_base, low=1.0)
+    discount = check_discount(discount)
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -1193,12 +1414,13 @@ def ndcg_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         gain=gain,
         need_ideal=True,
     )
-    values = _ndcg_values(rk, log_base)
+    values = _ndcg_values(rk, log_base, discount)
     return average_queries(
         values, rk.n_pos > 0, rk.weights, average, no_relevant, "ndcg_at_k"
     )
@@ -1211,6 +1433,7 @@ def r_precision_score(
     *,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1233,6 +1456,8 @@ def r_precision_score(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1280,6 +1505,7 @@ def r_precision_score(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -1303,6 +1529,7 @@ def fallout_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1327,6 +1554,8 @@ def fallout_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1378,6 +1607,7 @@ def fallout_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -1396,6 +1626,7 @@ def expected_reciprocal_rank_at_k(
     k=None,
     query_id=None,
     max_grade=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1425,6 +1656,8 @@ def expected_reciprocal_rank_at_k(
         :math:`g_{max}`, the top grade of the relevance scale (e.g. 4 for
         grades 0..4).  None takes the largest grade of ``y_true``, over all
         queries.  Must be at least every grade.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1493,6 +1726,7 @@ def expected_reciprocal_rank_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         gain="exponential",
@@ -1522,6 +1756,7 @@ def rank_biased_precision_at_k(
     query_id=None,
     persistence=0.8,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1552,6 +1787,8 @@ def rank_biased_precision_at_k(
         the next (Moffat and Zobel use 0.5, 0.8 and 0.95).
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1601,6 +1838,7 @@ def rank_biased_precision_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -1619,6 +1857,7 @@ def rbp_residual_at_k(
     query_id=None,
     persistence=0.8,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1650,7 +1889,7 @@ def rbp_residual_at_k(
 
     %(relevance_threshold)s
 
-    ignore_ties : bool, default=False
+    ties, ignore_ties : optional
         Accepted for uniformity with the other metrics; the residual does
         not depend on the order of tied items.
 
@@ -1688,7 +1927,8 @@ def rbp_residual_at_k(
         k=k,
         query_id=query_id,
         sample_weight=sample_weight,
-        ignore_ties=bool(ignore_ties),
+        ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -1705,6 +1945,7 @@ def bpref_score(
     *,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1729,6 +1970,8 @@ def bpref_score(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1784,6 +2027,7 @@ def bpref_score(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -1802,6 +2046,7 @@ def success_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -1824,6 +2069,8 @@ def success_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1854,6 +2101,7 @@ def success_at_k(
         query_id=query_id,
         relevance_threshold=relevance_threshold,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         sample_weight=sample_weight,
         average=average,

@@ -146,14 +146,34 @@ def _is_relevant(grade, threshold):
 
 
 def _gain(grade, gain):
+    if isinstance(gain, dict):
+        return 0.0 if grade == 0 else float(gain[grade])
+    if isinstance(gain, (list, tuple)):
+        return float(gain[int(grade)])
+    if callable(gain):
+        return float(gain(np.array([grade]))[0])
     if gain == "linear":
         return float(grade)
     return 2.0 ** float(grade) - 1.0
 
 
-def _discount(rank, log_base):
-    """1 / log_b(rank + 1)."""
-    return 1.0 / math.log(rank + 1, log_base)
+def _discount(rank, log_base, discount="log"):
+    """1 / log_b(rank + 1), 1 / rank, or the user's discount(ranks)."""
+    if discount == "log":
+        return 1.0 / math.log(rank + 1, log_base)
+    if discount == "reciprocal":
+        return 1.0 / rank
+    return float(discount(np.array([float(rank)]))[0])
+
+
+def _ordered_ties(rel, score, worst_first):
+    """The ranked list with each tie group sorted by grade: increasing
+    (pessimistic) or decreasing (optimistic), then by column."""
+    order = []
+    for group in _tie_groups(score):
+        sign = 1.0 if worst_first else -1.0
+        order.extend(sorted(group, key=lambda c: (sign * rel[c], c)))
+    return order
 
 
 def _one_ranking(name, rel, order, opts):
@@ -171,6 +191,8 @@ def _one_ranking(name, rel, order, opts):
     # P@k divides by k even when fewer than k items are retrieved; with
     # k=None it divides by the number of retrieved items.
     cutoff = len(order) if k is None else k
+    if opts["precision_denominator"] == "retrieved":
+        cutoff = len(top)  # min(k, number of retrieved items)
 
     precision = hits / cutoff if cutoff > 0 else 0.0
     recall = hits / n_rel if n_rel > 0 else 0.0
@@ -207,7 +229,9 @@ def _one_ranking(name, rel, order, opts):
     elif name in ("dcg_at_k", "ndcg_at_k"):
         dcg = 0.0
         for i, col in enumerate(top, start=1):
-            dcg += _gain(rel[col], opts["gain"]) * _discount(i, opts["log_base"])
+            dcg += _gain(rel[col], opts["gain"]) * _discount(
+                i, opts["log_base"], opts["discount"]
+            )
         if name == "dcg_at_k":
             value = dcg
         else:
@@ -218,7 +242,9 @@ def _one_ranking(name, rel, order, opts):
                 ideal = ideal[:k]
             idcg = 0.0
             for i, grade in enumerate(ideal, start=1):
-                idcg += _gain(grade, opts["gain"]) * _discount(i, opts["log_base"])
+                idcg += _gain(grade, opts["gain"]) * _discount(
+                    i, opts["log_base"], opts["discount"]
+                )
             value = dcg / idcg if idcg > 0 else 0.0
     elif name == "r_precision_score":
         # k = R: the enumeration in query_value already stops at rank R.
@@ -306,7 +332,9 @@ def query_value(name, rel, score, **opts):
         opts["stop_probability"] = _stop_probabilities(
             rel, score, max_grade, opts["err_rule"]
         )
-    if opts["ignore_ties"]:
+    if opts["ties"] in ("pessimistic", "optimistic"):
+        orderings = [_ordered_ties(rel, score, opts["ties"] == "pessimistic")]
+    elif opts["ignore_ties"] or opts["ties"] == "input_order":
         orderings = [tie_broken_order(score)]
     else:
         orderings = _all_orderings(tuple(float(s) for s in score), depth)
@@ -325,6 +353,9 @@ _DEFAULTS = {
     "log_base": 2,
     "ap_denominator": "relevant",
     "ignore_ties": False,
+    "ties": None,
+    "precision_denominator": "k",
+    "discount": "log",
     "persistence": 0.8,
     "max_grade": None,
     # ERR with graded ties: "exact" brute force, or the library's rule

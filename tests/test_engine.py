@@ -92,7 +92,7 @@ def test_kernel_table_matches_the_public_functions():
     options = {"beta": 2.0, "ap_denominator": "min_k", "log_base": 3.0}
     for name in public:
         kernel = _ranking.KERNELS[name]
-        opts = {o: options[o] for o in kernel.options}
+        opts = {o: options[o] for o in kernel.options if o in options}
         rk = rank(Y, S, k=4, query_id=None, sample_weight=None, need_ideal=True)
         values = kernel.values(rk, **opts)
         values = np.where(getattr(rk, kernel.defined_by) > 0, values, np.nan)
