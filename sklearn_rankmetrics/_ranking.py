@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
+from ._conventions import with_convention
 from ._docstrings import fill_doc
 from ._engine import average_queries, check_inputs, pooled_ratio, rank
 from ._validation import (
@@ -146,11 +147,6 @@ class GainTable:
                 "gain table: grade 0 must gain 0 and every gain must be >= 0 "
                 f"(got {dict(zip(grades.tolist(), gains.tolist(), strict=True))})."
             )
-        if (np.diff(gains) < 0).any():
-            raise ValueError(
-                "gain table: the gains must not decrease as the grade grows "
-                "(the ideal ranking sorts by grade)."
-            )
         self.grades, self.gains = grades, gains
 
     def __call__(self, rel):
@@ -161,6 +157,15 @@ class GainTable:
             raise ValueError(
                 f"gain table has no gain for the grade(s) {missing} of y_true; "
                 "add them to the table."
+            )
+        # The ideal ranking sorts by grade: the gains of the grades present
+        # must not decrease with the grade (trec_eval allows any table).
+        used = np.bincount(pos.ravel(), minlength=self.grades.size) > 0
+        present = self.gains[used]
+        if (np.diff(present) < 0).any():
+            raise ValueError(
+                "gain table: the gains of the grades in y_true must not "
+                "decrease as the grade grows (the ideal ranking sorts by grade)."
             )
         return self.gains[pos]
 
@@ -299,6 +304,15 @@ def _average_precision_values(rk, ap_denominator="relevant"):
     denominator = rk.n_rel
     if ap_denominator == "min_k" and rk.k is not None:
         denominator = np.minimum(denominator, float(rk.k))
+    elif ap_denominator == "hits":
+        # E[sum / hits] is not linear in the ranks: defined for one ordering.
+        if (rk.group_size[rk.retrieved] > 1).any():
+            raise ValueError(
+                "ap_denominator='hits' divides by the relevant items found, "
+                "which has no closed form over the orderings of tied items; "
+                "use ties='input_order', 'pessimistic' or 'optimistic'."
+            )
+        denominator = rk.hits
     return _divide(total, denominator)
 
 
@@ -497,6 +511,7 @@ def items_per_query(y_score, query_id):
     return np.bincount(codes, minlength=ids.shape[0]).astype(np.float64)
 
 
+@with_convention
 @fill_doc
 def precision_at_k(
     y_true,
@@ -610,6 +625,7 @@ def precision_at_k(
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def recall_at_k(
     y_true,
@@ -709,6 +725,7 @@ def recall_at_k(
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def fbeta_at_k(
     y_true,
@@ -894,6 +911,7 @@ def f1_at_k(
     )
 
 
+@with_convention
 @fill_doc
 def hit_rate_at_k(
     y_true,
@@ -983,6 +1001,7 @@ def hit_rate_at_k(
     )
 
 
+@with_convention
 @fill_doc
 def reciprocal_rank_at_k(
     y_true,
@@ -1075,6 +1094,7 @@ def reciprocal_rank_at_k(
     )
 
 
+@with_convention
 @fill_doc
 def average_precision_at_k(
     y_true,
@@ -1115,7 +1135,10 @@ def average_precision_at_k(
         as trec_eval does; "min_k" divides by :math:`\min(R, k)` (the
         ``apk`` of ml_metrics, common in recommender code), so a perfect
         top k scores 1 even when :math:`R > k`.  With ``k=None`` both are
-        :math:`R`.
+        :math:`R`.  "hits" divides by the relevant items found in the top k
+        (torchmetrics' ``retrieval_average_precision`` with ``top_k``); it
+        needs one ordering of the tied items (any ``ties`` rule but
+        "expected", or no ties).
 
     %(ties)s
 
@@ -1161,7 +1184,7 @@ def average_precision_at_k(
     0.458...
     """
     ap_denominator = check_option(
-        "ap_denominator", ap_denominator, ("relevant", "min_k")
+        "ap_denominator", ap_denominator, ("relevant", "min_k", "hits")
     )
     rk, no_relevant, average = _prepare(
         y_true,
@@ -1193,6 +1216,7 @@ def _gain_sum(gains, discount, gain):
     return total
 
 
+@with_convention
 @fill_doc
 def dcg_at_k(
     y_true,
@@ -1307,6 +1331,7 @@ default="linear"
     )
 
 
+@with_convention
 @fill_doc
 def ndcg_at_k(
     y_true,
@@ -1426,6 +1451,7 @@ default="linear"
     )
 
 
+@with_convention
 @fill_doc
 def r_precision_score(
     y_true,
@@ -1521,6 +1547,7 @@ def r_precision_score(
     )
 
 
+@with_convention
 @fill_doc
 def fallout_at_k(
     y_true,
@@ -1618,6 +1645,7 @@ def fallout_at_k(
     )
 
 
+@with_convention
 @fill_doc
 def expected_reciprocal_rank_at_k(
     y_true,
@@ -1747,6 +1775,7 @@ def _check_persistence(persistence):
     return p
 
 
+@with_convention
 @fill_doc
 def rank_biased_precision_at_k(
     y_true,
@@ -1848,6 +1877,7 @@ def rank_biased_precision_at_k(
     return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def rbp_residual_at_k(
     y_true,
@@ -1938,6 +1968,7 @@ def rbp_residual_at_k(
     return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def bpref_score(
     y_true,
@@ -2038,6 +2069,7 @@ def bpref_score(
     )
 
 
+@with_convention
 @fill_doc
 def success_at_k(
     y_true,
