@@ -6,7 +6,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 ``query_id``).
 """
 
-from ._auc import group_auc_score
+from ._gauc import group_auc_score
 from ._idlists import ranked_lists_to_arrays
 from ._ranking import (
     average_precision_at_k,
