@@ -33,24 +33,33 @@ from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.metrics import make_scorer
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from ._auc import group_auc_score
+from ._gauc import group_auc_score
 from ._ranking import (
     average_precision_at_k,
+    bpref_score,
     dcg_at_k,
+    expected_reciprocal_rank_at_k,
     f1_at_k,
     fbeta_at_k,
     hit_rate_at_k,
     ndcg_at_k,
     precision_at_k,
+    r_precision_score,
+    rank_biased_precision_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
+    success_at_k,
 )
 
 __all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
 
-# name -> metric function; every name but "gauc" takes an optional "@k".
+# name -> metric function; every name but those of _NO_CUTOFF takes an
+# optional "@k".  Fall-out (lower is better) and the RBP residual (not a
+# quality) have no scorer.
 _METRICS = {
+    "bpref": bpref_score,
     "dcg": dcg_at_k,
+    "err": expected_reciprocal_rank_at_k,
     "f1": f1_at_k,
     "fbeta": fbeta_at_k,
     "gauc": group_auc_score,
@@ -59,9 +68,12 @@ _METRICS = {
     "mrr": reciprocal_rank_at_k,
     "ndcg": ndcg_at_k,
     "precision": precision_at_k,
+    "r_precision": r_precision_score,
+    "rbp": rank_biased_precision_at_k,
     "recall": recall_at_k,
+    "success": success_at_k,
 }
-_NO_CUTOFF = ("gauc",)
+_NO_CUTOFF = ("gauc", "r_precision", "bpref")
 _NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
 
 # Tried in this order, as sklearn's "roc_auc" does, so that both share one
@@ -598,7 +610,8 @@ def _check_options(name, func, kwargs):
 def get_scorer_names():
     """Names of the ranking scorers.
 
-    Each name but ``"gauc"`` may be followed by ``"@k"`` with an int
+    Each name but ``"gauc"``, ``"r_precision"`` and ``"bpref"`` may be
+    followed by ``"@k"`` with an int
     ``k >= 1`` (``"ndcg@10"``); without it the whole ranked list counts,
     except for ``"precision"``, ``"recall"`` and ``"f1"``, which without
     ``@k`` are scikit-learn's classification scorers.  :func:`get_scorer`
@@ -613,8 +626,8 @@ def get_scorer_names():
     --------
     >>> from sklearn_rankmetrics import get_scorer_names
     >>> get_scorer_names()
-    ['dcg', 'f1', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg', 'precision',
-     'recall']
+    ['bpref', 'dcg', 'err', 'f1', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg',
+     'precision', 'r_precision', 'rbp', 'recall', 'success']
     """
     return sorted(_METRICS)
 

@@ -352,3 +352,34 @@ def test_new_kernels_match_the_public_functions():
         values = np.where(getattr(rk, kernel.defined_by) > 0, values, np.nan)
         kw = {} if k is None else {"k": k}
         _close(values, func(Y, S, average=None, **kw, **opts))
+
+
+# ---------------------------------------------------------------------------
+# Scorers
+# ---------------------------------------------------------------------------
+def test_scorers_of_the_new_metrics():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X = np.arange(8.0).reshape(-1, 1)
+    Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [0, 0, 1]] * 2)
+    clf = OneVsRestClassifier(LogisticRegression()).fit(X, Y)
+    proba = clf.predict_proba(X)
+    cases = {
+        "r_precision": (srm.r_precision_score, {}),
+        "bpref": (srm.bpref_score, {}),
+        "err@2": (srm.expected_reciprocal_rank_at_k, {"k": 2}),
+        "rbp@2": (srm.rank_biased_precision_at_k, {"k": 2, "persistence": 0.5}),
+        "success@1": (srm.success_at_k, {"k": 1}),
+    }
+    for name, (func, kw) in cases.items():
+        options = {"persistence": 0.5} if name.startswith("rbp") else {}
+        scorer = srm.get_scorer(name, **options)
+        assert scorer(clf, X, Y) == func(Y, proba, **kw), name
+    assert {"r_precision", "bpref", "err", "rbp", "success"} <= set(
+        srm.get_scorer_names()
+    )
+    with pytest.raises(ValueError, match="takes no cut-off"):
+        srm.get_scorer("r_precision@5")
+    gauc = srm.get_scorer("gauc", constant_scores="skip", query_weighting="clicks")
+    assert "constant_scores='skip'" in repr(gauc)
