@@ -23,9 +23,10 @@ y_score : array-like of shape (n_queries, n_items), or (n_rows,) with \
     not retrieved: it takes no rank, but a relevant one still counts in the
     number of relevant items and in the ideal ranking.  NaN is an error.""",
     "k": """\
-k : int >= 1 or None, default=None
+k : int >= 1, None or array-like of ints, default=None
     Only the top ``k`` ranks count.  None means the whole retrieved
-    list.""",
+    list.  An array gives each query its own cut-off (2-D: one per row;
+    long form: in the order of ``np.unique(query_id)``).""",
     "query_id": """\
 query_id : array-like of shape (n_rows,), default=None
     Query (or user) of each row of the long form: ints or strings (also

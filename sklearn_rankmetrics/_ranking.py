@@ -6,6 +6,7 @@ description built by :mod:`sklearn_rankmetrics._engine`.
 """
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -13,7 +14,7 @@ from scipy.special import gammaln
 
 from ._conventions import with_convention
 from ._docstrings import fill_doc
-from ._engine import average_queries, check_inputs, pooled_ratio, rank
+from ._engine import Ranking, average_queries, check_inputs, pooled_ratio, rank
 from ._validation import (
     check_average,
     check_no_relevant,
@@ -66,6 +67,10 @@ def _prepare(
         "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
     )
     gain = check_gain(gain)
+    per_query_k = None
+    if isinstance(k, (list, tuple, np.ndarray)):
+        per_query_k = _check_per_query_k(k)
+        k = int(per_query_k.max())
     if ties in ("pessimistic", "optimistic"):
         y_true, y_score, query_id, sample_weight = _order_ties(
             y_true, y_score, query_id, sample_weight, worst_first=ties == "pessimistic"
@@ -81,7 +86,57 @@ def _prepare(
         ignore_ties=ties != "expected",
         need_ideal=need_ideal,
     )
+    if per_query_k is not None:
+        rk = _cut_per_query(rk, per_query_k)
     return rk, no_relevant, average
+
+
+@dataclass(frozen=True)
+class _PerQueryCut(Ranking):
+    """A :class:`Ranking` read at a cut-off per query: the per-rank arrays
+    are zero (not retrieved) past each query's cut-off, and the precision
+    denominator is that cut-off."""
+
+    k_per_query: np.ndarray = None
+
+    @property
+    def cutoff(self):
+        return self.k_per_query
+
+
+def _check_per_query_k(k):
+    ks = np.asarray(k)
+    if ks.ndim != 1 or ks.size == 0 or ks.dtype.kind not in "iu":
+        raise ValueError(
+            "k must be an int >= 1, None, or a 1-D array of ints >= 1 (one "
+            f"cut-off per query); got {k!r}."
+        )
+    if (ks < 1).any():
+        raise ValueError(f"every per-query k must be >= 1; got {ks.min()}.")
+    return ks.astype(np.float64)
+
+
+def _cut_per_query(rk, ks):
+    """``rk`` (built at ``max(ks)``) read at the cut-off ``ks[q]`` of each
+    query.  The statistics of a rank do not depend on the cut-off, so
+    masking the ranks past it is exact, ties included."""
+    if ks.shape != (rk.n_queries,):
+        raise ValueError(
+            f"k has {ks.shape[0]} cut-offs for {rk.n_queries} queries; give "
+            "one per query (2-D: per row; long form: in the order of "
+            "np.unique(query_id)), or one int."
+        )
+    inside = rk.rank <= ks[:, None]
+    masked = {
+        "retrieved": rk.retrieved & inside,
+        "p_relevant": np.where(inside, rk.p_relevant, 0.0),
+        "mean_gain": np.where(inside, rk.mean_gain, 0.0),
+    }
+    if rk.ideal_gain is not None:
+        width = rk.ideal_gain.shape[1]
+        masked["ideal_gain"] = np.where(inside[:, :width], rk.ideal_gain, 0.0)
+    base = {f.name: getattr(rk, f.name) for f in fields(rk)}
+    return _PerQueryCut(**{**base, **masked, "k_per_query": ks})
 
 
 TIE_RULES = ("expected", "input_order", "pessimistic", "optimistic")
@@ -303,7 +358,7 @@ def _average_precision_values(rk, ap_denominator="relevant"):
     total = (expected / rk.rank).sum(axis=1)
     denominator = rk.n_rel
     if ap_denominator == "min_k" and rk.k is not None:
-        denominator = np.minimum(denominator, float(rk.k))
+        denominator = np.minimum(denominator, rk.cutoff)
     elif ap_denominator == "hits":
         # E[sum / hits] is not linear in the ranks: defined for one ordering.
         if (rk.group_size[rk.retrieved] > 1).any():

@@ -235,3 +235,68 @@ def test_gain_table_errors():
         srm.dcg_at_k([[2, 1]], [[1, 2]], discount="linear")
     with pytest.raises(ValueError, match="one finite weight per rank"):
         srm.dcg_at_k([[2, 1]], [[1, 2]], discount=lambda r: r[:1])
+
+
+# ---------------------------------------------------------------------------
+# k per query
+# ---------------------------------------------------------------------------
+AT_K = [
+    "precision_at_k",
+    "recall_at_k",
+    "f1_at_k",
+    "hit_rate_at_k",
+    "reciprocal_rank_at_k",
+    "average_precision_at_k",
+    "dcg_at_k",
+    "ndcg_at_k",
+    "fallout_at_k",
+    "expected_reciprocal_rank_at_k",
+    "rank_biased_precision_at_k",
+    "rbp_residual_at_k",
+]
+
+
+@pytest.mark.parametrize("rule", ["expected", "input_order"])
+@pytest.mark.parametrize("name", AT_K)
+def test_k_per_query_is_each_query_at_its_k(name, rule):
+    func = getattr(srm, name)
+    for y_true, y_score, w in CASES:
+        kw = {"ties": rule}
+        if name == "average_precision_at_k":
+            kw["ap_denominator"] = "min_k"
+        if name == "expected_reciprocal_rank_at_k":  # the whole input's top grade
+            kw["max_grade"] = float(y_true.max())
+        ks = np.random.default_rng(len(y_true)).integers(1, 7, size=len(y_true))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = func(y_true, y_score, k=ks, average=None, **kw)
+            want = [
+                func(y_true[[q]], y_score[[q]], k=int(ks[q]), **kw)
+                for q in range(len(y_true))
+            ]
+            mean = func(y_true, y_score, k=ks, sample_weight=w, **kw)
+        _close(got, want)
+        ok = ~np.isnan(got)
+        _close(mean, np.dot(w[ok], got[ok]) / w[ok].sum())
+        n, m = y_true.shape
+        r, c = np.divmod(np.arange(n * m), m)
+        long = func(y_true[r, c], y_score[r, c], query_id=r, k=ks, average=None, **kw)
+        _close(long, got)
+
+
+def test_k_per_query_micro_precision():
+    y_true, y_score, w = CASES[0]
+    ks = np.arange(len(y_true)) % 4 + 1
+    hits = srm.precision_at_k(y_true, y_score, k=ks, average=None) * ks
+    ok = ~np.isnan(hits)
+    got = srm.precision_at_k(y_true, y_score, k=ks, average="micro", sample_weight=w)
+    _close(got, np.dot(w[ok], hits[ok]) / np.dot(w[ok], ks[ok]))
+
+
+def test_k_per_query_errors():
+    with pytest.raises(ValueError, match="2 cut-offs for 1 queries"):
+        srm.ndcg_at_k([[1, 0]], [[1, 2]], k=[1, 2])
+    with pytest.raises(ValueError, match="per-query k must be >= 1"):
+        srm.ndcg_at_k([[1, 0]], [[1, 2]], k=[0])
+    with pytest.raises(ValueError, match="one cut-off per query"):
+        srm.ndcg_at_k([[1, 0]], [[1, 2]], k=[1.5])
