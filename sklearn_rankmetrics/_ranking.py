@@ -371,6 +371,14 @@ def _average_precision_values(rk, ap_denominator="relevant"):
     return _divide(total, denominator)
 
 
+def _threshold_average_precision_values(rk):
+    # scikit-learn's average_precision_score: a tie group is one threshold,
+    # sum over groups of (r / R) * precision at the group's last rank.
+    last = rk.group_start + rk.group_size - 1.0
+    precision = _divide(rk.relevant_before + rk.group_relevant, last)
+    return _divide((rk.p_relevant * precision).sum(axis=1), rk.n_rel)
+
+
 def _dcg_values(rk, log_base=2.0, discount="log"):
     return _gain_sum(rk.mean_gain, _discount(rk, log_base, discount), rk.gain)
 
@@ -1196,6 +1204,11 @@ def average_precision_at_k(
         "expected", or no ties).
 
     %(ties)s
+        AP also takes "threshold": scikit-learn's
+        :func:`~sklearn.metrics.average_precision_score` (and
+        :func:`~sklearn.metrics.label_ranking_average_precision_score`), where
+        a tie group is one threshold and each of its relevant items gets the
+        precision at the group's last rank; with ``k=None`` only.
 
     %(ignore_ties)s
 
@@ -1241,6 +1254,12 @@ def average_precision_at_k(
     ap_denominator = check_option(
         "ap_denominator", ap_denominator, ("relevant", "min_k", "hits")
     )
+    threshold_ties = isinstance(ties, str) and ties == "threshold"
+    if threshold_ties and (k is not None or ignore_ties):
+        raise ValueError(
+            "ties='threshold' (scikit-learn's average_precision_score) reads "
+            "whole tie groups: use it with k=None and ignore_ties=False."
+        )
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -1248,12 +1267,15 @@ def average_precision_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
-        ties=ties,
+        ties="expected" if threshold_ties else ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
     )
-    values = _average_precision_values(rk, ap_denominator)
+    if threshold_ties:
+        values = _threshold_average_precision_values(rk)
+    else:
+        values = _average_precision_values(rk, ap_denominator)
     name = "average_precision_at_k"
     return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
 

@@ -385,3 +385,43 @@ def test_spark_preset_worked_example():
     _close(value, [(1 / 2) / 2, 0.0])
     value = srm.precision_at_k(Y, S, k=10, convention="spark", average=None)
     _close(value, [2 / 10, 0.0])
+
+
+def test_threshold_ties_are_sklearns_average_precision():
+    from sklearn.metrics import (
+        average_precision_score,
+        label_ranking_average_precision_score,
+    )
+
+    rng = np.random.default_rng(0)
+    for levels in (2, 3, None):
+        y_true = (rng.random((30, 7)) < 0.4).astype(int)
+        y_true[y_true.sum(axis=1) == 0, 0] = 1
+        if levels is None:
+            y_score = rng.normal(size=(30, 7))
+        else:
+            y_score = rng.integers(0, levels, size=(30, 7)).astype(float)
+        ours = srm.average_precision_at_k(
+            y_true, y_score, ties="threshold", average=None
+        )
+        want = [
+            average_precision_score(t, s) for t, s in zip(y_true, y_score, strict=True)
+        ]
+        _close(ours, want)
+        w = random_weights(levels or 0, 30)
+        _close(
+            srm.average_precision_at_k(
+                y_true, y_score, ties="threshold", sample_weight=w
+            ),
+            label_ranking_average_precision_score(y_true, y_score, sample_weight=w),
+        )
+        n, m = y_true.shape
+        r, c = np.divmod(np.random.default_rng(1).permutation(n * m), m)
+        long = srm.average_precision_at_k(
+            y_true[r, c], y_score[r, c], query_id=r, ties="threshold", average=None
+        )
+        _close(long, ours)
+    with pytest.raises(ValueError, match="with k=None and ignore_ties=False"):
+        srm.average_precision_at_k([[1, 0]], [[1, 1]], k=1, ties="threshold")
+    with pytest.raises(ValueError, match="ties must be one of"):
+        srm.ndcg_at_k([[1, 0]], [[1, 1]], ties="threshold")
