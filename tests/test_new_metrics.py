@@ -383,3 +383,24 @@ def test_scorers_of_the_new_metrics():
         srm.get_scorer("r_precision@5")
     gauc = srm.get_scorer("gauc", constant_scores="skip", query_weighting="clicks")
     assert "constant_scores='skip'" in repr(gauc)
+
+
+# ---------------------------------------------------------------------------
+# Invariances (as tests/test_common.py checks for the other metrics)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", list(NAIVE_MORE))
+def test_invariances(name):
+    y_true, y_score, w = CASES[0]
+    base = _call(name, y_true, y_score, 3, average=None, sample_weight=w)
+    rng = np.random.default_rng(0)
+    cols = rng.permutation(y_true.shape[1])  # item order: exact ties make it moot
+    _close(_call(name, y_true[:, cols], y_score[:, cols], 3, average=None), base)
+    rows = rng.permutation(y_true.shape[0])  # query order
+    _close(_call(name, y_true[rows], y_score[rows], 3, average=None), base[rows])
+    # a strictly increasing transform of the scores (-inf stays -inf)
+    moved = np.where(np.isinf(y_score), y_score, np.exp(y_score) * 3 + 1)
+    _close(_call(name, y_true, moved, 3, average=None), base)
+    # inputs are not modified
+    before = (y_true.copy(), y_score.copy())
+    _call(name, y_true, y_score, 3, sample_weight=w)
+    assert (before[0] == y_true).all() and (before[1] == y_score).all()
