@@ -6,21 +6,28 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 ``query_id``).
 """
 
-from ._auc import group_auc_score
 from ._compare import RankingComparison, compare_rankings
+from ._gauc import group_auc_score
 from ._idlists import ranked_lists_to_arrays
 from ._ltr import QueryRanker
 from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
 from ._ranking import (
     average_precision_at_k,
+    bpref_score,
     dcg_at_k,
+    expected_reciprocal_rank_at_k,
     f1_at_k,
+    fallout_at_k,
     fbeta_at_k,
     hit_rate_at_k,
     ndcg_at_k,
     precision_at_k,
+    r_precision_score,
+    rank_biased_precision_at_k,
+    rbp_residual_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
+    success_at_k,
 )
 from ._report import ranking_report
 from ._scorer import get_scorer, get_scorer_names, make_scoring
@@ -36,9 +43,12 @@ __all__ = [
     "RankingComparison",
     "RankingEvaluator",
     "average_precision_at_k",
+    "bpref_score",
     "compare_rankings",
     "dcg_at_k",
+    "expected_reciprocal_rank_at_k",
     "f1_at_k",
+    "fallout_at_k",
     "fbeta_at_k",
     "get_scorer",
     "get_scorer_names",
@@ -47,11 +57,15 @@ __all__ = [
     "make_scoring",
     "ndcg_at_k",
     "precision_at_k",
+    "r_precision_score",
+    "rank_biased_precision_at_k",
     "ranked_lists_to_arrays",
     "ranking_report",
+    "rbp_residual_at_k",
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "success_at_k",
     "trec_to_long_form",
 ]

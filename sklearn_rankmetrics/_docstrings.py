@@ -23,9 +23,10 @@ y_score : array-like of shape (n_queries, n_items), or (n_rows,) with \
     not retrieved: it takes no rank, but a relevant one still counts in the
     number of relevant items and in the ideal ranking.  NaN is an error.""",
     "k": """\
-k : int >= 1 or None, default=None
+k : int >= 1, None or array-like of ints, default=None
     Only the top ``k`` ranks count.  None means the whole retrieved
-    list.""",
+    list.  An array gives each query its own cut-off (2-D: one per row;
+    long form: in the order of ``np.unique(query_id)``).""",
     "query_id": """\
 query_id : array-like of shape (n_rows,), default=None
     Query (or user) of each row of the long form: ints or strings (also
@@ -44,7 +45,18 @@ ignore_ties : bool, default=False
     If False, tied scores give the exact expected value over all
     orderings of the tied items (each equally likely).  If True, ties are
     broken by position (earlier column, or earlier row of the long form,
-    ranks first): faster, but the value depends on item order.""",
+    ranks first): faster, but the value depends on item order.  The same
+    as ``ties="input_order"``.""",
+    "ties": """\
+ties : {"expected", "input_order", "pessimistic", "optimistic"} or None, \
+default=None
+    The tie rule; None follows ``ignore_ties``.  "expected": the exact
+    mean over all orderings of the tied items (``ignore_ties=False``).
+    "input_order": ties broken by position (``ignore_ties=True``).
+    "pessimistic" / "optimistic": a tie group ranks its items by
+    increasing / decreasing grade (its non-relevant / relevant items
+    first), the worst / best case of the tied orderings (a sparse
+    ``y_true`` is made dense for these two).""",
     "no_relevant": """\
 no_relevant : {"skip", "raise"} or float, default="skip"
     What to do with a query that has no relevant item, where the metric

@@ -68,7 +68,19 @@ def exact_threshold(threshold, dtype):
 
 
 def _gain(rel, gain):
+    """Gains of the grades ``rel``: "linear", "exponential", or a callable
+    (a gain table or the user's; checked in ``_ranking.check_gain``)."""
     rel = np.asarray(rel, dtype=np.float64)
+    if callable(gain):
+        out = np.asarray(gain(rel), dtype=np.float64)
+        if out.shape != rel.shape:
+            raise ValueError(
+                f"gain(grades) must return one gain per grade: got shape "
+                f"{out.shape} for grades of shape {rel.shape}."
+            )
+        if (out < 0).any():
+            raise ValueError("gain(grades) returned a negative gain.")
+        return out
     if gain == "linear":
         return rel
     with np.errstate(over="ignore"):  # inf for grades >= 1024: the DCG says so

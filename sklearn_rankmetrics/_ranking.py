@@ -1,33 +1,45 @@
-"""Top-k ranking metrics: precision, recall, F, hit rate, MRR, MAP, DCG, NDCG.
+"""Ranking metrics: precision, recall, F, hit rate, MRR, MAP, DCG, NDCG,
+R-precision, fall-out, ERR, RBP and bpref.
 
 Each metric is a few vectorised lines over the per-rank tie-group
 description built by :mod:`sklearn_rankmetrics._engine`.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import gammaln
 
+from ._conventions import with_convention
 from ._docstrings import fill_doc
-from ._engine import average_queries, pooled_ratio, rank
+from ._engine import Ranking, average_queries, check_inputs, pooled_ratio, rank
 from ._validation import (
     check_average,
     check_no_relevant,
     check_option,
+    check_query_id,
     check_real,
 )
 
 __all__ = [
     "average_precision_at_k",
+    "bpref_score",
     "dcg_at_k",
+    "expected_reciprocal_rank_at_k",
     "f1_at_k",
+    "fallout_at_k",
     "fbeta_at_k",
     "hit_rate_at_k",
     "ndcg_at_k",
     "precision_at_k",
+    "r_precision_score",
+    "rank_biased_precision_at_k",
+    "rbp_residual_at_k",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "success_at_k",
 ]
 
 
@@ -45,16 +57,24 @@ def _prepare(
     relevance_threshold=None,
     gain="linear",
     need_ideal=False,
+    ties=None,
 ):
     """Check the options every metric shares and rank the queries."""
-    if not isinstance(ignore_ties, (bool, np.bool_)):
-        raise TypeError(f"ignore_ties must be True or False; got {ignore_ties!r}.")
+    ties = _check_ties(ties, ignore_ties)
     no_relevant = check_no_relevant(no_relevant)
     average = check_average(average, averages)
     threshold = check_real(
         "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
     )
-    gain = check_option("gain", gain, ("linear", "exponential"))
+    gain = check_gain(gain)
+    per_query_k = None
+    if isinstance(k, (list, tuple, np.ndarray)):
+        per_query_k = _check_per_query_k(k)
+        k = int(per_query_k.max())
+    if ties in ("pessimistic", "optimistic"):
+        y_true, y_score, query_id, sample_weight = _order_ties(
+            y_true, y_score, query_id, sample_weight, worst_first=ties == "pessimistic"
+        )
     rk = rank(
         y_true,
         y_score,
@@ -63,10 +83,170 @@ def _prepare(
         sample_weight=sample_weight,
         threshold=threshold,
         gain=gain,
-        ignore_ties=bool(ignore_ties),
+        ignore_ties=ties != "expected",
         need_ideal=need_ideal,
     )
+    if per_query_k is not None:
+        rk = _cut_per_query(rk, per_query_k)
     return rk, no_relevant, average
+
+
+@dataclass(frozen=True)
+class _PerQueryCut(Ranking):
+    """A :class:`Ranking` read at a cut-off per query: the per-rank arrays
+    are zero (not retrieved) past each query's cut-off, and the precision
+    denominator is that cut-off."""
+
+    k_per_query: np.ndarray = None
+
+    @property
+    def cutoff(self):
+        return self.k_per_query
+
+
+def _check_per_query_k(k):
+    ks = np.asarray(k)
+    if ks.ndim != 1 or ks.size == 0 or ks.dtype.kind not in "iu":
+        raise ValueError(
+            "k must be an int >= 1, None, or a 1-D array of ints >= 1 (one "
+            f"cut-off per query); got {k!r}."
+        )
+    if (ks < 1).any():
+        raise ValueError(f"every per-query k must be >= 1; got {ks.min()}.")
+    return ks.astype(np.float64)
+
+
+def _cut_per_query(rk, ks):
+    """``rk`` (built at ``max(ks)``) read at the cut-off ``ks[q]`` of each
+    query.  The statistics of a rank do not depend on the cut-off, so
+    masking the ranks past it is exact, ties included."""
+    if ks.shape != (rk.n_queries,):
+        raise ValueError(
+            f"k has {ks.shape[0]} cut-offs for {rk.n_queries} queries; give "
+            "one per query (2-D: per row; long form: in the order of "
+            "np.unique(query_id)), or one int."
+        )
+    inside = rk.rank <= ks[:, None]
+    masked = {
+        "retrieved": rk.retrieved & inside,
+        "p_relevant": np.where(inside, rk.p_relevant, 0.0),
+        "mean_gain": np.where(inside, rk.mean_gain, 0.0),
+    }
+    if rk.ideal_gain is not None:
+        width = rk.ideal_gain.shape[1]
+        masked["ideal_gain"] = np.where(inside[:, :width], rk.ideal_gain, 0.0)
+    base = {f.name: getattr(rk, f.name) for f in fields(rk)}
+    return _PerQueryCut(**{**base, **masked, "k_per_query": ks})
+
+
+TIE_RULES = ("expected", "input_order", "pessimistic", "optimistic")
+
+
+def _check_ties(ties, ignore_ties):
+    """The tie rule named by ``ties``, or by ``ignore_ties`` if it is None."""
+    if not isinstance(ignore_ties, (bool, np.bool_)):
+        raise TypeError(f"ignore_ties must be True or False; got {ignore_ties!r}.")
+    if ties is None:
+        return "input_order" if ignore_ties else "expected"
+    ties = check_option("ties", ties, TIE_RULES)
+    if ignore_ties and ties != "input_order":
+        raise ValueError(
+            f"ignore_ties=True means ties='input_order', which contradicts "
+            f"ties={ties!r}; pass ties= alone."
+        )
+    return ties
+
+
+def _order_ties(y_true, y_score, query_id, sample_weight, worst_first):
+    """The inputs with each query's items sorted by grade (ascending if
+    ``worst_first``), so that breaking ties by position ranks a tie group's
+    worst (pessimistic) or best (optimistic) items first.  A sparse
+    ``y_true`` becomes dense (``y_score`` is dense already)."""
+    form, Y, S, codes, _, w = check_inputs(
+        y_true, y_score, query_id, sample_weight, row_weights=True
+    )
+    if form == "sparse":
+        Y = Y.toarray()
+    key = Y.astype(np.float64)
+    if not worst_first:
+        key = -key
+    if form == "long":
+        order = np.argsort(key, kind="stable")
+        return Y[order], S[order], codes[order], None if w is None else w[order]
+    order = np.argsort(key, axis=1, kind="stable")
+    return (
+        np.take_along_axis(Y, order, axis=1),
+        np.take_along_axis(S, order, axis=1),
+        None,
+        w,
+    )
+
+
+class GainTable:
+    """A gain per grade, from a mapping ``{grade: gain}`` or a sequence
+    (``gains[grade]``, as LightGBM's ``label_gain``); grade 0 gains 0."""
+
+    def __init__(self, table):
+        if isinstance(table, Mapping):
+            items = sorted((float(g), float(v)) for g, v in table.items())
+        else:
+            items = [(float(g), float(v)) for g, v in enumerate(table)]
+        if not items:
+            raise ValueError("gain is an empty table; give a gain for each grade.")
+        grades = np.array([g for g, _ in items])
+        gains = np.array([v for _, v in items])
+        if 0.0 not in grades:
+            grades, gains = np.append(0.0, grades), np.append(0.0, gains)
+        if gains[grades == 0.0][0] != 0.0 or (gains < 0).any():
+            raise ValueError(
+                "gain table: grade 0 must gain 0 and every gain must be >= 0 "
+                f"(got {dict(zip(grades.tolist(), gains.tolist(), strict=True))})."
+            )
+        self.grades, self.gains = grades, gains
+
+    def __call__(self, rel):
+        pos = np.minimum(np.searchsorted(self.grades, rel), self.grades.size - 1)
+        found = self.grades[pos] == rel
+        if not found.all():
+            missing = np.unique(np.asarray(rel)[~found])[:5].tolist()
+            raise ValueError(
+                f"gain table has no gain for the grade(s) {missing} of y_true; "
+                "add them to the table."
+            )
+        # The ideal ranking sorts by grade: the gains of the grades present
+        # must not decrease with the grade (trec_eval allows any table).
+        used = np.bincount(pos.ravel(), minlength=self.grades.size) > 0
+        present = self.gains[used]
+        if (np.diff(present) < 0).any():
+            raise ValueError(
+                "gain table: the gains of the grades in y_true must not "
+                "decrease as the grade grows (the ideal ranking sorts by grade)."
+            )
+        return self.gains[pos]
+
+    def __repr__(self):
+        table = dict(zip(self.grades.tolist(), self.gains.tolist(), strict=True))
+        return f"GainTable({table})"
+
+
+def check_gain(gain):
+    """``gain`` as "linear", "exponential", or a callable of the grades."""
+    if isinstance(gain, str):
+        return check_option("gain", gain, ("linear", "exponential"))
+    if isinstance(gain, (Mapping, list, tuple, np.ndarray)):
+        return GainTable(gain)
+    if callable(gain):
+        zero = np.asarray(gain(np.zeros(1)), dtype=np.float64)
+        if zero.shape != (1,) or zero[0] != 0.0:
+            raise ValueError(
+                "a gain callable must map an array of grades to an array of "
+                "the same shape, with gain 0 for grade 0."
+            )
+        return gain
+    raise ValueError(
+        "gain must be 'linear', 'exponential', a mapping {grade: gain}, a "
+        f"sequence of gains indexed by grade, or a callable; got {gain!r}."
+    )
 
 
 def _divide(num, den):
@@ -105,17 +285,49 @@ def _fbeta_from_counts(hits, n_rel, cutoff, beta):
     return _divide(hits, w_rel * n_rel + w_cut * cutoff)
 
 
-def _discount(rk, log_base):
-    """1 / log_b(i + 1) for the ranks 1..K."""
-    return np.log(log_base) / np.log1p(rk.rank)
+def _discount(rk, log_base, discount="log"):
+    """The discount of the ranks 1..K: 1 / log_b(i + 1), 1 / i, or a
+    user callable of the ranks."""
+    if discount == "log":
+        return np.log(log_base) / np.log1p(rk.rank)
+    if discount == "reciprocal":
+        return 1.0 / rk.rank
+    weights = np.asarray(discount(rk.rank), dtype=np.float64)
+    if weights.shape != rk.rank.shape or not np.isfinite(weights).all():
+        raise ValueError(
+            "discount(ranks) must return one finite weight per rank: got shape "
+            f"{weights.shape} for {rk.rank.shape[0]} ranks."
+        )
+    if (weights < 0).any():
+        raise ValueError("discount(ranks) returned a negative weight.")
+    return weights
+
+
+def check_discount(discount):
+    """``discount`` as "log", "reciprocal" or a callable."""
+    if isinstance(discount, str):
+        return check_option("discount", discount, ("log", "reciprocal"))
+    if callable(discount):
+        return discount
+    raise ValueError(
+        "discount must be 'log', 'reciprocal' or a callable "
+        f"discount(ranks) -> weights; got {discount!r}."
+    )
 
 
 # ---------------------------------------------------------------------------
 # Per-query kernels: one value per query of a Ranking (SPEC appendix).  The
 # public functions below, and the report, average their output.
 # ---------------------------------------------------------------------------
-def _precision_values(rk):
-    return _divide(rk.hits, rk.cutoff)
+def _precision_cutoff(rk, precision_denominator="k"):
+    """k (None: the retrieved count), or min(k, retrieved) for "retrieved"."""
+    if precision_denominator == "retrieved":
+        return rk.retrieved.sum(axis=1, dtype=np.float64)
+    return rk.cutoff
+
+
+def _precision_values(rk, precision_denominator="k"):
+    return _divide(rk.hits, _precision_cutoff(rk, precision_denominator))
 
 
 def _recall_values(rk):
@@ -146,18 +358,156 @@ def _average_precision_values(rk, ap_denominator="relevant"):
     total = (expected / rk.rank).sum(axis=1)
     denominator = rk.n_rel
     if ap_denominator == "min_k" and rk.k is not None:
-        denominator = np.minimum(denominator, float(rk.k))
+        denominator = np.minimum(denominator, rk.cutoff)
+    elif ap_denominator == "hits":
+        # E[sum / hits] is not linear in the ranks: defined for one ordering.
+        if (rk.group_size[rk.retrieved] > 1).any():
+            raise ValueError(
+                "ap_denominator='hits' divides by the relevant items found, "
+                "which has no closed form over the orderings of tied items; "
+                "use ties='input_order', 'pessimistic' or 'optimistic'."
+            )
+        denominator = rk.hits
     return _divide(total, denominator)
 
 
-def _dcg_values(rk, log_base=2.0):
-    return _gain_sum(rk.mean_gain, _discount(rk, log_base), rk.gain)
+def _threshold_average_precision_values(rk):
+    # scikit-learn's average_precision_score: a tie group is one threshold,
+    # sum over groups of (r / R) * precision at the group's last rank.
+    last = rk.group_start + rk.group_size - 1.0
+    precision = _divide(rk.relevant_before + rk.group_relevant, last)
+    return _divide((rk.p_relevant * precision).sum(axis=1), rk.n_rel)
 
 
-def _ndcg_values(rk, log_base=2.0):
-    discount = _discount(rk, log_base)
-    dcg = _gain_sum(rk.mean_gain, discount, rk.gain)
-    return _divide(dcg, _gain_sum(rk.ideal_gain, discount, rk.gain))
+def _dcg_values(rk, log_base=2.0, discount="log"):
+    return _gain_sum(rk.mean_gain, _discount(rk, log_base, discount), rk.gain)
+
+
+def _ndcg_values(rk, log_base=2.0, discount="log"):
+    weights = _discount(rk, log_base, discount)
+    dcg = _gain_sum(rk.mean_gain, weights, rk.gain)
+    return _divide(dcg, _gain_sum(rk.ideal_gain, weights, rk.gain))
+
+
+def _r_precision_values(rk):
+    # Precision at the query's own cut-off R: ranks i <= R.
+    if rk.k is not None and (rk.n_rel > rk.retrieved.shape[1]).any():
+        raise ValueError(
+            "R-precision reads the first R ranks of every query; this ranking "
+            f"was built for k={rk.k} < R. Rank with k=None."
+        )
+    within = rk.rank <= rk.n_rel[:, None]
+    return _divide((rk.p_relevant * within).sum(axis=1), rk.n_rel)
+
+
+def _fallout_values(rk, n_items):
+    # Non-relevant items retrieved in the top k over all non-relevant items.
+    n_nonrel = n_items - rk.n_rel
+    retrieved = rk.retrieved.sum(axis=1)
+    return _divide(retrieved - rk.hits, n_nonrel)
+
+
+def _hypergeometric_pgf(t, population, successes, draws):
+    """E[t**X] for X ~ Hypergeometric(population, successes, draws), elementwise.
+
+    A sum over the possible values x of X (a loop over x, not over queries).
+    """
+    t, N, S, n = np.broadcast_arrays(
+        *(np.asarray(a, dtype=np.float64) for a in (t, population, successes, draws))
+    )
+    out = np.zeros(N.shape)
+    if N.size == 0:
+        return out
+    log_total = gammaln(N + 1) - gammaln(n + 1) - gammaln(N - n + 1)
+    with np.errstate(divide="ignore"):
+        log_t = np.log(t)
+    for x in range(int(np.minimum(n, S).max()) + 1):
+        ok = (x <= S) & (x <= n) & (n - x <= N - S)
+        log_p = (
+            gammaln(S + 1)
+            - gammaln(x + 1)
+            - gammaln(np.maximum(S - x, 0) + 1)
+            + gammaln(N - S + 1)
+            - gammaln(np.maximum(n - x, 0) + 1)
+            - gammaln(np.maximum(N - S - n + x, 0) + 1)
+            - log_total
+        )
+        power = np.where(x == 0, 0.0, x * log_t)
+        out += np.where(ok, np.exp(np.where(ok, log_p + power, -np.inf)), 0.0)
+    return out
+
+
+def _err_values(rk, max_grade=None):
+    # Chapelle et al. (2009): the user stops at rank i with probability
+    # rho_i = (2**grade_i - 1) / 2**max_grade, having not stopped before.
+    if rk.gain != "exponential":
+        raise ValueError(
+            "ERR reads exponential gains 2**grade - 1; rank with gain='exponential'."
+        )
+    top = float(rk.ideal_gain.max(initial=0.0))  # 2**(largest grade) - 1
+    scale = top + 1.0 if max_grade is None else 2.0**max_grade
+    if top >= scale:
+        raise ValueError(
+            f"max_grade={max_grade} is below the largest grade of y_true; "
+            "pass max_grade >= every grade (or None: the largest grade)."
+        )
+    # In a tie group of g items, r of them relevant (grade > 0), every
+    # relevant item gets the group's mean stop probability rho (exact when
+    # they share one grade).  The item at position j = i - a of the group
+    # is relevant with probability r / g and then stops the user with
+    # probability rho * E[(1 - rho)**X], X ~ Hypergeometric(g - 1, r - 1, j)
+    # the relevant items among the j before it.
+    g, r = rk.group_size, rk.group_relevant
+    rho = _divide(rk.mean_gain * g, r * scale)
+    j = rk.rank - rk.group_start
+    not_first = np.ones_like(rho)
+    tied = rk.retrieved & (r > 1) & (j > 0)
+    not_first[tied] = _hypergeometric_pgf(
+        1.0 - rho[tied], g[tied] - 1, r[tied] - 1, j[tied]
+    )
+    stop = rk.p_relevant * rho * not_first
+    # The user passes a whole group with probability (1 - rho)**r; the
+    # product over earlier groups is the chance of reaching this one.
+    last = rk.rank == rk.group_start + g - 1
+    through = np.where(last & rk.retrieved, (1.0 - rho) ** r, 1.0)
+    reach = np.ones_like(through)
+    np.cumprod(through[:, :-1], axis=1, out=reach[:, 1:])
+    return (reach * stop / rk.rank).sum(axis=1)
+
+
+def _rbp_weights(rk, persistence):
+    """(1 - p) p**(i - 1) for the ranks 1..K."""
+    return (1.0 - persistence) * persistence ** (rk.rank - 1.0)
+
+
+def _rbp_values(rk, persistence=0.8):
+    return (rk.p_relevant * _rbp_weights(rk, persistence)).sum(axis=1)
+
+
+def _rbp_residual_values(rk, persistence=0.8):
+    # The weight of the ranks the evaluation did not see: past the cut-off,
+    # or past the end of a shorter retrieved list.
+    return persistence ** rk.retrieved.sum(axis=1, dtype=np.float64)
+
+
+def _bpref_values(rk, n_items):
+    # Buckley and Voorhees (2004), as trec_eval: each retrieved relevant item
+    # scores 1 - min(n, R) / min(R, N), n being the non-relevant items
+    # ranked above it, N all the query's non-relevant items.  In a tie group
+    # with m non-relevant items, the number of them above a given relevant
+    # item is uniform on 0..m, so E[min(b + Y, R)] has a closed form (b:
+    # non-relevant items of earlier groups).
+    if rk.k is not None:
+        raise ValueError("bpref reads the whole ranking; rank with k=None.")
+    R = rk.n_rel[:, None]
+    D = np.minimum(R, (n_items - rk.n_rel)[:, None])
+    before = rk.group_start - 1.0 - rk.relevant_before
+    m = rk.group_size - rk.group_relevant
+    below_cap = np.clip(R - before, 0.0, m + 1.0)  # values y with b + y < R
+    total = below_cap * before + below_cap * (below_cap - 1.0) / 2.0
+    total += (m + 1.0 - below_cap) * R
+    penalty = _divide(total / (m + 1.0), D)
+    return _divide((rk.p_relevant * (1.0 - penalty)).sum(axis=1), rk.n_rel)
 
 
 class Kernel(NamedTuple):
@@ -166,30 +516,65 @@ class Kernel(NamedTuple):
     ``values(rk, **options)`` gives one value per query; the query is
     defined (has something to find) where ``getattr(rk, defined_by) > 0``;
     ``needs_ideal`` asks :func:`rank` for the ideal gains; ``options`` are
-    the keyword options ``values`` takes.
+    the keyword options ``values`` takes.  ``requires`` names what else
+    the kernel needs from its caller:
+
+    - "whole_list": a ranking built with ``k=None`` (R-precision, bpref);
+      the kernel takes no cut-off.
+    - "n_items": the keyword argument ``n_items``, the number of items of
+      each query retrieved or not (:func:`items_per_query`).
+    - "exponential_gain": a ranking built with ``gain="exponential"`` and
+      no relevance threshold (ERR's stop probabilities).
     """
 
     values: Callable
     defined_by: str
     needs_ideal: bool = False
     options: tuple = ()
+    requires: tuple = ()
 
 
 # Scorer name (without "@k") -> kernel: the one table the report and the
 # scorers read, so that a metric added here is everywhere.
 KERNELS = {
-    "precision": Kernel(_precision_values, "n_rel"),
+    "precision": Kernel(_precision_values, "n_rel", options=("precision_denominator",)),
     "recall": Kernel(_recall_values, "n_rel"),
     "f1": Kernel(_fbeta_values, "n_rel"),
     "fbeta": Kernel(_fbeta_values, "n_rel", options=("beta",)),
     "hit_rate": Kernel(_hit_rate_values, "n_rel"),
     "mrr": Kernel(_reciprocal_rank_values, "n_rel"),
     "map": Kernel(_average_precision_values, "n_rel", options=("ap_denominator",)),
-    "dcg": Kernel(_dcg_values, "n_pos", options=("log_base",)),
-    "ndcg": Kernel(_ndcg_values, "n_pos", needs_ideal=True, options=("log_base",)),
+    "dcg": Kernel(_dcg_values, "n_pos", options=("log_base", "discount")),
+    "ndcg": Kernel(
+        _ndcg_values, "n_pos", needs_ideal=True, options=("log_base", "discount")
+    ),
+    "r_precision": Kernel(_r_precision_values, "n_rel", requires=("whole_list",)),
+    "fallout": Kernel(_fallout_values, "n_rel", requires=("n_items",)),
+    "err": Kernel(
+        _err_values,
+        "n_pos",
+        needs_ideal=True,
+        options=("max_grade",),
+        requires=("exponential_gain",),
+    ),
+    "rbp": Kernel(_rbp_values, "n_rel", options=("persistence",)),
+    "rbp_residual": Kernel(_rbp_residual_values, "n_rel", options=("persistence",)),
+    "bpref": Kernel(_bpref_values, "n_rel", requires=("whole_list", "n_items")),
 }
 
 
+def items_per_query(y_score, query_id):
+    """Items of each query, retrieved or not: the row length of a 2-D
+    ``y_score``, or the rows of each query of the long form (in the order
+    of ``np.unique(query_id)``).  Call it on validated inputs."""
+    if query_id is None:
+        shape = np.shape(y_score)
+        return np.full(shape[0], float(shape[1]))
+    codes, ids = check_query_id(query_id, len(query_id))
+    return np.bincount(codes, minlength=ids.shape[0]).astype(np.float64)
+
+
+@with_convention
 @fill_doc
 def precision_at_k(
     y_true,
@@ -198,6 +583,8 @@ def precision_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    precision_denominator="k",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -222,6 +609,15 @@ def precision_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    precision_denominator : {"k", "retrieved"}, default="k"
+        "k" divides by :math:`k` even when fewer items were retrieved
+        (trec_eval, Microsoft Recommenders, Spark); "retrieved" divides by
+        :math:`\min(k, n_{ret})`, the number of ranked items in the top k
+        (TF-Ranking's ``PrecisionMetric``, torchmetrics' ``adaptive_k``).
+        With ``k=None`` both are :math:`n_{ret}`.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -266,6 +662,9 @@ def precision_at_k(
     >>> precision_at_k(y_true, y_score, k=2, average=None)
     array([0.5, 0. ])
     """
+    precision_denominator = check_option(
+        "precision_denominator", precision_denominator, ("k", "retrieved")
+    )
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -273,6 +672,7 @@ def precision_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         averages=("queries", "micro"),
@@ -282,11 +682,13 @@ def precision_at_k(
     name = "precision_at_k"
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
-        return pooled_ratio(rk.hits, rk.cutoff, keep, rk.weights, name)
-    values = _precision_values(rk)
+        cutoff = _precision_cutoff(rk, precision_denominator)
+        return pooled_ratio(rk.hits, cutoff, keep, rk.weights, name)
+    values = _precision_values(rk, precision_denominator)
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def recall_at_k(
     y_true,
@@ -295,6 +697,7 @@ def recall_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -318,6 +721,8 @@ def recall_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -368,6 +773,7 @@ def recall_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         averages=("queries", "micro"),
@@ -382,6 +788,7 @@ def recall_at_k(
     return average_queries(values, defined, rk.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def fbeta_at_k(
     y_true,
@@ -391,6 +798,7 @@ def fbeta_at_k(
     beta=1.0,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -414,6 +822,8 @@ def fbeta_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -464,6 +874,7 @@ def fbeta_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         averages=("queries", "micro"),
@@ -492,6 +903,7 @@ def f1_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -514,6 +926,8 @@ def f1_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -553,12 +967,14 @@ def f1_at_k(
         query_id=query_id,
         relevance_threshold=relevance_threshold,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         sample_weight=sample_weight,
         average=average,
     )
 
 
+@with_convention
 @fill_doc
 def hit_rate_at_k(
     y_true,
@@ -567,6 +983,7 @@ def hit_rate_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -587,6 +1004,8 @@ def hit_rate_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -634,6 +1053,7 @@ def hit_rate_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -644,6 +1064,7 @@ def hit_rate_at_k(
     )
 
 
+@with_convention
 @fill_doc
 def reciprocal_rank_at_k(
     y_true,
@@ -652,6 +1073,7 @@ def reciprocal_rank_at_k(
     k=None,
     query_id=None,
     relevance_threshold=None,
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -675,6 +1097,8 @@ def reciprocal_rank_at_k(
     %(query_id)s
 
     %(relevance_threshold)s
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -722,6 +1146,7 @@ def reciprocal_rank_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
@@ -732,6 +1157,7 @@ def reciprocal_rank_at_k(
     )
 
 
+@with_convention
 @fill_doc
 def average_precision_at_k(
     y_true,
@@ -741,6 +1167,7 @@ def average_precision_at_k(
     query_id=None,
     relevance_threshold=None,
     ap_denominator="relevant",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -771,7 +1198,17 @@ def average_precision_at_k(
         as trec_eval does; "min_k" divides by :math:`\min(R, k)` (the
         ``apk`` of ml_metrics, common in recommender code), so a perfect
         top k scores 1 even when :math:`R > k`.  With ``k=None`` both are
-        :math:`R`.
+        :math:`R`.  "hits" divides by the relevant items found in the top k
+        (torchmetrics' ``retrieval_average_precision`` with ``top_k``); it
+        needs one ordering of the tied items (any ``ties`` rule but
+        "expected", or no ties).
+
+    %(ties)s
+        AP also takes "threshold": scikit-learn's
+        :func:`~sklearn.metrics.average_precision_score` (and
+        :func:`~sklearn.metrics.label_ranking_average_precision_score`), where
+        a tie group is one threshold and each of its relevant items gets the
+        precision at the group's last rank; with ``k=None`` only.
 
     %(ignore_ties)s
 
@@ -815,8 +1252,14 @@ def average_precision_at_k(
     0.458...
     """
     ap_denominator = check_option(
-        "ap_denominator", ap_denominator, ("relevant", "min_k")
+        "ap_denominator", ap_denominator, ("relevant", "min_k", "hits")
     )
+    threshold_ties = isinstance(ties, str) and ties == "threshold"
+    if threshold_ties and (k is not None or ignore_ties):
+        raise ValueError(
+            "ties='threshold' (scikit-learn's average_precision_score) reads "
+            "whole tie groups: use it with k=None and ignore_ties=False."
+        )
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -824,11 +1267,15 @@ def average_precision_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties="expected" if threshold_ties else ties,
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
     )
-    values = _average_precision_values(rk, ap_denominator)
+    if threshold_ties:
+        values = _threshold_average_precision_values(rk)
+    else:
+        values = _average_precision_values(rk, ap_denominator)
     name = "average_precision_at_k"
     return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
 
@@ -846,6 +1293,7 @@ def _gain_sum(gains, discount, gain):
     return total
 
 
+@with_convention
 @fill_doc
 def dcg_at_k(
     y_true,
@@ -855,6 +1303,8 @@ def dcg_at_k(
     query_id=None,
     gain="linear",
     log_base=2,
+    discount="log",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -874,13 +1324,28 @@ def dcg_at_k(
 
     %(query_id)s
 
-    gain : {"linear", "exponential"}, default="linear"
+    gain : {"linear", "exponential"}, mapping, sequence or callable, \
+default="linear"
         Gain of a grade: "linear" is the grade itself (as
         :func:`sklearn.metrics.dcg_score` and trec_eval); "exponential" is
-        :math:`2^{rel} - 1` (as LightGBM and XGBoost).
+        :math:`2^{rel} - 1` (as LightGBM and XGBoost).  A mapping
+        ``{grade: gain}`` (trec_eval's gain table) or a sequence indexed
+        by integer grade (LightGBM's ``label_gain``) gives each grade its
+        gain; every grade of ``y_true`` must be in it, grade 0 gains 0 and
+        the gains must not decrease with the grade.  A callable maps an
+        array of grades to their gains (non-decreasing, 0 for grade 0).
 
     log_base : float > 1, default=2
-        Base of the logarithm of the discount.
+        Base of the logarithm of the "log" discount.
+
+    discount : {"log", "reciprocal"} or callable, default="log"
+        Weight of rank :math:`i`: "log" is :math:`1 / \log_b(i + 1)`,
+        "reciprocal" is :math:`1 / i`; a callable maps the float array of
+        ranks ``1..K`` to non-negative weights.  With ties a group gets its
+        mean gain times the sum of its ranks' weights, exact for any
+        discount.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -924,6 +1389,7 @@ def dcg_at_k(
     3.630...
     """
     log_base = check_real("log_base", log_base, low=1.0)
+    discount = check_discount(discount)
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -931,16 +1397,18 @@ def dcg_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         gain=gain,
     )
-    values = _dcg_values(rk, log_base)
+    values = _dcg_values(rk, log_base, discount)
     return average_queries(
         values, rk.n_pos > 0, rk.weights, average, no_relevant, "dcg_at_k"
     )
 
 
+@with_convention
 @fill_doc
 def ndcg_at_k(
     y_true,
@@ -950,6 +1418,8 @@ def ndcg_at_k(
     query_id=None,
     gain="linear",
     log_base=2,
+    discount="log",
+    ties=None,
     ignore_ties=False,
     no_relevant="skip",
     sample_weight=None,
@@ -972,13 +1442,28 @@ def ndcg_at_k(
 
     %(query_id)s
 
-    gain : {"linear", "exponential"}, default="linear"
+    gain : {"linear", "exponential"}, mapping, sequence or callable, \
+default="linear"
         Gain of a grade: "linear" is the grade itself (as
         :func:`sklearn.metrics.ndcg_score` and trec_eval); "exponential" is
-        :math:`2^{rel} - 1` (as LightGBM and XGBoost).
+        :math:`2^{rel} - 1` (as LightGBM and XGBoost).  A mapping
+        ``{grade: gain}`` (trec_eval's gain table) or a sequence indexed
+        by integer grade (LightGBM's ``label_gain``) gives each grade its
+        gain; every grade of ``y_true`` must be in it, grade 0 gains 0 and
+        the gains must not decrease with the grade.  A callable maps an
+        array of grades to their gains (non-decreasing, 0 for grade 0).
 
     log_base : float > 1, default=2
-        Base of the logarithm of the discount.
+        Base of the logarithm of the "log" discount.
+
+    discount : {"log", "reciprocal"} or callable, default="log"
+        Weight of rank :math:`i`: "log" is :math:`1 / \log_b(i + 1)`,
+        "reciprocal" is :math:`1 / i`; a callable maps the float array of
+        ranks ``1..K`` to non-negative weights.  With ties a group gets its
+        mean gain times the sum of its ranks' weights, exact for any
+        discount.
+
+    %(ties)s
 
     %(ignore_ties)s
 
@@ -1023,6 +1508,7 @@ def ndcg_at_k(
     0.851...
     """
     log_base = check_real("log_base", log_base, low=1.0)
+    discount = check_discount(discount)
     rk, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -1030,12 +1516,702 @@ def ndcg_at_k(
         query_id=query_id,
         sample_weight=sample_weight,
         ignore_ties=ignore_ties,
+        ties=ties,
         no_relevant=no_relevant,
         average=average,
         gain=gain,
         need_ideal=True,
     )
-    values = _ndcg_values(rk, log_base)
+    values = _ndcg_values(rk, log_base, discount)
     return average_queries(
         values, rk.n_pos > 0, rk.weights, average, no_relevant, "ndcg_at_k"
+    )
+
+
+@with_convention
+@fill_doc
+def r_precision_score(
+    y_true,
+    y_score,
+    *,
+    query_id=None,
+    relevance_threshold=None,
+    ties=None,
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    average="queries",
+):
+    r"""R-precision: precision at rank R, R being the query's relevant count.
+
+    Each query has its own cut-off, the number :math:`R` of its relevant
+    items (retrieved or not), so a perfect ranking scores 1 and precision
+    and recall at that cut-off are equal.  trec_eval's ``Rprec``.
+
+    Read more in the :ref:`User Guide <metrics>`.
+
+    Parameters
+    ----------
+    %(y_true)s
+
+    %(y_score)s
+
+    %(query_id)s
+
+    %(relevance_threshold)s
+
+    %(ties)s
+
+    %(ignore_ties)s
+
+    %(no_relevant)s
+
+    %(sample_weight)s
+
+    %(average_queries)s
+
+    Returns
+    -------
+    %(returns)s
+
+    See Also
+    --------
+    precision_at_k : Precision at one cut-off for every query.
+
+    Notes
+    -----
+    .. math::
+
+        RPrec = \frac{1}{R} \sum_{i=1}^{R} rel_i .
+
+    A list of fewer than :math:`R` retrieved items still divides by
+    :math:`R`.  With ties the expected number of hits in the first
+    :math:`R` ranks is linear in the per-rank probabilities of relevance,
+    so the value is exact.  %(ties_note)s
+
+    References
+    ----------
+    %(mcsherry)s
+
+    .. [2] Buckley, C. and Voorhees, E. M. (2000). Evaluating evaluation
+           measure stability. SIGIR 2000, 33-40.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import r_precision_score
+    >>> y_true = [[0, 1, 0, 1], [1, 0, 0, 0]]
+    >>> y_score = [[0.9, 0.8, 0.1, 0.7], [0.3, 0.9, 0.5, 0.1]]
+    >>> r_precision_score(y_true, y_score, average=None)
+    array([0.5, 0. ])
+    """
+    options = dict(
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        ties=ties,
+        no_relevant=no_relevant,
+        average=average,
+        relevance_threshold=relevance_threshold,
+    )
+    # R per query first (a ranking at k=1 is cheap), then the ranking at
+    # the largest R: the first R ranks of every query.
+    first, _, _ = _prepare(y_true, y_score, k=1, **options)
+    deepest = max(int(first.n_rel.max(initial=0.0)), 1)
+    rk, no_relevant, average = _prepare(y_true, y_score, k=deepest, **options)
+    values = _r_precision_values(rk)
+    return average_queries(
+        values, rk.n_rel > 0, rk.weights, average, no_relevant, "r_precision_score"
+    )
+
+
+@with_convention
+@fill_doc
+def fallout_at_k(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    relevance_threshold=None,
+    ties=None,
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    average="queries",
+):
+    r"""Fall-out at k: the fraction of the non-relevant items in the top k.
+
+    The false positive rate of the top k taken as the positive
+    predictions.  **Lower is better**, unlike every other metric here
+    (there is no ``"fallout"`` scorer for that reason).
+
+    Read more in the :ref:`User Guide <metrics>`.
+
+    Parameters
+    ----------
+    %(y_true)s
+
+    %(y_score)s
+
+    %(k)s
+
+    %(query_id)s
+
+    %(relevance_threshold)s
+
+    %(ties)s
+
+    %(ignore_ties)s
+
+    %(no_relevant)s
+
+    %(sample_weight)s
+
+    %(average_queries)s
+
+    Returns
+    -------
+    %(returns)s
+
+    See Also
+    --------
+    recall_at_k : The true positive rate of the top k.
+
+    Notes
+    -----
+    With :math:`N` the number of non-relevant items of the query (all its
+    items, retrieved or not, less the :math:`R` relevant ones) and
+    :math:`n_k` the number of retrieved items in the top k,
+
+    .. math::
+
+        FO@k = \frac{n_k - \sum_{i=1}^{k} rel_i}{N},
+
+    and 0 when :math:`N = 0`.  Queries without a relevant item follow
+    ``no_relevant`` like every metric, so that one call averages over the
+    same queries as recall.  Linear in the hits, hence exact with ties.
+    %(ties_note)s
+
+    References
+    ----------
+    %(mcsherry)s
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import fallout_at_k
+    >>> y_true = [[0, 1, 0, 1], [1, 0, 0, 0]]
+    >>> y_score = [[0.9, 0.8, 0.1, 0.7], [0.3, 0.9, 0.5, 0.1]]
+    >>> fallout_at_k(y_true, y_score, k=2, average=None)
+    array([0.5       , 0.66666667])
+    """
+    rk, no_relevant, average = _prepare(
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        ties=ties,
+        no_relevant=no_relevant,
+        average=average,
+        relevance_threshold=relevance_threshold,
+    )
+    values = _fallout_values(rk, items_per_query(y_score, query_id))
+    return average_queries(
+        values, rk.n_rel > 0, rk.weights, average, no_relevant, "fallout_at_k"
+    )
+
+
+@with_convention
+@fill_doc
+def expected_reciprocal_rank_at_k(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    max_grade=None,
+    ties=None,
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    average="queries",
+):
+    r"""Expected reciprocal rank (ERR) at k, for graded relevance.
+
+    The cascade model of Chapelle et al. [2]_: the user scans the ranking
+    from the top and stops at an item of grade :math:`g` with probability
+    :math:`\rho(g) = (2^g - 1) / 2^{g_{max}}`; ERR is the expected
+    reciprocal of the rank where they stop (0 if they do not stop in the
+    top k).
+
+    Read more in the :ref:`User Guide <metrics>`.
+
+    Parameters
+    ----------
+    %(y_true)s
+
+    %(y_score)s
+
+    %(k)s
+
+    %(query_id)s
+
+    max_grade : float or None, default=None
+        :math:`g_{max}`, the top grade of the relevance scale (e.g. 4 for
+        grades 0..4).  None takes the largest grade of ``y_true``, over all
+        queries.  Must be at least every grade.
+
+    %(ties)s
+
+    %(ignore_ties)s
+
+    %(no_relevant)s
+
+    %(sample_weight)s
+
+    %(average_queries)s
+
+    Returns
+    -------
+    %(returns)s
+
+    See Also
+    --------
+    reciprocal_rank_at_k : The binary, deterministic-stop special case.
+    rank_biased_precision_at_k : Another user model with a patience.
+
+    Notes
+    -----
+    .. math::
+
+        ERR@k = \sum_{i=1}^{k} \frac{1}{i}\, \rho_i \prod_{j<i} (1 - \rho_j).
+
+    A query is defined when it has an item of grade > 0.
+
+    **Ties.**  ERR is not linear in the items' positions, so its
+    expectation over the orderings of a tie group depends on the grades of
+    the group's items, not only on their mean.  The rule used: inside a
+    tie group of :math:`g` items with :math:`r` of grade > 0, each of these
+    :math:`r` items is given the group's mean stop probability
+    :math:`\bar\rho`; the expectation over the group's orderings is then
+    computed exactly (the item at the group's position :math:`j` is
+    relevant with probability :math:`r/g` and the relevant items before it
+    follow a hypergeometric law).  This is **exact** whenever the
+    relevant items of every tie group share one grade -- always with
+    binary relevance, and without ties -- and otherwise an approximation
+    that keeps each group's total stop probability.  Its cost grows with
+    the size of the tie groups (a sum over the hypergeometric values).
+
+    References
+    ----------
+    .. [1] McSherry, F. and Najork, M. (2008). Computing Information
+           Retrieval Performance Measures Efficiently in the Presence of
+           Tied Scores. ECIR 2008, LNCS 4956, pp. 414-421.
+
+    .. [2] Chapelle, O., Metzler, D., Zhang, Y. and Grinspan, P. (2009).
+           Expected reciprocal rank for graded relevance. CIKM 2009,
+           621-630.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import expected_reciprocal_rank_at_k
+    >>> y_true = [[2, 0, 1]]
+    >>> y_score = [[0.2, 0.9, 0.5]]
+    >>> # ranks: grade 0, grade 1, grade 2; rho = 0, 1/4, 3/4
+    >>> expected_reciprocal_rank_at_k(y_true, y_score)  # 1/2 * 1/4 + 1/3 * 3/4 * 3/4
+    0.3125
+    """
+    if max_grade is not None:
+        max_grade = check_real("max_grade", max_grade, low=0.0)
+    rk, no_relevant, average = _prepare(
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        ties=ties,
+        no_relevant=no_relevant,
+        average=average,
+        gain="exponential",
+        need_ideal=True,
+    )
+    values = _err_values(rk, max_grade)
+    name = "expected_reciprocal_rank_at_k"
+    return average_queries(values, rk.n_pos > 0, rk.weights, average, no_relevant, name)
+
+
+def _check_persistence(persistence):
+    p = check_real("persistence", persistence, low=0.0)
+    if not p < 1.0:
+        raise ValueError(
+            f"persistence must be in (0, 1), the probability of looking at "
+            f"the next rank; got {persistence!r}."
+        )
+    return p
+
+
+@with_convention
+@fill_doc
+def rank_biased_precision_at_k(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    persistence=0.8,
+    relevance_threshold=None,
+    ties=None,
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    average="queries",
+):
+    r"""Rank-biased precision (RBP) at k.
+
+    The expected rate of relevant items seen by a user who looks at rank
+    1 and goes on to each next rank with probability ``persistence``
+    (Moffat and Zobel [2]_).  The ranks not evaluated (past ``k``, or past
+    a shorter retrieved list) could add at most the residual
+    :func:`rbp_residual_at_k`.
+
+    Read more in the :ref:`User Guide <metrics>`.
+
+    Parameters
+    ----------
+    %(y_true)s
+
+    %(y_score)s
+
+    %(k)s
+
+    %(query_id)s
+
+    persistence : float in (0, 1), default=0.8
+        :math:`p`, the probability that the user goes on from one rank to
+        the next (Moffat and Zobel use 0.5, 0.8 and 0.95).
+
+    %(relevance_threshold)s
+
+    %(ties)s
+
+    %(ignore_ties)s
+
+    %(no_relevant)s
+
+    %(sample_weight)s
+
+    %(average_queries)s
+
+    Returns
+    -------
+    %(returns)s
+
+    See Also
+    --------
+    rbp_residual_at_k : The weight of the ranks not evaluated.
+
+    Notes
+    -----
+    .. math::
+
+        RBP@k = (1 - p) \sum_{i=1}^{k} rel_i\, p^{i-1} .
+
+    Linear in the relevance indicators, hence exact with ties.
+    %(ties_note)s
+
+    References
+    ----------
+    %(mcsherry)s
+
+    .. [2] Moffat, A. and Zobel, J. (2008). Rank-biased precision for
+           measurement of retrieval effectiveness. ACM TOIS 27(1), 2:1-27.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import rank_biased_precision_at_k
+    >>> y_true = [[1, 0, 1]]
+    >>> y_score = [[0.9, 0.5, 0.1]]
+    >>> rank_biased_precision_at_k(y_true, y_score, persistence=0.5)  # (1 + 1/4) / 2
+    0.625
+    """
+    persistence = _check_persistence(persistence)
+    rk, no_relevant, average = _prepare(
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        ties=ties,
+        no_relevant=no_relevant,
+        average=average,
+        relevance_threshold=relevance_threshold,
+    )
+    values = _rbp_values(rk, persistence)
+    name = "rank_biased_precision_at_k"
+    return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
+
+
+@with_convention
+@fill_doc
+def rbp_residual_at_k(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    persistence=0.8,
+    relevance_threshold=None,
+    ties=None,
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    average="queries",
+):
+    r"""The residual of rank-biased precision at k: :math:`p^{d}`.
+
+    The most that the ranks not evaluated could add to
+    :func:`rank_biased_precision_at_k`: every item is judged here, so the
+    unknown part is the tail past the evaluated depth :math:`d`, the
+    number of ranked items in the top k (``min(k, retrieved)``).
+    ``RBP + residual`` is the upper bound of Moffat and Zobel [1]_.  It
+    reads no relevance grade, so ties do not matter.
+
+    Read more in the :ref:`User Guide <metrics>`.
+
+    Parameters
+    ----------
+    %(y_true)s
+
+    %(y_score)s
+
+    %(k)s
+
+    %(query_id)s
+
+    persistence : float in (0, 1), default=0.8
+        :math:`p`, the probability of going on to the next rank.
+
+    %(relevance_threshold)s
+
+    ties, ignore_ties : optional
+        Accepted for uniformity with the other metrics; the residual does
+        not depend on the order of tied items.
+
+    %(no_relevant)s
+
+    %(sample_weight)s
+
+    %(average_queries)s
+
+    Returns
+    -------
+    %(returns)s
+
+    See Also
+    --------
+    rank_biased_precision_at_k
+
+    References
+    ----------
+    .. [1] Moffat, A. and Zobel, J. (2008). Rank-biased precision for
+           measurement of retrieval effectiveness. ACM TOIS 27(1), 2:1-27.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import rbp_residual_at_k
+    >>> y_true = [[1, 0, 1]]
+    >>> y_score = [[0.9, 0.5, 0.1]]
+    >>> rbp_residual_at_k(y_true, y_score, k=2, persistence=0.5)
+    0.25
+    """
+    persistence = _check_persistence(persistence)
+    rk, no_relevant, average = _prepare(
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        ties=ties,
+        no_relevant=no_relevant,
+        average=average,
+        relevance_threshold=relevance_threshold,
+    )
+    values = _rbp_residual_values(rk, persistence)
+    name = "rbp_residual_at_k"
+    return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
+
+
+@with_convention
+@fill_doc
+def bpref_score(
+    y_true,
+    y_score,
+    *,
+    query_id=None,
+    relevance_threshold=None,
+    ties=None,
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    average="queries",
+):
+    r"""bpref: how often relevant items rank above judged non-relevant ones.
+
+    The measure of Buckley and Voorhees [2]_ built for incomplete
+    judgments, as computed by trec_eval (``bpref``).  Every item of the
+    input counts as judged: to reproduce trec_eval on a run with unjudged
+    documents, leave them out of the input (bpref only reads the relative
+    order of judged items, so dropping them changes nothing else).
+
+    Read more in the :ref:`User Guide <metrics>`.
+
+    Parameters
+    ----------
+    %(y_true)s
+
+    %(y_score)s
+
+    %(query_id)s
+
+    %(relevance_threshold)s
+
+    %(ties)s
+
+    %(ignore_ties)s
+
+    %(no_relevant)s
+
+    %(sample_weight)s
+
+    %(average_queries)s
+
+    Returns
+    -------
+    %(returns)s
+
+    See Also
+    --------
+    average_precision_at_k
+
+    Notes
+    -----
+    With :math:`R` relevant and :math:`N` non-relevant items in the query
+    (retrieved or not), and :math:`n_r` the non-relevant items retrieved
+    above the relevant item :math:`r`,
+
+    .. math::
+
+        bpref = \frac{1}{R} \sum_{r \text{ retrieved}}
+            \left(1 - \frac{\min(n_r, R)}{\min(R, N)}\right),
+
+    a term being 1 when :math:`N = 0`.  With ties: in a tie group holding
+    :math:`m` non-relevant items, the number of them above a given
+    relevant item of the group is uniform on :math:`0..m`, which gives the
+    exact expectation in closed form.  %(ties_note)s
+
+    References
+    ----------
+    %(mcsherry)s
+
+    .. [2] Buckley, C. and Voorhees, E. M. (2004). Retrieval evaluation
+           with incomplete information. SIGIR 2004, 25-32.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import bpref_score
+    >>> y_true = [[0, 1, 0, 1]]
+    >>> y_score = [[0.9, 0.8, 0.1, 0.7]]
+    >>> bpref_score(y_true, y_score)  # each relevant item has 1 of 2 above it
+    0.5
+    """
+    rk, no_relevant, average = _prepare(
+        y_true,
+        y_score,
+        k=None,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        ignore_ties=ignore_ties,
+        ties=ties,
+        no_relevant=no_relevant,
+        average=average,
+        relevance_threshold=relevance_threshold,
+    )
+    values = _bpref_values(rk, items_per_query(y_score, query_id))
+    return average_queries(
+        values, rk.n_rel > 0, rk.weights, average, no_relevant, "bpref_score"
+    )
+
+
+@with_convention
+@fill_doc
+def success_at_k(
+    y_true,
+    y_score,
+    *,
+    k=None,
+    query_id=None,
+    relevance_threshold=None,
+    ties=None,
+    ignore_ties=False,
+    no_relevant="skip",
+    sample_weight=None,
+    average="queries",
+):
+    r"""Success at k: trec_eval's name for the hit rate at k.
+
+    An alias of :func:`hit_rate_at_k` (same definition, same values):
+    1 if a relevant item is in the top k, else 0.  trec_eval reports it as
+    ``success_1``, ``success_5`` and ``success_10``.
+
+    Parameters
+    ----------
+    %(y_true)s
+
+    %(y_score)s
+
+    %(k)s
+
+    %(query_id)s
+
+    %(relevance_threshold)s
+
+    %(ties)s
+
+    %(ignore_ties)s
+
+    %(no_relevant)s
+
+    %(sample_weight)s
+
+    %(average_queries)s
+
+    Returns
+    -------
+    %(returns)s
+
+    See Also
+    --------
+    hit_rate_at_k : The same metric.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import success_at_k
+    >>> success_at_k([[0, 1, 0, 1], [1, 0, 0, 0]], [[4, 3, 2, 1], [1, 4, 3, 2]], k=2)
+    0.5
+    """
+    return hit_rate_at_k(
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        relevance_threshold=relevance_threshold,
+        ignore_ties=ignore_ties,
+        ties=ties,
+        no_relevant=no_relevant,
+        sample_weight=sample_weight,
+        average=average,
     )

@@ -33,24 +33,33 @@ from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.metrics import make_scorer
 
 from . import _sklearn_compat as _compat
-from ._auc import group_auc_score
+from ._gauc import group_auc_score
 from ._ranking import (
     average_precision_at_k,
+    bpref_score,
     dcg_at_k,
+    expected_reciprocal_rank_at_k,
     f1_at_k,
     fbeta_at_k,
     hit_rate_at_k,
     ndcg_at_k,
     precision_at_k,
+    r_precision_score,
+    rank_biased_precision_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
+    success_at_k,
 )
 
 __all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
 
-# name -> metric function; every name but "gauc" takes an optional "@k".
+# name -> metric function; every name but those of _NO_CUTOFF takes an
+# optional "@k".  Fall-out (lower is better) and the RBP residual (not a
+# quality) have no scorer.
 _METRICS = {
+    "bpref": bpref_score,
     "dcg": dcg_at_k,
+    "err": expected_reciprocal_rank_at_k,
     "f1": f1_at_k,
     "fbeta": fbeta_at_k,
     "gauc": group_auc_score,
@@ -59,9 +68,12 @@ _METRICS = {
     "mrr": reciprocal_rank_at_k,
     "ndcg": ndcg_at_k,
     "precision": precision_at_k,
+    "r_precision": r_precision_score,
+    "rbp": rank_biased_precision_at_k,
     "recall": recall_at_k,
+    "success": success_at_k,
 }
-_NO_CUTOFF = ("gauc",)
+_NO_CUTOFF = ("gauc", "r_precision", "bpref")
 _NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
 
 # Tried in this order, as sklearn's "roc_auc" does, so that both share one
@@ -694,12 +706,13 @@ def _check_options(name, func, kwargs):
 def get_scorer_names():
     """Names of the ranking scorers without a cut-off.
 
-    Every name listed returns a ranking scorer.  Each but ``"gauc"`` may
-    be followed by ``"@k"`` with an int ``k >= 1`` (``"ndcg@10"``); so may
-    ``"precision"``, ``"recall"`` and ``"f1"``, which are not listed
-    because without ``@k`` they are scikit-learn's classification scorers
-    (``"precision@5"`` is ours).  :func:`get_scorer` also accepts every
-    name of :func:`sklearn.metrics.get_scorer_names`.
+    Every name listed returns a ranking scorer.  Each but ``"gauc"``,
+    ``"r_precision"`` and ``"bpref"`` may be followed by ``"@k"`` with an int
+    ``k >= 1`` (``"ndcg@10"``); so may ``"precision"``, ``"recall"`` and
+    ``"f1"``, which are not listed because without ``@k`` they are
+    scikit-learn's classification scorers (``"precision@5"`` is ours).
+    :func:`get_scorer` also accepts every name of
+    :func:`sklearn.metrics.get_scorer_names`.
 
     Returns
     -------
@@ -710,7 +723,8 @@ def get_scorer_names():
     --------
     >>> from sklearn_rankmetrics import get_scorer_names
     >>> get_scorer_names()
-    ['dcg', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg']
+    ['bpref', 'dcg', 'err', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg',
+     'r_precision', 'rbp', 'success']
     """
     sklearn_names = set(_sklearn_get_scorer_names())
     return sorted(name for name in _METRICS if name not in sklearn_names)

@@ -26,17 +26,25 @@ from sklearn.exceptions import UndefinedMetricWarning
 __all__ = [
     "METRIC_NAMES",
     "NAIVE",
+    "NAIVE_MORE",
     "auc_of_row",
     "naive_average_precision_at_k",
+    "naive_bpref_score",
     "naive_dcg_at_k",
+    "naive_expected_reciprocal_rank_at_k",
     "naive_f1_at_k",
+    "naive_fallout_at_k",
     "naive_fbeta_at_k",
     "naive_group_auc_score",
     "naive_hit_rate_at_k",
     "naive_ndcg_at_k",
     "naive_precision_at_k",
+    "naive_r_precision_score",
+    "naive_rank_biased_precision_at_k",
+    "naive_rbp_residual_at_k",
     "naive_recall_at_k",
     "naive_reciprocal_rank_at_k",
+    "naive_success_at_k",
     "query_value",
     "random_case",
     "random_weights",
@@ -138,14 +146,34 @@ def _is_relevant(grade, threshold):
 
 
 def _gain(grade, gain):
+    if isinstance(gain, dict):
+        return 0.0 if grade == 0 else float(gain[grade])
+    if isinstance(gain, (list, tuple)):
+        return float(gain[int(grade)])
+    if callable(gain):
+        return float(gain(np.array([grade]))[0])
     if gain == "linear":
         return float(grade)
     return 2.0 ** float(grade) - 1.0
 
 
-def _discount(rank, log_base):
-    """1 / log_b(rank + 1)."""
-    return 1.0 / math.log(rank + 1, log_base)
+def _discount(rank, log_base, discount="log"):
+    """1 / log_b(rank + 1), 1 / rank, or the user's discount(ranks)."""
+    if discount == "log":
+        return 1.0 / math.log(rank + 1, log_base)
+    if discount == "reciprocal":
+        return 1.0 / rank
+    return float(discount(np.array([float(rank)]))[0])
+
+
+def _ordered_ties(rel, score, worst_first):
+    """The ranked list with each tie group sorted by grade: increasing
+    (pessimistic) or decreasing (optimistic), then by column."""
+    order = []
+    for group in _tie_groups(score):
+        sign = 1.0 if worst_first else -1.0
+        order.extend(sorted(group, key=lambda c: (sign * rel[c], c)))
+    return order
 
 
 def _one_ranking(name, rel, order, opts):
@@ -163,6 +191,8 @@ def _one_ranking(name, rel, order, opts):
     # P@k divides by k even when fewer than k items are retrieved; with
     # k=None it divides by the number of retrieved items.
     cutoff = len(order) if k is None else k
+    if opts["precision_denominator"] == "retrieved":
+        cutoff = len(top)  # min(k, number of retrieved items)
 
     precision = hits / cutoff if cutoff > 0 else 0.0
     recall = hits / n_rel if n_rel > 0 else 0.0
@@ -199,7 +229,9 @@ def _one_ranking(name, rel, order, opts):
     elif name in ("dcg_at_k", "ndcg_at_k"):
         dcg = 0.0
         for i, col in enumerate(top, start=1):
-            dcg += _gain(rel[col], opts["gain"]) * _discount(i, opts["log_base"])
+            dcg += _gain(rel[col], opts["gain"]) * _discount(
+                i, opts["log_base"], opts["discount"]
+            )
         if name == "dcg_at_k":
             value = dcg
         else:
@@ -210,16 +242,75 @@ def _one_ranking(name, rel, order, opts):
                 ideal = ideal[:k]
             idcg = 0.0
             for i, grade in enumerate(ideal, start=1):
-                idcg += _gain(grade, opts["gain"]) * _discount(i, opts["log_base"])
+                idcg += _gain(grade, opts["gain"]) * _discount(
+                    i, opts["log_base"], opts["discount"]
+                )
             value = dcg / idcg if idcg > 0 else 0.0
+    elif name == "r_precision_score":
+        # k = R: the enumeration in query_value already stops at rank R.
+        first = order[:n_rel]
+        found = sum(1 for col in first if _is_relevant(rel[col], thr))
+        value = found / n_rel if n_rel > 0 else 0.0
+    elif name == "fallout_at_k":
+        n_nonrel = len(rel) - n_rel  # every item of the query, retrieved or not
+        value = (len(top) - hits) / n_nonrel if n_nonrel > 0 else 0.0
+    elif name == "success_at_k":
+        value = 1.0 if hits > 0 else 0.0
+    elif name == "expected_reciprocal_rank_at_k":
+        value = 0.0
+        not_stopped = 1.0
+        for i, col in enumerate(top, start=1):
+            stop = opts["stop_probability"][col]
+            value += not_stopped * stop / i
+            not_stopped *= 1.0 - stop
+    elif name == "rank_biased_precision_at_k":
+        p = opts["persistence"]
+        value = 0.0
+        for i, col in enumerate(top, start=1):
+            if _is_relevant(rel[col], thr):
+                value += (1.0 - p) * p ** (i - 1)
+    elif name == "rbp_residual_at_k":
+        value = opts["persistence"] ** len(top)
+    elif name == "bpref_score":
+        # trec_eval's loop: every item is judged.
+        n_nonrel = len(rel) - n_rel
+        nonrel_so_far = 0
+        total = 0.0
+        for col in order:
+            if _is_relevant(rel[col], thr):
+                if nonrel_so_far > 0:
+                    total += 1.0 - min(nonrel_so_far, n_rel) / min(n_rel, n_nonrel)
+                else:
+                    total += 1.0
+            else:
+                nonrel_so_far += 1
+        value = total / n_rel if n_rel > 0 else 0.0
     else:
         raise ValueError(name)
     return value, hits, cutoff
 
 
+def _stop_probabilities(rel, score, max_grade, rule):
+    """ERR's stop probability (2**g - 1) / 2**max_grade of each item.
+
+    With ``rule="group_mean"`` (the library's documented tie rule for
+    graded ERR), the relevant items of each tie group get the mean stop
+    probability of the group's relevant items.
+    """
+    stop = [(2.0 ** float(g) - 1.0) / 2.0**max_grade for g in rel]
+    if rule == "group_mean":
+        for group in _tie_groups(score):
+            positive = [c for c in group if rel[c] > 0]
+            if positive:
+                mean = math.fsum(stop[c] for c in positive) / len(positive)
+                for c in positive:
+                    stop[c] = mean
+    return stop
+
+
 def _defined(name, rel, opts):
     """Does the query have a relevant item (is the metric defined)?"""
-    if name in ("dcg_at_k", "ndcg_at_k"):
+    if name in ("dcg_at_k", "ndcg_at_k", "expected_reciprocal_rank_at_k"):
         return any(grade > 0 for grade in rel)
     return any(_is_relevant(grade, opts["relevance_threshold"]) for grade in rel)
 
@@ -228,15 +319,29 @@ def query_value(name, rel, score, **opts):
     """(value, expected hits, cutoff, R) of one query, ties per ``opts``."""
     opts = _full_opts(opts)
     rel = [float(x) for x in rel]
-    if opts["ignore_ties"]:
+    n_rel = sum(1 for g in rel if _is_relevant(g, opts["relevance_threshold"]))
+    depth = opts["k"]
+    if name == "r_precision_score":
+        depth = max(n_rel, 1)
+    elif name == "bpref_score":
+        depth = None
+    if name == "expected_reciprocal_rank_at_k":
+        max_grade = opts["max_grade"]
+        if max_grade is None:
+            max_grade = max(rel)
+        opts["stop_probability"] = _stop_probabilities(
+            rel, score, max_grade, opts["err_rule"]
+        )
+    if opts["ties"] in ("pessimistic", "optimistic"):
+        orderings = [_ordered_ties(rel, score, opts["ties"] == "pessimistic")]
+    elif opts["ignore_ties"] or opts["ties"] == "input_order":
         orderings = [tie_broken_order(score)]
     else:
-        orderings = _all_orderings(tuple(float(s) for s in score), opts["k"])
+        orderings = _all_orderings(tuple(float(s) for s in score), depth)
     results = [_one_ranking(name, rel, order, opts) for order in orderings]
     value = math.fsum(r[0] for r in results) / len(results)
     hits = math.fsum(r[1] for r in results) / len(results)
     cutoff = results[0][2]  # the same for every ordering
-    n_rel = sum(1 for g in rel if _is_relevant(g, opts["relevance_threshold"]))
     return value, hits, cutoff, n_rel
 
 
@@ -248,6 +353,14 @@ _DEFAULTS = {
     "log_base": 2,
     "ap_denominator": "relevant",
     "ignore_ties": False,
+    "ties": None,
+    "precision_denominator": "k",
+    "discount": "log",
+    "persistence": 0.8,
+    "max_grade": None,
+    # ERR with graded ties: "exact" brute force, or the library's rule
+    # "group_mean" (see _stop_probabilities).
+    "err_rule": "exact",
 }
 
 
@@ -288,6 +401,8 @@ def _naive(
     n_queries = y_true.shape[0]
     weights = [1.0] * n_queries if sample_weight is None else list(sample_weight)
     full = _full_opts(opts)
+    if name == "expected_reciprocal_rank_at_k" and full["max_grade"] is None:
+        opts = {**opts, "max_grade": float(y_true.max())}
 
     values, hits, cutoffs, n_rels, defined = [], [], [], [], []
     for q in range(n_queries):
@@ -355,6 +470,13 @@ naive_reciprocal_rank_at_k = _make("reciprocal_rank_at_k")
 naive_average_precision_at_k = _make("average_precision_at_k")
 naive_dcg_at_k = _make("dcg_at_k")
 naive_ndcg_at_k = _make("ndcg_at_k")
+naive_r_precision_score = _make("r_precision_score")
+naive_fallout_at_k = _make("fallout_at_k")
+naive_success_at_k = _make("success_at_k")
+naive_expected_reciprocal_rank_at_k = _make("expected_reciprocal_rank_at_k")
+naive_rank_biased_precision_at_k = _make("rank_biased_precision_at_k")
+naive_rbp_residual_at_k = _make("rbp_residual_at_k")
+naive_bpref_score = _make("bpref_score")
 
 
 # ---------------------------------------------------------------------------
@@ -425,6 +547,18 @@ NAIVE = {
 }
 
 METRIC_NAMES = tuple(NAIVE)
+
+# The metrics of issue 12, kept apart because their signatures differ
+# (R-precision and bpref take no k; ERR's graded ties follow a rule).
+NAIVE_MORE = {
+    "r_precision_score": naive_r_precision_score,
+    "fallout_at_k": naive_fallout_at_k,
+    "success_at_k": naive_success_at_k,
+    "expected_reciprocal_rank_at_k": naive_expected_reciprocal_rank_at_k,
+    "rank_biased_precision_at_k": naive_rank_biased_precision_at_k,
+    "rbp_residual_at_k": naive_rbp_residual_at_k,
+    "bpref_score": naive_bpref_score,
+}
 
 
 # ---------------------------------------------------------------------------

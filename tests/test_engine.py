@@ -85,11 +85,14 @@ def test_kernel_table_matches_the_public_functions():
         "dcg": srm.dcg_at_k,
         "ndcg": srm.ndcg_at_k,
     }
-    assert set(public) == set(_ranking.KERNELS)
+    # The kernels of issue 12 (R-precision, ERR, ...) need more than a
+    # ranking at k (see Kernel.requires): tests/test_new_metrics.py.
+    assert set(public) <= set(_ranking.KERNELS)
     Y, S = random_case(3, 7, 9, score_levels=4)
     options = {"beta": 2.0, "ap_denominator": "min_k", "log_base": 3.0}
-    for name, kernel in _ranking.KERNELS.items():
-        opts = {o: options[o] for o in kernel.options}
+    for name in public:
+        kernel = _ranking.KERNELS[name]
+        opts = {o: options[o] for o in kernel.options if o in options}
         rk = rank(Y, S, k=4, query_id=None, sample_weight=None, need_ideal=True)
         values = kernel.values(rk, **opts)
         values = np.where(getattr(rk, kernel.defined_by) > 0, values, np.nan)

@@ -108,7 +108,7 @@ COMMON_OPTIONS = [
     ("k", 2.0, TypeError),
     ("k", True, TypeError),
     ("k", "3", TypeError),
-    ("k", [3], TypeError),
+    ("k", [3], ValueError),  # one cut-off per query: wrong count
     ("average", "macro", ValueError),
     ("average", "Queries", ValueError),
     ("average", 1, ValueError),

@@ -1,0 +1,239 @@
+"""Convention presets: named sets of metric options that reproduce another
+library's numbers (``convention="trec_eval"``, ``"lightgbm"``, ...).
+
+A preset is a :class:`Convention`: options for every metric that takes them
+and, where a library treats one metric differently, options for that metric
+only.  :func:`with_convention` adds the ``convention=`` argument to a metric
+function; options given explicitly always win over the preset's.  The
+user guide's "Presets" page tabulates each preset with its sources.
+"""
+
+import functools
+import inspect
+from typing import NamedTuple
+
+__all__ = []  # private module; CONVENTIONS is read by the docs and tests
+
+
+class Convention(NamedTuple):
+    """Options of one library's convention.
+
+    ``options`` go to every metric that takes them; ``per_metric`` maps a
+    metric function's name to options for it alone (they win over
+    ``options``); ``source`` says where each choice comes from.
+    """
+
+    options: dict
+    per_metric: dict
+    source: str
+
+
+CONVENTIONS = {
+    "trec_eval": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "precision_denominator": "k",
+            "ap_denominator": "relevant",
+            "persistence": 0.9,
+            "no_relevant": "skip",
+        },
+        per_metric={},
+        source=(
+            "trec_eval 9 (usnistgov/trec_eval; its regression outputs are "
+            "reproduced in the tests): P_k divides by k, map_cut by the "
+            "number of relevant documents, ndcg_cut uses the grade as gain, "
+            "rbp's default persistence is 0.9; ties are broken by decreasing "
+            "document id, so the rows must come in that order (as TREC run "
+            "readers give them)."
+        ),
+    ),
+    "sklearn": Convention(
+        options={"ties": "expected", "gain": "linear", "no_relevant": 0.0},
+        per_metric={},
+        source=(
+            "sklearn.metrics.ndcg_score / dcg_score: ties averaged "
+            "(McSherry and Najork), the grade as gain, rows without a "
+            "relevant item scored 0 and kept in the mean."
+        ),
+    ),
+    "lightgbm": Convention(
+        options={
+            "ties": "expected",
+            "gain": "exponential",
+            "ap_denominator": "min_k",
+            "no_relevant": 1.0,
+        },
+        per_metric={},
+        source=(
+            "LightGBM src/metric/rank_metric.hpp, map_metric.hpp, "
+            "dcg_calculator.cpp: label_gain 2**i - 1 by default, a query "
+            "without relevant item scores 1 (ndcg and map), map@k divides by "
+            "min(relevant, k); ties fall in std::sort's unspecified order, "
+            "whose mean is the 'expected' rule."
+        ),
+    ),
+    "xgboost": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "exponential",
+            "ap_denominator": "relevant",
+            "precision_denominator": "k",
+            "no_relevant": 1.0,
+        },
+        per_metric={},
+        source=(
+            "XGBoost src/metric/rank_metric.cc (EvalNDCG, EvalMAP, "
+            "EvalPrecision): gain 2**rel - 1, stable sort by prediction, a "
+            "query without relevant item scores 1 ('ndcg-' / 'map-' give 0: "
+            "pass no_relevant=0.0), map@k divides by the query's relevant "
+            "count, pre@k by k."
+        ),
+    ),
+    "ranx": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "ap_denominator": "relevant",
+            "precision_denominator": "k",
+            "no_relevant": 0.0,
+        },
+        per_metric={},
+        source=(
+            "ranx (checked against ranx 0.3.21 in the tests): the run's "
+            "order breaks ties, 'ndcg' uses the grade as gain "
+            "('ndcg_burges' is gain='exponential'), queries without "
+            "relevant document score 0."
+        ),
+    ),
+    "torchmetrics": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "precision_denominator": "k",
+            "no_relevant": 0.0,
+        },
+        per_metric={
+            "ndcg_at_k": {"ties": "expected"},
+            "dcg_at_k": {"ties": "expected"},
+            "average_precision_at_k": {"ap_denominator": "hits"},
+        },
+        source=(
+            "torchmetrics.functional.retrieval (checked against torchmetrics "
+            "1.9 in the tests): empty_target_action='neg' scores a query "
+            "without positive 0; NDCG averages ties as scikit-learn does, "
+            "the other metrics take torch's sort order among ties (not "
+            "specified by torch; the preset uses the input order); AP@k "
+            "divides by the "
+            "relevant items in the top k; precision divides by k "
+            "(adaptive_k=True is precision_denominator='retrieved'); its "
+            "retrieval_precision counts only items scored > 0: give the "
+            "others a score of -inf to match."
+        ),
+    ),
+    "recommenders": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "ap_denominator": "relevant",
+            "precision_denominator": "k",
+            "no_relevant": "skip",
+        },
+        per_metric={},
+        source=(
+            "Microsoft Recommenders recommenders/evaluation/"
+            "python_evaluation.py (commit 20b0b53): users of the ground "
+            "truth only, precision_at_k divides by k, map_at_k by the "
+            "user's relevant count, ndcg_at_k binary gain with min(R, k) "
+            "ideal items; the top k are taken with nlargest (first rows "
+            "win ties)."
+        ),
+    ),
+    "tf_ranking": Convention(
+        options={
+            "ties": "expected",
+            "gain": "exponential",
+            "precision_denominator": "retrieved",
+            "ap_denominator": "relevant",
+            "no_relevant": 0.0,
+        },
+        per_metric={},
+        source=(
+            "TF-Ranking tfr.keras.metrics: PrecisionMetric divides by "
+            "min(k, list size), NDCGMetric's default gain is 2**label - 1 "
+            "with 1/log2(rank + 1), lists without relevant items score 0 "
+            "in the mean; ties are shuffled at random, whose mean is the "
+            "'expected' rule."
+        ),
+    ),
+    "spark": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "ap_denominator": "min_k",
+            "precision_denominator": "k",
+            "no_relevant": 0.0,
+        },
+        per_metric={},
+        source=(
+            "pyspark.mllib.evaluation.RankingMetrics: the predicted list is "
+            "taken in its order, precisionAt(k) divides by k, "
+            "meanAveragePrecisionAt(k) by min(|labels|, k), ndcgAt(k) has "
+            "binary gain, a query with empty labels scores 0."
+        ),
+    ),
+}
+
+
+def _check_convention(convention):
+    if convention not in CONVENTIONS:
+        names = ", ".join(repr(name) for name in CONVENTIONS)
+        raise ValueError(
+            f"convention must be None or one of {names}; got {convention!r}."
+        )
+    return CONVENTIONS[convention]
+
+
+def convention_options(convention, func_name, accepted):
+    """The options of ``convention`` for the metric ``func_name`` that
+    takes the keyword options ``accepted``."""
+    preset = _check_convention(convention)
+    merged = {**preset.options, **preset.per_metric.get(func_name, {})}
+    return {key: value for key, value in merged.items() if key in accepted}
+
+
+_CONVENTION_DOC = """\
+    convention : str or None, default=None
+        A preset of options reproducing another library's numbers:
+        {names}.  Options given explicitly win over the preset's; see the
+        user guide's presets page for what each sets and why.
+
+"""
+
+
+def with_convention(func):
+    """Add ``convention=None`` to the keyword options of the metric ``func``."""
+    signature = inspect.signature(func)
+    accepted = set(signature.parameters) - {"y_true", "y_score"}
+
+    @functools.wraps(func)
+    def metric(y_true, y_score, *, convention=None, **options):
+        if convention is not None:
+            preset = convention_options(convention, func.__name__, accepted)
+            if "ignore_ties" in options and "ties" not in options:
+                preset.pop("ties", None)  # the explicit tie option wins
+            options = {**preset, **options}
+        return func(y_true, y_score, **options)
+
+    parameters = list(signature.parameters.values())
+    parameters.append(
+        inspect.Parameter("convention", inspect.Parameter.KEYWORD_ONLY, default=None)
+    )
+    metric.__signature__ = signature.replace(parameters=parameters)
+    if func.__doc__ and "    Returns\n    -------" in func.__doc__:
+        names = ", ".join(f'"{name}"' for name in CONVENTIONS)
+        doc = _CONVENTION_DOC.format(names=names)
+        metric.__doc__ = func.__doc__.replace(
+            "    Returns\n    -------", doc + "    Returns\n    -------", 1
+        )
+    return metric

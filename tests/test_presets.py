@@ -1,0 +1,427 @@
+"""Convention presets (``convention=``): the registry, and each preset
+against its library where it installs here (scikit-learn, trec_eval through
+its own regression outputs and pytrec_eval, ranx, torchmetrics), otherwise
+against worked examples that follow the cited source of the library.
+"""
+
+import inspect
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import sklearn_rankmetrics as srm
+from sklearn_rankmetrics._conventions import CONVENTIONS
+from tests._reference import random_case, random_weights
+
+RTOL = ATOL = 1e-12
+
+PRESETS = (
+    "trec_eval",
+    "sklearn",
+    "lightgbm",
+    "xgboost",
+    "ranx",
+    "torchmetrics",
+    "recommenders",
+    "tf_ranking",
+    "spark",
+)
+
+
+def _close(a, b, atol=ATOL):
+    assert_allclose(a, b, rtol=RTOL, atol=atol, equal_nan=True)
+
+
+# ---------------------------------------------------------------------------
+# Registry
+# ---------------------------------------------------------------------------
+def test_every_preset_is_registered():
+    assert set(CONVENTIONS) == set(PRESETS)
+    for preset in CONVENTIONS.values():
+        assert preset.source and preset.options
+
+
+def test_presets_set_only_options_that_exist():
+    accepted = set()
+    for name in srm.__all__:
+        if name.endswith(("_at_k", "_score")) and name != "group_auc_score":
+            accepted |= set(inspect.signature(getattr(srm, name)).parameters)
+    for preset in CONVENTIONS.values():
+        assert set(preset.options) <= accepted
+        for options in preset.per_metric.values():
+            assert set(options) <= accepted
+
+
+def test_unknown_convention_raises():
+    with pytest.raises(ValueError, match="convention must be None or one of"):
+        srm.ndcg_at_k([[1, 0]], [[2, 1]], convention="trec")
+
+
+def test_explicit_options_win():
+    y_true, y_score = random_case(0, 10, 6, score_levels=3)
+    lgb = srm.ndcg_at_k(y_true, y_score, k=3, convention="lightgbm", gain="linear")
+    plain = srm.ndcg_at_k(y_true, y_score, k=3, no_relevant=1.0)
+    assert lgb == plain
+    # an explicit ignore_ties replaces the preset's tie rule
+    te = srm.ndcg_at_k(y_true, y_score, k=3, convention="trec_eval", ignore_ties=False)
+    assert te == srm.ndcg_at_k(y_true, y_score, k=3)
+
+
+def test_convention_in_scorers():
+    scorer = srm.get_scorer("ndcg@3", convention="lightgbm")
+    assert repr(scorer) == "get_scorer('ndcg@3', convention='lightgbm')"
+    scoring = srm.make_scoring(["ndcg@3", "precision@3"], convention="tf_ranking")
+    assert scoring["precision@3"]._kwargs["convention"] == "tf_ranking"
+    with pytest.raises(ValueError, match="convention must be"):
+        srm.get_scorer("ndcg@3", convention="nope")
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("k", [None, 1, 3, 20])
+def test_sklearn_preset_is_ndcg_score(k):
+    from sklearn.metrics import dcg_score, ndcg_score
+
+    for seed, levels in enumerate([2, 4, None]):
+        y_true, y_score = random_case(seed, 15, 8, score_levels=levels, p_unretrieved=0)
+        w = random_weights(seed, 15)
+        _close(
+            srm.ndcg_at_k(y_true, y_score, k=k, sample_weight=w, convention="sklearn"),
+            ndcg_score(y_true, y_score, k=k, sample_weight=w),
+        )
+        _close(
+            srm.dcg_at_k(y_true, y_score, k=k, sample_weight=w, convention="sklearn"),
+            dcg_score(y_true, y_score, k=k, sample_weight=w),
+        )
+
+
+# ---------------------------------------------------------------------------
+# trec_eval: its own regression data, per query and overall
+# ---------------------------------------------------------------------------
+def _peer_dir():
+    here = Path(__file__).resolve()
+    for up in (2, 3):  # the main checkout, or a worktree one level deeper
+        path = here.parents[up] / "shared" / "peer-data" / "trec_eval"
+        if path.is_dir():
+            return path
+    pytest.skip("trec_eval's regression data (../shared/peer-data) is absent")
+
+
+def _read_qrels(path):
+    qrels = {}
+    for line in path.read_text().splitlines():
+        qid, _, doc, grade = line.split()
+        qrels.setdefault(qid, {})[doc] = int(grade)
+    return qrels
+
+
+def _read_run(path):
+    run = {}
+    for line in path.read_text().splitlines():
+        qid, _, doc, _, score = line.split()[:5]  # more fields are allowed
+        run.setdefault(qid, {})[doc] = float(score)
+    return run
+
+
+def _read_expected(path):
+    out = {}
+    for line in path.read_text().splitlines():
+        measure, qid, value = line.split()
+        try:
+            out[(measure, qid)] = float(value)
+        except ValueError:  # runid, relstring
+            continue
+    return out
+
+
+def _long_form(qrels, run, all_queries, max_ret=None, judged_only=False):
+    """Long-form rows in trec_eval's order (score, then docno, decreasing),
+    so that ties='input_order' breaks ties as trec_eval does; the scores
+    are the ranks (only the order matters).  Judged documents the run did
+    not retrieve are rows with score -inf; grades below 0 are judged
+    non-relevant.  ``judged_only`` leaves unjudged documents out (bpref).
+    """
+    y, s, q = [], [], []
+    queries = sorted(qrels) if all_queries else sorted(set(qrels) & set(run))
+    for qid in queries:
+        ranked = sorted(run.get(qid, {}).items(), key=lambda t: (t[1], t[0]))[::-1]
+        ranked = [doc for doc, _ in ranked][:max_ret]
+        missing = sorted(set(qrels[qid]) - set(ranked))
+        for i, doc in enumerate(ranked + missing):
+            if judged_only and doc not in qrels[qid]:
+                continue
+            y.append(max(qrels[qid].get(doc, 0), 0))
+            s.append(float(len(ranked) - i) if i < len(ranked) else -np.inf)
+            q.append(qid)
+    return np.array(y), np.array(s), np.array(q), queries
+
+
+CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+# out file, qrels, run, -c (every qrels query), -M, -l (relevance level)
+TREC_FILES = [
+    ("out.test.aq", "qrels.test", "results.test", False, None, None),
+    ("out.test.aqc", "qrels.test", "results.trunc", True, None, None),
+    ("out.test.aqcM", "qrels.test", "results.trunc", True, 100, None),
+    ("out.test.aql", "qrels.rel_level", "results.test", False, None, 2),
+]
+
+
+def _our_measures(y, s, q, y_judged, s_judged, q_judged, level):
+    kw = dict(query_id=q, convention="trec_eval", average=None)
+    binary = dict(kw, relevance_threshold=level)
+    ours = {
+        "map": srm.average_precision_at_k(y, s, **binary),
+        "ndcg": srm.ndcg_at_k(y, s, **kw),
+        "Rprec": srm.r_precision_score(y, s, **binary),
+        "recip_rank": srm.reciprocal_rank_at_k(y, s, **binary),
+        "bpref": srm.bpref_score(y_judged, s_judged, **dict(binary, query_id=q_judged)),
+    }
+    if level is None:  # trec_eval's rbp reads gains, not the relevance level
+        ours["rbp"] = srm.rank_biased_precision_at_k(y, s, **binary)
+    for k in CUTS:
+        ours[f"P_{k}"] = srm.precision_at_k(y, s, k=k, **binary)
+        ours[f"recall_{k}"] = srm.recall_at_k(y, s, k=k, **binary)
+        ours[f"map_cut_{k}"] = srm.average_precision_at_k(y, s, k=k, **binary)
+        ours[f"ndcg_cut_{k}"] = srm.ndcg_at_k(y, s, k=k, **kw)
+    return ours
+
+
+@pytest.mark.parametrize("out, qrels, run, all_queries, max_ret, level", TREC_FILES)
+def test_trec_eval_regression_files(out, qrels, run, all_queries, max_ret, level):
+    peer = _peer_dir()
+    qrels, run = _read_qrels(peer / qrels), _read_run(peer / run)
+    expected = _read_expected(peer / out)
+    y, s, q, queries = _long_form(qrels, run, all_queries, max_ret)
+    yj, sj, qj, _ = _long_form(qrels, run, all_queries, max_ret, judged_only=True)
+    ours = _our_measures(y, s, q, yj, sj, qj, level)
+    checked = 0
+    for measure, values in ours.items():
+        for qid, value in zip(queries, values, strict=True):
+            # trec_eval prints 4 decimals
+            assert abs(value - expected[(measure, qid)]) <= 5e-5 + 1e-12, (measure, qid)
+            checked += 1
+        assert abs(np.mean(values) - expected[(measure, "all")]) <= 5e-5 + 1e-12, (
+            measure
+        )
+    assert checked == len(ours) * len(queries) >= 40 * 3
+
+
+def test_trec_eval_measure_parameters():
+    # out.test.meas_params: -m P.3,5,7 -m success.2,5,20 -m ndcg.1=3,2=9,4=4.5
+    # -m ndcg_cut.10,20,23 -m recall.20,2000 on qrels.test and results.test.
+    peer = _peer_dir()
+    qrels, run = _read_qrels(peer / "qrels.test"), _read_run(peer / "results.test")
+    expected = _read_expected(peer / "out.test.meas_params")
+    y, s, q, queries = _long_form(qrels, run, all_queries=False)
+    kw = dict(query_id=q, convention="trec_eval", average=None)
+    ours = {f"P_{k}": srm.precision_at_k(y, s, k=k, **kw) for k in (3, 5, 7)}
+    ours |= {f"success_{k}": srm.success_at_k(y, s, k=k, **kw) for k in (2, 5, 20)}
+    ours |= {f"recall_{k}": srm.recall_at_k(y, s, k=k, **kw) for k in (20, 2000)}
+    ours |= {f"ndcg_cut_{k}": srm.ndcg_at_k(y, s, k=k, **kw) for k in (10, 20, 23)}
+    # a gain table (trec_eval's ndcg parameters); grade 3 is not in y_true
+    table = {1: 3.0, 2: 9.0, 4: 4.5}
+    ours["ndcg_1=3,2=9,4=4.5"] = srm.ndcg_at_k(y, s, gain=table, **kw)
+    for measure, values in ours.items():
+        for qid, value in zip(queries, values, strict=True):
+            assert abs(value - expected[(measure, qid)]) <= 5e-5 + 1e-12, (measure, qid)
+        assert abs(np.mean(values) - expected[(measure, "all")]) <= 5e-5 + 1e-12
+
+
+# ---------------------------------------------------------------------------
+# ranx
+# ---------------------------------------------------------------------------
+def _dicts(y_true, y_score):
+    """qrels and run dicts of a 2-D case; the run lists documents in column
+    order (ranx keeps that order among tied scores)."""
+    qrels, run = {}, {}
+    for i, (rel, score) in enumerate(zip(y_true, y_score, strict=True)):
+        qrels[f"q{i}"] = {f"d{j}": int(g) for j, g in enumerate(rel) if g > 0}
+        run[f"q{i}"] = {f"d{j}": float(x) for j, x in enumerate(score) if x > -np.inf}
+    return qrels, run
+
+
+def test_ranx_preset():
+    ranx = pytest.importorskip("ranx")
+    y_true, y_score = random_case(5, 20, 8, score_levels=3, p_no_relevant=0.0)
+    y_true[3] = 0  # ranx scores a query without relevant document 0
+    qrels, run = _dicts(y_true, y_score)
+    qrels["q3"] = {"d0": 0}
+    qrels, run = ranx.Qrels(qrels), ranx.Run(run)
+    ours = {
+        "precision@3": srm.precision_at_k(y_true, y_score, k=3, convention="ranx"),
+        "recall@3": srm.recall_at_k(y_true, y_score, k=3, convention="ranx"),
+        "map@3": srm.average_precision_at_k(y_true, y_score, k=3, convention="ranx"),
+        "map": srm.average_precision_at_k(y_true, y_score, convention="ranx"),
+        "mrr@3": srm.reciprocal_rank_at_k(y_true, y_score, k=3, convention="ranx"),
+        "hit_rate@3": srm.hit_rate_at_k(y_true, y_score, k=3, convention="ranx"),
+        "ndcg@3": srm.ndcg_at_k(y_true, y_score, k=3, convention="ranx"),
+        "ndcg_burges@3": srm.ndcg_at_k(
+            y_true, y_score, k=3, convention="ranx", gain="exponential"
+        ),
+        "r-precision": srm.r_precision_score(y_true, y_score, convention="ranx"),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.evaluate(qrels, run, list(ours), make_comparable=True)
+    for name, value in ours.items():
+        assert value == pytest.approx(theirs[name], rel=1e-9, abs=1e-12), name
+
+
+# ---------------------------------------------------------------------------
+# torchmetrics
+# ---------------------------------------------------------------------------
+def test_torchmetrics_preset():
+    pytest.importorskip("torch")
+    import torch
+    from torchmetrics.functional import retrieval as tmr
+
+    # NDCG averages ties as scikit-learn does: tied scores.  The other
+    # metrics take torch's sort order among ties, which torch does not
+    # specify: distinct scores.
+    y_true, tied = random_case(6, 25, 7, score_levels=4, p_unretrieved=0.0)
+    _, y_score = random_case(6, 25, 7, p_unretrieved=0.0)
+    # torchmetrics 1.9's precision counts an item only if its score is > 0
+    # (a score <= 0 means "not retrieved"; map those to -inf here).
+    y_score = np.exp(y_score)
+    y_bin = (y_true > 0).astype(int)
+    got = srm.ndcg_at_k(y_true, tied, k=3, convention="torchmetrics", average=None)
+    want = [
+        float(tmr.retrieval_normalized_dcg(torch.tensor(s), torch.tensor(t), top_k=3))
+        for s, t in zip(tied, y_true, strict=True)
+    ]
+    _close(got, want, atol=1e-6)
+    checks = [
+        (srm.ndcg_at_k, tmr.retrieval_normalized_dcg, y_true, {"k": 3}, {"top_k": 3}),
+        (srm.precision_at_k, tmr.retrieval_precision, y_bin, {"k": 3}, {"top_k": 3}),
+        (
+            srm.precision_at_k,
+            tmr.retrieval_precision,
+            y_bin,
+            {"k": 10, "precision_denominator": "retrieved"},
+            {"top_k": 10, "adaptive_k": True},
+        ),
+        (srm.recall_at_k, tmr.retrieval_recall, y_bin, {"k": 3}, {"top_k": 3}),
+        (srm.hit_rate_at_k, tmr.retrieval_hit_rate, y_bin, {"k": 3}, {"top_k": 3}),
+        (
+            srm.reciprocal_rank_at_k,
+            tmr.retrieval_reciprocal_rank,
+            y_bin,
+            {"k": 3},
+            {"top_k": 3},
+        ),
+        (
+            srm.average_precision_at_k,
+            tmr.retrieval_average_precision,
+            y_bin,
+            {"k": 3},
+            {"top_k": 3},
+        ),
+    ]
+    for ours, theirs, target, our_kw, their_kw in checks:
+        got = ours(target, y_score, convention="torchmetrics", average=None, **our_kw)
+        want = [
+            float(theirs(torch.tensor(s), torch.tensor(t), **their_kw))
+            for s, t in zip(y_score, target, strict=True)
+        ]
+        _close(got, want, atol=1e-6)  # torchmetrics computes in float32
+
+
+# ---------------------------------------------------------------------------
+# Libraries not installed here: worked examples following the cited source
+# ---------------------------------------------------------------------------
+Y = [[0, 2, 1, 0, 0], [0, 0, 0, 0, 0]]  # query 2 has no relevant item
+S = [[0.9, 0.8, 0.8, 0.5, -np.inf], [0.4, 0.3, 0.2, 0.1, 0.0]]
+
+
+def test_lightgbm_preset_worked_example():
+    # rank_metric.hpp: a query without relevant item scores 1; the gain
+    # 2**label - 1; map_metric.hpp: sum of P@i over min(relevant, k).
+    # Query 1, ties averaged: ranks 2-3 hold grades {2, 1} in either order.
+    d2, d3 = 1 / np.log2(3), 1 / np.log2(4)
+    dcg = (3 + 1) / 2 * (d2 + d3)
+    ndcg = dcg / (3 + 1 * d2)
+    value = srm.ndcg_at_k(Y, S, k=3, convention="lightgbm", average=None)
+    _close(value, [ndcg, 1.0])
+    ap = (1 / 2 + 2 / 3) / 2  # both relevant items at ranks 2 and 3
+    _close(srm.average_precision_at_k(Y, S, k=3, convention="lightgbm"), (ap + 1) / 2)
+
+
+def test_xgboost_preset_worked_example():
+    # rank_metric.cc EvalNDCG: stable sort (column order among ties), gain
+    # 2**rel - 1, 1 for a query without relevant item; EvalMAP divides by
+    # the query's relevant count.
+    d2, d3 = 1 / np.log2(3), 1 / np.log2(4)
+    ndcg = (3 * d2 + 1 * d3) / (3 + 1 * d2)
+    value = srm.ndcg_at_k(Y, S, k=3, convention="xgboost", average=None)
+    _close(value, [ndcg, 1.0])
+    _close(srm.average_precision_at_k(Y, S, k=2, convention="xgboost"), (0.25 + 1) / 2)
+
+
+def test_recommenders_preset_worked_example():
+    # python_evaluation.py: users with a relevant item only; P@k over k,
+    # MAP@k over the user's relevant count, first rows win ties.
+    assert srm.precision_at_k(Y, S, k=4, convention="recommenders") == 2 / 4
+    ap = (1 / 2 + 2 / 3) / 2
+    assert srm.average_precision_at_k(Y, S, k=2, convention="recommenders") == 0.25
+    assert srm.average_precision_at_k(Y, S, convention="recommenders") == ap
+
+
+def test_tf_ranking_preset_worked_example():
+    # PrecisionMetric: hits over min(k, list size); 4 items are ranked
+    # (-inf is padding); empty lists count 0 in the mean.
+    value = srm.precision_at_k(Y, S, k=10, convention="tf_ranking", average=None)
+    _close(value, [2 / 4, 0.0])
+
+
+def test_spark_preset_worked_example():
+    # RankingMetrics: precisionAt(k) over k, meanAveragePrecisionAt(k) over
+    # min(|labels|, k), a query with empty labels scores 0.
+    value = srm.average_precision_at_k(Y, S, k=2, convention="spark", average=None)
+    _close(value, [(1 / 2) / 2, 0.0])
+    value = srm.precision_at_k(Y, S, k=10, convention="spark", average=None)
+    _close(value, [2 / 10, 0.0])
+
+
+def test_threshold_ties_are_sklearns_average_precision():
+    from sklearn.metrics import (
+        average_precision_score,
+        label_ranking_average_precision_score,
+    )
+
+    rng = np.random.default_rng(0)
+    for levels in (2, 3, None):
+        y_true = (rng.random((30, 7)) < 0.4).astype(int)
+        y_true[y_true.sum(axis=1) == 0, 0] = 1
+        if levels is None:
+            y_score = rng.normal(size=(30, 7))
+        else:
+            y_score = rng.integers(0, levels, size=(30, 7)).astype(float)
+        ours = srm.average_precision_at_k(
+            y_true, y_score, ties="threshold", average=None
+        )
+        want = [
+            average_precision_score(t, s) for t, s in zip(y_true, y_score, strict=True)
+        ]
+        _close(ours, want)
+        w = random_weights(levels or 0, 30)
+        _close(
+            srm.average_precision_at_k(
+                y_true, y_score, ties="threshold", sample_weight=w
+            ),
+            label_ranking_average_precision_score(y_true, y_score, sample_weight=w),
+        )
+        n, m = y_true.shape
+        r, c = np.divmod(np.random.default_rng(1).permutation(n * m), m)
+        long = srm.average_precision_at_k(
+            y_true[r, c], y_score[r, c], query_id=r, ties="threshold", average=None
+        )
+        _close(long, ours)
+    with pytest.raises(ValueError, match="with k=None and ignore_ties=False"):
+        srm.average_precision_at_k([[1, 0]], [[1, 1]], k=1, ties="threshold")
+    with pytest.raises(ValueError, match="ties must be one of"):
+        srm.ndcg_at_k([[1, 0]], [[1, 1]], ties="threshold")
