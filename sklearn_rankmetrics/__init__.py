@@ -6,8 +6,8 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 ``query_id``).
 """
 
+from ._auc import group_auc_score
 from ._compare import RankingComparison, compare_rankings
-from ._gauc import group_auc_score
 from ._idlists import ranked_lists_to_arrays
 from ._ltr import QueryRanker
 from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay

@@ -1,8 +1,10 @@
 """Group AUC (GAUC): ROC AUC within each query, averaged over queries."""
 
+import numbers
+
 import numpy as np
 
-from ._docstrings import fill_doc
+from ._conventions import with_convention
 from ._engine import (
     _group_order,
     _relevant,
@@ -113,7 +115,56 @@ def _auc_per_query(q, s, pos, w, n_q):
     return auc, total_pos, total_neg
 
 
-@fill_doc
+def _constant_scores(q, s, n_q):
+    """Per query, whether all its items have one score; ``q`` and ``s``
+    sorted by (query, score)."""
+    new_run = np.empty(s.shape[0], dtype=bool)
+    new_run[0] = True
+    new_run[1:] = (s[1:] != s[:-1]) | (q[1:] != q[:-1])
+    return np.bincount(q[new_run], minlength=n_q) == 1
+
+
+def gauc_per_query(
+    form, Y, S, codes, n_q, w, threshold, query_weighting, constant_scores="keep"
+):
+    """Per-query AUC (nan where undefined or skipped) and query weights of
+    :func:`group_auc_score`, from validated inputs (:func:`check_inputs`
+    with ``row_weights=True``) and one sort.
+
+    Shared by :func:`group_auc_score` and the report, so the two agree
+    exactly.
+    """
+    q, s, pos, order = _sorted_form(form, Y, S, codes, threshold)
+    if form == "long":
+        row_w = None if w is None else w[order]
+        auc, total_pos, total_neg = _auc_per_query(q, s, pos, row_w, n_q)
+        rows = total_pos + total_neg  # number of rows, or sum of row weights
+        if query_weighting == "impressions":
+            query_w = rows
+        elif query_weighting == "clicks":
+            query_w = total_pos
+        # 1, or the mean row weight: a query whose rows all weigh w counts
+        # w, as the same query weighted w in the 2-D form does
+        elif w is None:
+            query_w = np.ones(n_q)
+        else:
+            query_w = rows / np.bincount(codes, minlength=n_q)
+    else:
+        auc, total_pos, _ = _auc_per_query(q, s, pos, None, n_q)
+        if query_weighting == "impressions":
+            query_w = np.full(n_q, float(S.shape[1]))
+        elif query_weighting == "clicks":
+            query_w = np.asarray(total_pos, dtype=np.float64)
+        else:
+            query_w = np.ones(n_q)
+        if w is not None:
+            query_w = query_w * w
+    if constant_scores == "skip":
+        auc = np.where(_constant_scores(q, s, n_q), np.nan, auc)
+    return auc, query_w
+
+
+@with_convention
 def group_auc_score(
     y_true,
     y_score,
@@ -121,64 +172,76 @@ def group_auc_score(
     query_id=None,
     relevance_threshold=None,
     query_weighting="impressions",
+    constant_scores="keep",
+    undefined_value=np.nan,
     sample_weight=None,
     average="queries",
 ):
     r"""Group AUC (GAUC): ROC AUC within each query, averaged over queries.
 
     The AUC of the scores of each query (user, session, ...) taken alone,
-    so that a model is not rewarded for ranking one user's items above
-    another user's.  Queries whose items are all relevant or all
-    irrelevant have no AUC and are always skipped.  This is the grouped
-    AUC of the DIN paper [1]_ used to evaluate click-through-rate models.
+    weighted over the queries that have both relevant and irrelevant items
+    (Zhou et al. [1]_).  Ties count one half, as in
+    :func:`sklearn.metrics.roc_auc_score`.
 
     Read more in the :ref:`User Guide <metrics>`.
 
     Parameters
     ----------
-    %(y_true)s
+    y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
+array-like of shape (n_rows,) with ``query_id``
+        Relevance (clicks); an item is positive when ``y_true > 0`` (or
+        ``>= relevance_threshold``).
 
-    y_score : array-like of shape (n_queries, n_items) or (n_rows,)
-        Predicted scores.  Here ``-np.inf`` is simply the lowest score.
+    y_score : array-like of shape (n_queries, n_items), or (n_rows,)
+        Predicted scores.
 
-    %(query_id)s
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row of the long form.
 
-    %(relevance_threshold)s
+    relevance_threshold : float > 0 or None, default=None
+        An item is positive when ``y_true >= relevance_threshold``.
 
-    query_weighting : {"impressions", "uniform"}, default="impressions"
-        Weight of each query in the mean: its number of items (its sum of
-        row weights in the weighted long form), as in the DIN paper, or 1
-        (the mean of its row weights in the weighted long form).
+    query_weighting : {"impressions", "uniform", "clicks"}, default="impressions"
+        Weight of a query in the mean: its number of rows (impressions, the
+        DIN paper; the sum of its row weights in the long form), 1, or its
+        number of positive rows (clicks; summed row weights).  In the 2-D
+        form the query's ``sample_weight`` multiplies it.
+
+    constant_scores : {"keep", "skip"}, default="keep"
+        "skip" leaves out the queries whose items all have the same score
+        (their AUC is 0.5 but carries no ranking information), as several
+        CTR teams report.
+
+    undefined_value : float, default=nan
+        The value returned when no query can be scored (every query has a
+        single class, or is skipped, or weighs 0).  With nan an
+        ``UndefinedMetricWarning`` is raised too.
 
     sample_weight : array-like of shape (n_queries,) or (n_rows,), default=None
-        2-D: one weight per query (row), multiplying the query weight.
-        Long form: one weight per row, used inside each query's AUC as in
-        :func:`sklearn.metrics.roc_auc_score`.
+        2-D form: one weight per query.  Long form: one per row, weighting
+        the rows inside each AUC.
 
-    %(average_queries)s
+    average : {"queries"} or None, default="queries"
+        None returns the per-query AUCs (nan where undefined or skipped).
 
     Returns
     -------
-    %(returns)s
+    score : float or ndarray of shape (n_queries,)
 
     See Also
     --------
-    sklearn.metrics.roc_auc_score : AUC of all items pooled together.
+    sklearn.metrics.roc_auc_score : The AUC of one query.
 
     Notes
     -----
-    With :math:`P_q` and :math:`N_q` the relevant and irrelevant items of
-    query :math:`q` and weights :math:`w`,
-
     .. math::
 
-        AUC_q = \frac{\sum_{i \in P_q} \sum_{j \in N_q} w_i w_j
-                \left(\mathbb{1}[s_i > s_j] + \tfrac12 \mathbb{1}[s_i = s_j]
-                \right)}{\sum_{i \in P_q} w_i \sum_{j \in N_q} w_j},
-        \qquad
-        GAUC = \frac{\sum_q v_q AUC_q}{\sum_q v_q},
+        GAUC = \frac{\sum_q v_q AUC_q}{\sum_q v_q}
 
-    over the queries with both classes, :math:`v_q` being the query weight.
+    over the queries with both classes (and, with
+    ``constant_scores="skip"``, more than one distinct score), :math:`v_q`
+    being the query weight.
 
     References
     ----------
@@ -189,40 +252,42 @@ def group_auc_score(
     --------
     >>> from sklearn_rankmetrics import group_auc_score
     >>> y_true = [1, 0, 0, 0, 1, 1, 0]
-    >>> y_score = [0.9, 0.5, 0.6, 0.5, 0.3, 0.8, 0.4]
+    >>> y_score = [0.9, 0.5, 0.6, 0.5, 0.5, 0.5, 0.4]
     >>> query_id = ["u1", "u1", "u1", "u2", "u2", "u2", "u3"]
     >>> group_auc_score(y_true, y_score, query_id=query_id)
     0.75
-    >>> group_auc_score(y_true, y_score, query_id=query_id, average=None)
-    array([1. , 0.5, nan])
+    >>> group_auc_score(y_true, y_score, query_id=query_id, constant_scores="skip")
+    1.0
+    >>> group_auc_score(y_true, y_score, query_id=query_id, query_weighting="clicks")
+    0.666...
     """
     threshold = check_real(
         "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
     )
     query_weighting = check_option(
-        "query_weighting", query_weighting, ("impressions", "uniform")
+        "query_weighting", query_weighting, ("impressions", "uniform", "clicks")
     )
+    constant_scores = check_option("constant_scores", constant_scores, ("keep", "skip"))
+    if isinstance(undefined_value, (bool, np.bool_)) or not isinstance(
+        undefined_value, numbers.Real
+    ):
+        raise TypeError(
+            f"undefined_value must be a number (or nan); got {undefined_value!r}."
+        )
     average = check_average(average, ("queries",))
     form, Y, S, codes, ids, w = check_inputs(
         y_true, y_score, query_id, sample_weight, row_weights=True
     )
     threshold = exact_threshold(threshold, Y.dtype)
-    q, s, pos, order = _sorted_form(form, Y, S, codes, threshold)
     n_q = ids.shape[0] if form == "long" else S.shape[0]
-    if form == "long":
-        row_w = None if w is None else w[order]
-        auc, total_pos, total_neg = _auc_per_query(q, s, pos, row_w, n_q)
-        query_w = total_pos + total_neg  # number of rows, or sum of row weights
-        if query_weighting == "uniform":
-            # 1, or the mean row weight: a query whose rows all weigh w
-            # counts w, as the same query weighted w in the 2-D form does
-            query_w = np.ones(n_q) if w is None else query_w / np.bincount(codes)
-    else:
-        auc, _, _ = _auc_per_query(q, s, pos, None, n_q)
-        per_query = S.shape[1] if query_weighting == "impressions" else 1
-        query_w = np.full(n_q, float(per_query))
-        if w is not None:
-            query_w = query_w * w
-    return average_queries(
-        auc, ~np.isnan(auc), query_w, average, "skip", "group_auc_score"
+    auc, query_w = gauc_per_query(
+        form, Y, S, codes, n_q, w, threshold, query_weighting, constant_scores
     )
+    defined = ~np.isnan(auc)
+    if average is None or np.isnan(undefined_value):
+        return average_queries(
+            auc, defined, query_w, average, "skip", "group_auc_score"
+        )
+    if query_w[defined].sum() == 0:
+        return float(undefined_value)
+    return average_queries(auc, defined, query_w, average, "skip", "group_auc_score")

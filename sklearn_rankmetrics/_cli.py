@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import __version__
-from ._gauc import group_auc_score
+from ._auc import group_auc_score
 from ._ranking import (
     average_precision_at_k,
     dcg_at_k,

@@ -4,8 +4,11 @@ The scores are ranked once, at the largest cut-off, and each cut-off reads
 that ranking (:meth:`~sklearn_rankmetrics._engine.Ranking.at`), so a report
 of nine metrics at four cut-offs costs about one metric call.  The metrics
 are the per-query kernels of :data:`~sklearn_rankmetrics._ranking.KERNELS`
-(a metric added there appears here) plus GAUC, and each value is averaged
-by the same code as the metric function, so it is *equal* to it.
+(a metric added there can be asked for here) plus GAUC, and each value is
+averaged by the same code as the metric function, so it is *equal* to it.
+Metrics that read the whole list (R-precision, bpref) take a second ranking
+without a cut-off, and ERR one with exponential gains, so they are not in
+the default report.
 """
 
 import numbers
@@ -15,16 +18,17 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ._auc import _auc_per_query, _sorted_form
+from ._auc import gauc_per_query
 from ._engine import average_queries, check_inputs, exact_threshold, rank
-from ._ranking import KERNELS
+from ._ranking import KERNELS, items_per_query
 from ._validation import check_no_relevant, check_option, check_real
 
 __all__ = ["ranking_report"]
 
-# The metrics of the default report: the whole KERNELS table but "fbeta"
-# (F1 is its beta=1 case), then GAUC.
-_NOT_DEFAULT = ("fbeta",)
+# The metrics of the default report (then GAUC, for the long form): those
+# read from the one ranking at the largest cut-off.  "fbeta" is F1's
+# generalisation; the other KERNELS metrics are asked for by name.
+_DEFAULT = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg")
 _GAUC = "gauc"
 
 _LABELS = {
@@ -56,8 +60,13 @@ def default_metrics(long_form):
     long form (CTR logs, where it is the usual metric) only;
     ``metrics=[..., "gauc"]`` adds it for 2-D input.
     """
-    names = [m for m in KERNELS if m not in _NOT_DEFAULT]
+    names = list(_DEFAULT)
     return [*names, _GAUC] if long_form else names
+
+
+def _whole_list(metric):
+    """Metrics without a cut-off: GAUC and the kernels of the whole list."""
+    return metric == _GAUC or "whole_list" in KERNELS[metric].requires
 
 
 class PerQueryReport(NamedTuple):
@@ -122,8 +131,9 @@ def _check_metrics(metrics, long_form):
 
 
 def scorer_name(metric, k):
-    """``"ndcg@10"``; ``"gauc"`` has no cut-off."""
-    return metric if metric == _GAUC else f"{metric}@{k}"
+    """``"ndcg@10"``; ``"gauc"``, ``"r_precision"`` and ``"bpref"`` have
+    no cut-off."""
+    return metric if _whole_list(metric) else f"{metric}@{k}"
 
 
 def _check_kernel_options(beta, log_base, ap_denominator):
@@ -191,37 +201,64 @@ def _per_query_report(
     if ranked:
         if form == "long" and row_w is not None:
             _check_constant_weights(row_w, codes, ids)
-        rk = rank(
-            Y,
-            S,
-            k=max(ks),
+        rank_args = dict(
             query_id=codes,  # 0..n_q-1: ranks the queries in the order of ids
             sample_weight=sample_w,
-            threshold=threshold,
-            gain=gain,
             ignore_ties=bool(ignore_ties),
-            need_ideal=any(KERNELS[m].needs_ideal for m in ranked),
         )
-        n_q = rk.n_queries
-        w = np.ones(n_q) if rk.weights is None else rk.weights
-        for kk in ks:
-            at_k = rk.at(kk)
-            for m in ranked:
-                kernel = KERNELS[m]
-                # options this report does not know keep the kernel's default
-                opts = {
-                    o: kernel_options[o] for o in kernel.options if o in kernel_options
-                }
-                name = scorer_name(m, kk)
-                defined = getattr(at_k, kernel.defined_by) > 0
-                values[name] = average_queries(
-                    kernel.values(at_k, **opts), defined, w, None, no_relevant, name
-                )
-                weights[name] = w
+        n_items = None
+        if any("n_items" in KERNELS[m].requires for m in ranked):
+            n_items = items_per_query(S, codes)
+        # One ranking per kind of metric: cut at max(k) (all the default
+        # metrics), the whole list, and exponential gains without a
+        # threshold (ERR).
+        kinds = {
+            "cut": [
+                m
+                for m in ranked
+                if not KERNELS[m].requires or KERNELS[m].requires == ("n_items",)
+            ],
+            "whole_list": [m for m in ranked if "whole_list" in KERNELS[m].requires],
+            "exponential_gain": [
+                m for m in ranked if "exponential_gain" in KERNELS[m].requires
+            ],
+        }
+        for kind, names in kinds.items():
+            if not names:
+                continue
+            rk = rank(
+                Y,
+                S,
+                k=None if kind == "whole_list" else max(ks),
+                threshold=None if kind == "exponential_gain" else threshold,
+                gain="exponential" if kind == "exponential_gain" else gain,
+                need_ideal=any(KERNELS[m].needs_ideal for m in names),
+                **rank_args,
+            )
+            n_q = rk.n_queries
+            w = np.ones(n_q) if rk.weights is None else rk.weights
+            for kk in [None] if kind == "whole_list" else ks:
+                at_k = rk if kk is None else rk.at(kk)
+                for m in names:
+                    kernel = KERNELS[m]
+                    # options this report does not know keep the kernel's default
+                    opts = {
+                        o: kernel_options[o]
+                        for o in kernel.options
+                        if o in kernel_options
+                    }
+                    if "n_items" in kernel.requires:
+                        opts["n_items"] = n_items
+                    name = scorer_name(m, kk)
+                    defined = getattr(at_k, kernel.defined_by) > 0
+                    values[name] = average_queries(
+                        kernel.values(at_k, **opts), defined, w, None, no_relevant, name
+                    )
+                    weights[name] = w
     if _GAUC in metrics:
         n_q = ids.shape[0] if form == "long" else S.shape[0]
         t = exact_threshold(threshold, Y.dtype)
-        values[_GAUC], weights[_GAUC] = _gauc_values(
+        values[_GAUC], weights[_GAUC] = gauc_per_query(
             form, Y, S, codes, n_q, row_w, t, query_weighting
         )
     # Order the keys as the report prints them: metric by metric.
@@ -249,29 +286,6 @@ def _check_constant_weights(row_w, codes, ids):
             f"different weights for rows of query_id={bad!r}. Only GAUC "
             "(metrics=['gauc']) takes row weights."
         )
-
-
-def _gauc_values(form, Y, S, codes, n_q, row_w, threshold, query_weighting):
-    """Per-query AUC (nan: one class only) and the query weights of
-    :func:`~sklearn_rankmetrics.group_auc_score`, from one sort.
-
-    Mirrors the end of ``group_auc_score``; ``tests/test_report.py``
-    checks the two agree exactly for every form and weighting.
-    """
-    q, s, pos, order = _sorted_form(form, Y, S, codes, threshold)
-    if form == "long":
-        sorted_w = None if row_w is None else row_w[order]
-        auc, total_pos, total_neg = _auc_per_query(q, s, pos, sorted_w, n_q)
-        query_w = total_pos + total_neg
-        if query_weighting == "uniform":
-            query_w = np.ones(n_q) if row_w is None else query_w / np.bincount(codes)
-    else:
-        auc, _, _ = _auc_per_query(q, s, pos, None, n_q)
-        per_query = S.shape[1] if query_weighting == "impressions" else 1
-        query_w = np.full(n_q, float(per_query))
-        if row_w is not None:
-            query_w = query_w * row_w
-    return auc, query_w
 
 
 def _weighted_mean(values, weights):
@@ -321,8 +335,8 @@ def _format(means, metrics, ks, digits, n_queries, n_scored):
     col = max(digits + 4, max(len(f"@{kk}") for kk in ks) + 2)
     lines = [" " * width + "".join(f"@{kk}".rjust(col) for kk in ks)]
     for m in metrics:
-        if m == _GAUC:
-            cells = [f"{means[_GAUC]:.{digits}f}".rjust(col)]
+        if _whole_list(m):
+            cells = [f"{means[m]:.{digits}f}".rjust(col)]
             cells.append("  (whole list)")
         else:
             cells = [f"{means[scorer_name(m, kk)]:.{digits}f}".rjust(col) for kk in ks]

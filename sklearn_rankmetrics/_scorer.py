@@ -33,7 +33,7 @@ from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.metrics import make_scorer
 
 from . import _sklearn_compat as _compat
-from ._gauc import group_auc_score
+from ._auc import group_auc_score
 from ._ranking import (
     average_precision_at_k,
     bpref_score,

@@ -25,6 +25,13 @@ PUBLIC = {
     "dcg": srm.dcg_at_k,
     "ndcg": srm.ndcg_at_k,
     "gauc": srm.group_auc_score,
+    # not in the default report: asked for by name
+    "r_precision": srm.r_precision_score,
+    "bpref": srm.bpref_score,
+    "fallout": srm.fallout_at_k,
+    "err": srm.expected_reciprocal_rank_at_k,
+    "rbp": srm.rank_biased_precision_at_k,
+    "rbp_residual": srm.rbp_residual_at_k,
 }
 ALL = list(PUBLIC)
 KS = (1, 3, 5, 20)
@@ -191,7 +198,7 @@ def test_per_query_report_bad_options(kwargs, error, match):
 def test_ranking_report_dict_equals_metric_functions_at_every_cutoff():
     Y, S = random_case(5, 30, 25, score_levels=4)
     report = srm.ranking_report(Y, S, metrics=ALL, output_dict=True)
-    assert len(report) == 9 * 4 + 1
+    assert len(report) == 13 * 4 + 3  # r_precision, bpref and gauc: no k
     for name, value in report.items():
         metric, _, k = name.partition("@")
         kw = {"k": int(k)} if k else {}
@@ -298,8 +305,8 @@ def test_import_needs_neither_matplotlib_nor_pandas():
 
 
 def test_a_metric_added_to_the_kernel_table_appears_in_the_report(monkeypatch):
-    """The report iterates over KERNELS: a new kernel (with an option the
-    report does not know, left at its default) shows up by itself."""
+    """The report reads KERNELS: a new kernel (with an option the report
+    does not know, left at its default) is there by name."""
     from sklearn_rankmetrics import _ranking
 
     def _hits_values(rk, scale=2.0):
@@ -311,7 +318,10 @@ def test_a_metric_added_to_the_kernel_table_appears_in_the_report(monkeypatch):
     }
     monkeypatch.setattr("sklearn_rankmetrics._report.KERNELS", table)
     Y, S = random_case(0, 6, 7)
-    report = srm.ranking_report(Y, S, k=(1, 3), output_dict=True)
+    report = srm.ranking_report(
+        Y, S, k=(1, 3), metrics=["map", "hits"], output_dict=True
+    )
     expected = 2.0 * 3 * srm.precision_at_k(Y, S, k=3)
     assert report["hits@3"] == pytest.approx(expected, rel=1e-12)
-    assert "hits" in srm.ranking_report(Y, S, k=3)
+    assert "hits" in srm.ranking_report(Y, S, k=3, metrics=["hits"])
+    assert "hits@3" not in srm.ranking_report(Y, S, k=3, output_dict=True)

@@ -172,7 +172,20 @@ def test_options_pass_through(multilabel):
 
 def test_get_scorer_names():
     names = get_scorer_names()
-    assert names == ["dcg", "fbeta", "gauc", "hit_rate", "map", "mrr", "ndcg"]
+    assert names == [
+        "bpref",
+        "dcg",
+        "err",
+        "fbeta",
+        "gauc",
+        "hit_rate",
+        "map",
+        "mrr",
+        "ndcg",
+        "r_precision",
+        "rbp",
+        "success",
+    ]
     for name in names:  # every name listed is ours
         scorer = get_scorer(name)
         assert scorer._score_func is not None and repr(scorer).startswith("get_")
