@@ -7,6 +7,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 """
 
 from ._auc import group_auc_score
+from ._config import config_context, get_config, set_config
 from ._idlists import ranked_lists_to_arrays
 from ._ranking import (
     average_precision_at_k,
@@ -25,9 +26,11 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "average_precision_at_k",
+    "config_context",
     "dcg_at_k",
     "f1_at_k",
     "fbeta_at_k",
+    "get_config",
     "get_scorer",
     "get_scorer_names",
     "group_auc_score",
@@ -38,4 +41,5 @@ __all__ = [
     "ranked_lists_to_arrays",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "set_config",
 ]

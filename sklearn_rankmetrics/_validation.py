@@ -111,8 +111,13 @@ def _as_numeric(name, arr, hint):
     return arr
 
 
-def check_y_score(y_score, ndim):
-    """Return ``y_score`` as a float64 array of the given ndim, without NaN."""
+def check_y_score(y_score, ndim, check_nan=True):
+    """Return ``y_score`` as a float64 array of the given ndim, without NaN.
+
+    ``check_nan=False`` leaves the NaN check to the caller (the dense
+    engine finds NaN among each row's best candidates, see
+    :func:`raise_nan_scores`).
+    """
     if sp.issparse(y_score):
         raise TypeError(
             "y_score must be a dense array; a sparse y_score would treat "
@@ -127,16 +132,20 @@ def check_y_score(y_score, ndim):
     if arr.size == 0:
         raise ValueError("y_score is empty; pass at least one query and one item.")
     scores = np.asarray(arr, dtype=np.float64)
-    if np.isnan(scores).any():
-        raise ValueError(
-            "y_score contains NaN. Replace NaN by -np.inf to mark an item as "
-            "not retrieved, or fix the model's output."
-        )
+    if check_nan and np.isnan(scores).any():
+        raise_nan_scores()
     if _float64_merges_scores(arr, scores):
         # Only the order of the scores matters: rank the distinct values.
         _, codes = np.unique(arr, return_inverse=True)
         scores = np.where(scores == -np.inf, -np.inf, codes.reshape(arr.shape))
     return scores
+
+
+def raise_nan_scores():
+    raise ValueError(
+        "y_score contains NaN. Replace NaN by -np.inf to mark an item as "
+        "not retrieved, or fix the model's output."
+    )
 
 
 def _float64_merges_scores(arr, scores):
@@ -151,8 +160,12 @@ def _float64_merges_scores(arr, scores):
     return arr.dtype.itemsize > 8 and bool((scores != arr).any())
 
 
-def check_y_true_dense(y_true, ndim):
-    """Return dense relevance grades (bool, int or float), non-negative."""
+def check_y_true_dense(y_true, ndim, check_values=True):
+    """Return dense relevance grades (bool, int or float), non-negative.
+
+    ``check_values=False`` checks the type and shape only; the caller then
+    runs :func:`check_grade_values` (on row chunks, say).
+    """
     arr = _as_numeric(
         "y_true",
         _as_array("y_true", y_true),
@@ -162,15 +175,30 @@ def check_y_true_dense(y_true, ndim):
         raise ValueError(f"y_true must be {ndim}-D, got shape {arr.shape}.")
     if arr.size == 0:
         raise ValueError("y_true is empty; pass at least one query and one item.")
+    if check_values:
+        check_grade_values(arr)
+    return arr
+
+
+def check_grade_values(arr):
+    """Raise unless the grades ``arr`` are finite and non-negative.
+
+    Their minimum and maximum tell it (NaN propagates through both), two
+    passes without temporaries.
+    """
     if arr.dtype.kind == "f":
-        if not np.isfinite(arr).all():
+        low, high = arr.min(), arr.max()
+        if not (np.isfinite(low) and np.isfinite(high)):
             raise ValueError("y_true contains NaN or inf; relevance must be finite.")
-    if arr.dtype.kind in "if" and (arr < 0).any():
+    elif arr.dtype.kind == "i":
+        low = arr.min()
+    else:  # bool and unsigned ints
+        return
+    if low < 0:
         raise ValueError(
             "y_true contains negative values; relevance grades must be >= 0 "
             "(0 = not relevant)."
         )
-    return arr
 
 
 def check_y_true_sparse(y_true):
