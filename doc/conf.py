@@ -83,12 +83,20 @@ API_GROUPS = [
         "Datasets",
         "Synthetic data generators for examples and tests.",
     ),
+    (
+        "config",
+        "Configuration",
+        "Package settings (threads), thread-local as scikit-learn's; see "
+        ":ref:`performance`.",
+    ),
     ("other", "Other", "Other public functions and classes."),
 ]
 
 
 def _api_group(name):
     """Group of a public name of ``sklearn_rankmetrics``."""
+    if name.endswith(("_config", "config_context")):
+        return "config"  # config_context, get_config, set_config
     if "scor" in name and not name.endswith(("_at_k", "_score")):
         return "scorers"  # get_scorer, get_scorer_names, make_scoring, ...
     if name.endswith(("_at_k", "_score")):
