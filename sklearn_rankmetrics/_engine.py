@@ -94,9 +94,12 @@ def _group_order(codes, n_groups, order=None):
     if n_groups <= 1 << 16:
         perm = np.argsort(c.astype(np.uint16), kind="stable")
     elif n_groups <= 1 << 32:
-        perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
-        high = (c[perm] >> 16).astype(np.uint16)
-        perm = perm[np.argsort(high, kind="stable")]
+        # the cast to uint16 keeps the low 16 bits; in-place shifts spare
+        # full-size temporaries (bench_forms.py memory column)
+        perm = np.argsort(c.astype(np.uint16), kind="stable")
+        high = c[perm]
+        high >>= 16
+        perm = perm[np.argsort(high.astype(np.uint16), kind="stable")]
     else:
         perm = np.argsort(c, kind="stable")
     return perm if order is None else order[perm]
@@ -138,7 +141,8 @@ def _segment_top(seg, key, n_seg, K, payloads, fills, stable=True):
     seg_s = seg[order]
     counts = np.bincount(seg_s, minlength=n_seg)
     starts = np.cumsum(counts) - counts
-    pos = np.arange(seg_s.size) - starts[seg_s]
+    pos = np.arange(seg_s.size)
+    pos -= starts[seg_s]
     keep = pos < K
     flat = seg_s[keep] * K + pos[keep]
     kept = order[keep]
@@ -752,12 +756,14 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
         # this is also exact, and on bench_full_ranking.py (k=None) the
         # group counts become broadcast views: 3 arrays of the size of
         # y_score less than the run numbering below.
+        before = np.cumsum(relevant, axis=1)
+        before -= relevant  # in place: one full-size array less at k=None
         return dict(
             retrieved=retrieved,
             group_start=np.broadcast_to(np.arange(1.0, K + 1), (n, K)),
             group_size=np.broadcast_to(1.0, (n, K)),
             group_relevant=relevant,
-            relevant_before=np.cumsum(relevant, axis=1) - relevant,
+            relevant_before=before,
             p_relevant=relevant,
             mean_gain=gains,
         )
