@@ -749,8 +749,16 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     top, rel = sel.top_score, sel.top_rel
     n, K = top.shape
     retrieved = top > -np.inf
-    relevant = (_relevant(rel, threshold) & retrieved).astype(np.float64)
-    gains = np.where(retrieved, _gain(rel, gain), 0.0)
+    if retrieved.all():
+        # Every rank holds an item (k=None without -inf scores, or k at
+        # most every query's size): no masking, and ``retrieved`` is a
+        # view.  bench_full_ranking.py: one full-size array less.
+        retrieved = np.broadcast_to(True, (n, K))
+        relevant = _relevant(rel, threshold).astype(np.float64)
+        gains = _gain(rel, gain)
+    else:
+        relevant = (_relevant(rel, threshold) & retrieved).astype(np.float64)
+        gains = np.where(retrieved, _gain(rel, gain), 0.0)
     if ignore_ties or _no_ties(top, sel.cut):
         # Every item is its own group.  Without ties (continuous scores)
         # this is also exact, and on bench_full_ranking.py (k=None) the
