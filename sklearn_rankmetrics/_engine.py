@@ -138,11 +138,13 @@ def _segment_top(seg, key, n_seg, K, payloads, fills, stable=True):
     segment (see :func:`_group_order`), not a lexicographic sort.
     """
     order = _group_order(seg, n_seg, _argsort_desc(key, stable))
-    seg_s = seg[order]
-    counts = np.bincount(seg_s, minlength=n_seg)
-    starts = np.cumsum(counts) - counts
+    # The grouped rows' segments and first positions are runs: np.repeat
+    # writes them in sequence instead of gathering them at random
+    # (bench_forms.py, 2,000,000 rows: 30 ms less).
+    counts = np.bincount(seg, minlength=n_seg)
+    seg_s = np.repeat(np.arange(n_seg), counts)
     pos = np.arange(seg_s.size)
-    pos -= starts[seg_s]
+    pos -= np.repeat(np.cumsum(counts) - counts, counts)
     keep = pos < K
     flat = seg_s[keep] * K + pos[keep]
     kept = order[keep]
@@ -506,10 +508,11 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal):
     if not ignore_ties:
         t = top[:, K - 1]
         at_cut = s_r == t[c_r]
-        n_eq = np.bincount(c_r, weights=at_cut, minlength=n_q)
+        c_cut = c_r[at_cut]
+        n_eq = np.bincount(c_cut, minlength=n_q)
         n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
         rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
-        cut = _record_cut(n_q, rows, c_r[at_cut], y_r[at_cut], threshold, gain)
+        cut = _record_cut(n_q, rows, c_cut, y_r[at_cut], threshold, gain)
     positive = y > 0
     c_pos, y_pos = codes[positive], y[positive]
     n_pos = np.bincount(c_pos, minlength=n_q)
