@@ -784,7 +784,8 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     new[:, 0] = True
     np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
     flat_new = new.ravel()
-    run = np.cumsum(flat_new) - 1
+    run = np.cumsum(flat_new)
+    run -= 1
     n_runs = int(run[-1]) + 1
     size = np.bincount(run, minlength=n_runs).astype(np.float64)
     n_relevant = np.bincount(run, weights=relevant.ravel(), minlength=n_runs)
@@ -800,16 +801,20 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     # relevant items in earlier groups of the same query
     before = np.cumsum(n_relevant) - n_relevant
     before -= before[run[start // K, 0]]
-    group_size = size[run]
-    group_relevant = n_relevant[run]
+    # Per-run values first, then one gather per field: a run is retrieved
+    # or not as a whole (bench_full_ranking.py with ties: 4 full-size
+    # temporaries less).
+    run_retrieved = top.ravel()[start] > -np.inf
+    p_run = np.where(run_retrieved, n_relevant / size, 0.0)
+    mean_run = np.where(run_retrieved, gain_sum / size, 0.0)
     return dict(
         retrieved=retrieved,
         group_start=(start % K + 1).astype(np.float64)[run],
-        group_size=group_size,
-        group_relevant=group_relevant,
+        group_size=size[run],
+        group_relevant=n_relevant[run],
         relevant_before=before[run],
-        p_relevant=np.where(retrieved, group_relevant / group_size, 0.0),
-        mean_gain=np.where(retrieved, gain_sum[run] / group_size, 0.0),
+        p_relevant=p_run[run],
+        mean_gain=mean_run[run],
     )
 
 
