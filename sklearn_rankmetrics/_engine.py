@@ -201,7 +201,8 @@ class Selection(NamedTuple):
 # and reductions).  A chunk and its temporaries stay in the CPU caches, and
 # the per-chunk Python overhead (~0.3 ms) stays small next to its work.
 # The chunks do not depend on the thread count, and no result depends on
-# the chunks.
+# the chunks.  bench_threads.py (10000 x 2000, k=10, load 1.6 on 2 CPUs):
+# 1.17x np.argpartition on 2 threads, 1.81x on 1 (2.0-3.6x before).
 _CHUNK_BYTES = 4 << 20
 
 
@@ -284,9 +285,10 @@ def _sort_rows(S):
     equal scores by column.
 
     The whole-row sort (k=None) is numpy's default sort, not a stable one
-    (3x slower); only the runs of equal scores it finds are then put in
-    column order.  bench_full_ranking.py (2000 x 5000): 1.0x
-    ``np.argsort(y_score, axis=1)`` on continuous scores.
+    (3x slower on float64); only the runs of equal scores it finds are then
+    put in column order.  With the paths below it, bench_full_ranking.py
+    (2000 x 5000, continuous scores) went from 17-24x to 2.7-4.6x
+    ``np.argsort(y_score, axis=1)``.
     """
     n, m = S.shape
     idx = np.argsort(-S, axis=1)
