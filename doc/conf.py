@@ -111,6 +111,12 @@ API_GROUPS = [
         "Evaluating at scale",
         "Reports chunk by chunk, on Dask and on Spark (see :ref:`scale`).",
     ),
+    (
+        "config",
+        "Configuration",
+        "Package settings (threads), thread-local as scikit-learn's; see "
+        ":ref:`performance`.",
+    ),
     ("other", "Other", "Other public functions and classes."),
 ]
 
@@ -126,6 +132,8 @@ def _api_group(name):
         return "estimators"  # QueryRanker
     if name.endswith("Evaluator"):
         return "scale"
+    if name.endswith(("_config", "config_context")):
+        return "config"  # config_context, get_config, set_config
     if "scor" in name and not name.endswith(("_at_k", "_score")):
         return "scorers"  # get_scorer, get_scorer_names, make_scoring, ...
     if name.endswith(("_at_k", "_score")):

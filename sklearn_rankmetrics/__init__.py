@@ -8,6 +8,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 
 from ._auc import group_auc_score
 from ._compare import RankingComparison, compare_rankings
+from ._config import config_context, get_config, set_config
 from ._idlists import ranked_lists_to_arrays
 from ._ltr import QueryRanker
 from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
@@ -45,11 +46,13 @@ __all__ = [
     "average_precision_at_k",
     "bpref_score",
     "compare_rankings",
+    "config_context",
     "dcg_at_k",
     "expected_reciprocal_rank_at_k",
     "f1_at_k",
     "fallout_at_k",
     "fbeta_at_k",
+    "get_config",
     "get_scorer",
     "get_scorer_names",
     "group_auc_score",
@@ -66,6 +69,7 @@ __all__ = [
     "read_trec_run",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "set_config",
     "success_at_k",
     "trec_to_long_form",
 ]

@@ -22,6 +22,7 @@ No step loops over queries in Python.
 """
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
 from typing import NamedTuple
 
@@ -29,14 +30,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._config import effective_n_threads
 from ._validation import (
     _as_array,
+    check_grade_values,
     check_k,
     check_query_id,
     check_sample_weight,
     check_y_score,
     check_y_true_dense,
     check_y_true_sparse,
+    raise_nan_scores,
 )
 
 __all__ = []  # private module
@@ -102,9 +106,12 @@ def _group_order(codes, n_groups, order=None):
     if n_groups <= 1 << 16:
         perm = np.argsort(c.astype(np.uint16), kind="stable")
     elif n_groups <= 1 << 32:
-        perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
-        high = (c[perm] >> 16).astype(np.uint16)
-        perm = perm[np.argsort(high, kind="stable")]
+        # the cast to uint16 keeps the low 16 bits; in-place shifts spare
+        # full-size temporaries (bench_forms.py memory column)
+        perm = np.argsort(c.astype(np.uint16), kind="stable")
+        high = c[perm]
+        high >>= 16
+        perm = perm[np.argsort(high.astype(np.uint16), kind="stable")]
     else:
         perm = np.argsort(c, kind="stable")
     return perm if order is None else order[perm]
@@ -143,10 +150,13 @@ def _segment_top(seg, key, n_seg, K, payloads, fills, stable=True):
     segment (see :func:`_group_order`), not a lexicographic sort.
     """
     order = _group_order(seg, n_seg, _argsort_desc(key, stable))
-    seg_s = seg[order]
-    counts = np.bincount(seg_s, minlength=n_seg)
-    starts = np.cumsum(counts) - counts
-    pos = np.arange(seg_s.size) - starts[seg_s]
+    # The grouped rows' segments and first positions are runs: np.repeat
+    # writes them in sequence instead of gathering them at random
+    # (bench_forms.py, 2,000,000 rows: 30 ms less).
+    counts = np.bincount(seg, minlength=n_seg)
+    seg_s = np.repeat(np.arange(n_seg), counts)
+    pos = np.arange(seg_s.size)
+    pos -= np.repeat(np.cumsum(counts) - counts, counts)
     keep = pos < K
     flat = seg_s[keep] * K + pos[keep]
     kept = order[keep]
@@ -198,6 +208,32 @@ class Selection(NamedTuple):
     ideal: np.ndarray | None  # (n_queries, K) ideal gains, if asked for
 
 
+# Rows of a 2-D input are processed in chunks of about this many bytes of
+# y_score, spread over threads (numpy releases the GIL in partition, sort
+# and reductions).  A chunk and its temporaries stay in the CPU caches, and
+# the per-chunk Python overhead (~0.3 ms) stays small next to its work.
+# The chunks do not depend on the thread count, and no result depends on
+# the chunks.  bench_threads.py (10000 x 2000, k=10, load 1.6 on 2 CPUs):
+# 1.17x np.argpartition on 2 threads, 1.81x on 1 (2.0-3.6x before).
+_CHUNK_BYTES = 4 << 20
+
+
+def _row_chunks(n_rows, row_bytes):
+    """``(start, stop)`` row ranges of about ``_CHUNK_BYTES`` each."""
+    step = max(1, _CHUNK_BYTES // max(row_bytes, 1))
+    return [(a, min(a + step, n_rows)) for a in range(0, n_rows, step)]
+
+
+def _map_chunks(func, chunks):
+    """``[func(start, stop) for each chunk]``, on several threads if the
+    configuration allows (see :func:`~sklearn_rankmetrics.set_config`)."""
+    n_threads = effective_n_threads(len(chunks))
+    if n_threads == 1:
+        return [func(a, b) for a, b in chunks]
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(func, *zip(*chunks, strict=True)))
+
+
 def _dense_top(S, K, ignore_ties):
     """Each row's K best items, sorted by decreasing score, and its cut group.
 
@@ -205,32 +241,43 @@ def _dense_top(S, K, ignore_ties):
     of the top K (equal scores ordered by column), the rows whose tie group
     at rank K continues past it, and the (row, column) positions of every
     item of those groups.  With ``ignore_ties`` the top K takes the earliest
-    columns of that group.
+    columns of that group.  Raises on NaN scores.
 
     ``argpartition`` keeps a few more candidates than K, so the group cut by
-    K is almost always among them and only needs counting over the full row;
-    rows where it is larger are redone on their full rows.
+    K is almost always among them: every other item scores at most the
+    smallest candidate, so only the rows whose K-th score equals it are
+    counted over the full row, and only the rows where the group is larger
+    than the candidates are redone on their full rows.
     """
     n, m = S.shape
-    C = min(m, 2 * K + 16)  # candidates
-    if C < m:
-        idx = np.argpartition(S, m - C, axis=1)[:, m - C :]
-        idx.sort(axis=1)
-    else:
-        idx = np.broadcast_to(np.arange(m), (n, m))
-    cand = np.take_along_axis(S, idx, axis=1)
-    order = np.argsort(-cand, axis=1, kind="stable")
-    idx = np.take_along_axis(idx, order, axis=1)
-    cand = np.take_along_axis(cand, order, axis=1)
     empty = np.zeros(0, dtype=np.intp)
-    if K >= m:
-        return idx, cand, empty, (empty, empty)
+    C = min(m, 2 * K + 16)  # candidates
+    if C >= m:  # every item is a candidate
+        idx, cand = _sort_rows(S)
+        if K >= m:
+            return idx, cand, empty, (empty, empty)
+    else:
+        part = np.argpartition(S, m - C, axis=1)
+        floor = np.take_along_axis(S, part[:, m - C : m - C + 1], axis=1)[:, 0]
+        idx = part[:, m - C :]
+        idx.sort(axis=1)
+        cand = np.take_along_axis(S, idx, axis=1)
+        if np.isnan(cand).any():  # partitions rank NaN above every number
+            raise_nan_scores()
+        order = np.argsort(-cand, axis=1, kind="stable")
+        idx = np.take_along_axis(idx, order, axis=1)
+        cand = np.take_along_axis(cand, order, axis=1)
 
     t = cand[:, K - 1]
     tied = cand == t[:, None]
-    n_eq = np.count_nonzero(S == t[:, None], axis=1)
+    n_eq_cand = np.count_nonzero(tied, axis=1)
+    n_eq = n_eq_cand
+    edge = np.flatnonzero(t == floor) if C < m else empty
+    if edge.size:  # the K-th score is the smallest candidate's
+        n_eq = n_eq_cand.copy()
+        n_eq[edge] = np.count_nonzero(S[edge] == t[edge, None], axis=1)
     crossing = (n_eq > np.count_nonzero(tied[:, :K], axis=1)) & (t > -np.inf)
-    overflow = crossing & (n_eq > np.count_nonzero(tied, axis=1))
+    overflow = crossing & (n_eq > n_eq_cand)
     tied &= (crossing & ~overflow)[:, None]
     r, j = np.nonzero(tied)
     c = idx[r, j]
@@ -243,6 +290,54 @@ def _dense_top(S, K, ignore_ties):
             idx[for_rows, :K] = full
             cand[for_rows, :K] = np.take_along_axis(S[for_rows], full, axis=1)
     return idx[:, :K], cand[:, :K], np.flatnonzero(crossing), (r, c)
+
+
+def _sort_rows(S):
+    """Column indices and scores of each row sorted by decreasing score,
+    equal scores by column.
+
+    The whole-row sort (k=None) is numpy's default sort, not a stable one
+    (3x slower on float64); only the runs of equal scores it finds are then
+    put in column order.  With the paths below it, bench_full_ranking.py
+    (2000 x 5000, continuous scores) went from 17-24x to 2.7-4.6x
+    ``np.argsort(y_score, axis=1)``.
+    """
+    n, m = S.shape
+    idx = np.argsort(-S, axis=1)
+    top = np.take_along_axis(S, idx, axis=1)
+    if np.isnan(top[:, -1]).any():  # the sort puts NaN (of -S) last
+        raise_nan_scores()
+    tie = top[:, 1:] == top[:, :-1]
+    if tie.any():
+        member = np.zeros((n, m), dtype=bool)
+        member[:, 1:] = tie
+        member[:, :-1] |= tie
+        at = np.flatnonzero(member)
+        new_run = np.ones((n, m), dtype=bool)
+        new_run[:, 1:] = ~tie
+        run = (np.cumsum(new_run.ravel()) - 1)[at]
+        flat = idx.reshape(-1)
+        base = run * m  # runs are consecutive: sorting base + column
+        flat[at] = np.sort(base + flat[at]) - base  # sorts within each run
+    return idx, top
+
+
+def _dense_top_chunked(S, K, ignore_ties):
+    """:func:`_dense_top` over row chunks, on threads."""
+    chunks = _row_chunks(S.shape[0], S.shape[1] * S.itemsize)
+    parts = _map_chunks(lambda a, b: _dense_top(S[a:b], K, ignore_ties), chunks)
+    if len(parts) == 1:
+        return parts[0]
+    starts = [a for a, _ in chunks]
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] + a for p, a in zip(parts, starts, strict=True)]),
+        (
+            np.concatenate([p[3][0] + a for p, a in zip(parts, starts, strict=True)]),
+            np.concatenate([p[3][1] for p in parts]),
+        ),
+    )
 
 
 def _record_cut(n, rows, item_query, item_grade, threshold, gain):
@@ -261,14 +356,58 @@ def _record_cut(n, rows, item_query, item_grade, threshold, gain):
 
 
 def _select_dense(Y, S, K, threshold, gain, ignore_ties, need_ideal):
+    """Selection of the dense 2-D form, built on row chunks (on threads).
+
+    The grades' values are checked here, chunk by chunk, while the chunk is
+    in cache (:func:`rank` asks :func:`check_inputs` to leave them).  Each
+    chunk writes its rows of the result, so that k=None needs no
+    concatenation of full-size arrays.
+    """
+    n = S.shape[0]
+    chunks = _row_chunks(n, S.shape[1] * S.itemsize)
+    if len(chunks) == 1:
+        return _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal)
+    K = min(K, S.shape[1])
+    out = {
+        "top_score": np.empty((n, K)),
+        "top_rel": np.empty((n, K)),
+        "n_rel": np.empty(n, dtype=np.intp),
+        "n_pos": np.empty(n, dtype=np.intp),
+        "n_retrieved": np.empty(n, dtype=np.intp),
+        "ideal": np.empty((n, K)) if need_ideal else None,
+    }
+
+    def select_rows(a, b):
+        part = _select_dense_rows(
+            Y[a:b], S[a:b], K, threshold, gain, ignore_ties, need_ideal
+        )
+        for name, array in out.items():
+            if array is not None:
+                array[a:b] = getattr(part, name)
+        return part.cut
+
+    cuts = _map_chunks(select_rows, chunks)
+    starts = [a for a, _ in chunks]
+    cut = CutGroups(
+        rows=np.concatenate([c.rows + a for c, a in zip(cuts, starts, strict=True)]),
+        size=np.concatenate([c.size for c in cuts]),
+        relevant=np.concatenate([c.relevant for c in cuts]),
+        gain=np.concatenate([c.gain for c in cuts]),
+    )
+    return Selection(cut=cut, **out)
+
+
+def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
+    check_grade_values(Y)
     n = S.shape[0]
     idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
     cut = _NO_CUT if ignore_ties else _record_cut(n, rows, r, Y[r, c], threshold, gain)
-    n_pos = np.count_nonzero(Y, axis=1)
+    positive = Y != 0  # the grades are >= 0
+    n_pos = _row_counts(positive)
     if threshold is None:
         n_rel = n_pos
     else:
-        n_rel = np.count_nonzero(_relevant(Y, threshold), axis=1)
+        n_rel = _row_counts(_relevant(Y, threshold))
     return Selection(
         top_score=top,
         top_rel=np.take_along_axis(Y, idx, axis=1).astype(np.float64),
@@ -277,41 +416,47 @@ def _select_dense(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         n_pos=n_pos,
         # Only read with k=None, where the top "K" is every item of the row.
         n_retrieved=np.count_nonzero(top > -np.inf, axis=1),
-        ideal=_dense_ideal(Y, n_pos, K, gain) if need_ideal else None,
+        ideal=_dense_ideal(Y, positive, n_pos, K, gain) if need_ideal else None,
     )
 
 
-def _dense_ideal(Y, n_pos, K, gain):
+def _row_counts(mask):
+    """``np.count_nonzero(mask, axis=1)`` for a 2-D boolean ``mask``.
+
+    Summing its bytes into 16-bit counters is 5x faster than
+    ``count_nonzero`` (a cast to bool, then a sum into int64).
+    """
+    acc = np.uint16 if mask.shape[1] < 1 << 16 else np.intp
+    return np.add.reduce(mask.view(np.uint8), axis=1, dtype=acc).astype(np.intp)
+
+
+def _dense_ideal(Y, positive, n_pos, K, gain):
     """(n, K) gains of each row's K best grades, descending, without a sort
-    of the whole matrix where the grades allow it."""
+    of the whole matrix where the grades allow it; ``positive`` marks the
+    grades > 0 and ``n_pos`` counts them per row."""
     n, m = Y.shape
-    if Y.dtype.kind in "biu":
-        top_grade = int(Y.max())
-        if top_grade <= 1:  # binary relevance: n_pos ones, then zeros
-            ones = np.arange(K) < n_pos[:, None]
-            return _gain(ones, gain)
-        if top_grade <= 64:  # small integer grades: count items >= each grade
-            if top_grade <= 4:  # a few passes over Y beat finding its non-zeros
-                at_least = [n_pos] + [
-                    np.count_nonzero(Y >= g, axis=1) for g in range(2, top_grade + 1)
-                ]
-            else:
-                flat = np.flatnonzero(Y)
-                hist = np.bincount(
-                    flat // m * (top_grade + 1) + Y.ravel()[flat].astype(np.intp),
-                    minlength=n * (top_grade + 1),
-                ).reshape(n, top_grade + 1)
-                at_least = np.cumsum(hist[:, :0:-1], axis=1)[:, ::-1].T
-            ranks = np.arange(K)
-            grade = np.zeros((n, K))
-            for count in at_least:  # grade g is at ranks < count of items >= g
-                grade += count[:, None] > ranks
-            return _gain(grade, gain)
-    if 4 * n_pos.sum() <= Y.size:  # mostly zeros: sort the non-zeros only
-        r, c = np.nonzero(Y)
-        return _ideal_from_entries(r, Y[r, c], n, K, gain)
-    best = np.partition(Y, m - K, axis=1)[:, m - K :] if K < m else Y
-    return _gain(np.sort(best, axis=1)[:, ::-1], gain)
+    if Y.dtype.kind == "b" or (Y.dtype.kind in "iu" and Y.max() <= 1):
+        # binary relevance: n_pos ones, then zeros
+        return _gain(np.arange(K) < n_pos[:, None], gain)
+    width = int(n_pos.max())
+    if 4 * width <= m:
+        # Few graded items per row (the usual case): sort those only.  On a
+        # 4 MiB chunk of bench_threads.py (2 % graded) this costs 0.6 ms,
+        # partitioning Y 7 ms.
+        first = np.cumsum(n_pos) - n_pos
+        rows = np.repeat(np.arange(n), n_pos)
+        best = np.zeros((n, width), dtype=Y.dtype)
+        best[rows, np.arange(rows.size) - first[rows]] = Y[positive]
+    else:
+        best = Y
+    w = best.shape[1]
+    if K < w:
+        best = np.partition(best, w - K, axis=1)[:, w - K :]
+    # A C-ordered copy: the metrics' sums along rows must not depend on the
+    # memory layout of Y.
+    ideal = np.zeros((n, K), dtype=np.float64)
+    ideal[:, : best.shape[1]] = np.sort(best, axis=1)[:, ::-1]
+    return _gain(ideal, gain)
 
 
 def _csr_values(Y, rows, cols):
@@ -331,7 +476,7 @@ def _csr_values(Y, rows, cols):
 
 def _select_sparse(Y, S, K, threshold, gain, ignore_ties, need_ideal):
     n = S.shape[0]
-    idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
+    idx, top, rows, (r, c) = _dense_top_chunked(S, K, ignore_ties)
     nz_row = np.repeat(np.arange(n, dtype=np.intp), np.diff(Y.indptr))
     data = Y.data
     if ignore_ties:
@@ -377,10 +522,11 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal):
     if not ignore_ties:
         t = top[:, K - 1]
         at_cut = s_r == t[c_r]
-        n_eq = np.bincount(c_r, weights=at_cut, minlength=n_q)
+        c_cut = c_r[at_cut]
+        n_eq = np.bincount(c_cut, minlength=n_q)
         n_eq_top = np.count_nonzero(top == t[:, None], axis=1)
         rows = np.flatnonzero((n_eq > n_eq_top) & (t > -np.inf))
-        cut = _record_cut(n_q, rows, c_r[at_cut], y_r[at_cut], threshold, gain)
+        cut = _record_cut(n_q, rows, c_cut, y_r[at_cut], threshold, gain)
     positive = y > 0
     c_pos, y_pos = codes[positive], y[positive]
     n_pos = np.bincount(c_pos, minlength=n_q)
@@ -402,7 +548,9 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal):
 # ---------------------------------------------------------------------------
 # Input dispatch
 # ---------------------------------------------------------------------------
-def check_inputs(y_true, y_score, query_id, sample_weight, row_weights=False):
+def check_inputs(
+    y_true, y_score, query_id, sample_weight, row_weights=False, defer=False
+):
     """Validate the data arguments and tell which input form they are.
 
     Returns ``(form, y_true, y_score, codes, query_ids, weights)`` where
@@ -410,6 +558,10 @@ def check_inputs(y_true, y_score, query_id, sample_weight, row_weights=False):
     numbers the queries 0..n_queries-1 in the order of ``query_ids``
     (``np.unique`` order) and ``weights`` are per query, unless
     ``row_weights`` keeps the long form's weights per row.
+
+    With ``defer``, the dense 2-D form's grade values (sign, finiteness) and
+    NaN scores are left to the caller, which checks them chunk by chunk
+    (:func:`_select_dense`).
     """
     if query_id is not None:
         for name, x in (("y_true", y_true), ("y_score", y_score)):
@@ -451,14 +603,17 @@ def check_inputs(y_true, y_score, query_id, sample_weight, row_weights=False):
         Y = check_y_true_sparse(y_true)
         form = "sparse"
     else:
-        Y = check_y_true_dense(y_true, ndim=None)
+        Y = check_y_true_dense(y_true, ndim=None, check_values=False)
         if Y.ndim == 1:
             raise ValueError(
                 "y_true is 1-D: pass query_id=... (one id per row) for the "
                 "long form, or 2-D arrays with one query per row."
             )
-        Y = check_y_true_dense(Y, ndim=2)
-        s = check_y_score(y_score, ndim=2)
+        if Y.ndim != 2:
+            raise ValueError(f"y_true must be 2-D, got shape {Y.shape}.")
+        if not defer:
+            check_grade_values(Y)
+        s = check_y_score(y_score, ndim=2, check_nan=not defer)
         form = "dense"
     if Y.shape != s.shape:
         raise ValueError(
@@ -602,20 +757,44 @@ _PER_RANK = (
 )
 
 
+def _no_ties(top, cut):
+    """Whether no two retrieved items of a query's top share a score and
+    no tie group is cut by rank K."""
+    if cut.rows.size:
+        return False
+    tie = top[:, 1:] == top[:, :-1]
+    tie &= top[:, 1:] > -np.inf
+    return not tie.any()
+
+
 def _tie_groups(sel, threshold, gain, ignore_ties):
     """The per-rank tie-group fields of :class:`Ranking` for a selection."""
     top, rel = sel.top_score, sel.top_rel
     n, K = top.shape
     retrieved = top > -np.inf
-    relevant = (_relevant(rel, threshold) & retrieved).astype(np.float64)
-    gains = np.where(retrieved, _gain(rel, gain), 0.0)
-    if ignore_ties:  # every item is its own group
+    if retrieved.all():
+        # Every rank holds an item (k=None without -inf scores, or k at
+        # most every query's size): no masking, and ``retrieved`` is a
+        # view.  bench_full_ranking.py: one full-size array less.
+        retrieved = np.broadcast_to(True, (n, K))
+        relevant = _relevant(rel, threshold).astype(np.float64)
+        gains = _gain(rel, gain)
+    else:
+        relevant = (_relevant(rel, threshold) & retrieved).astype(np.float64)
+        gains = np.where(retrieved, _gain(rel, gain), 0.0)
+    if ignore_ties or _no_ties(top, sel.cut):
+        # Every item is its own group.  Without ties (continuous scores)
+        # this is also exact, and on bench_full_ranking.py (k=None) the
+        # group counts become broadcast views: 3 arrays of the size of
+        # y_score less than the run numbering below.
+        before = np.cumsum(relevant, axis=1)
+        before -= relevant  # in place: one full-size array less at k=None
         return dict(
             retrieved=retrieved,
             group_start=np.broadcast_to(np.arange(1.0, K + 1), (n, K)),
-            group_size=np.ones((n, K)),
+            group_size=np.broadcast_to(1.0, (n, K)),
             group_relevant=relevant,
-            relevant_before=np.cumsum(relevant, axis=1) - relevant,
+            relevant_before=before,
             p_relevant=relevant,
             mean_gain=gains,
         )
@@ -625,7 +804,8 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     new[:, 0] = True
     np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
     flat_new = new.ravel()
-    run = np.cumsum(flat_new) - 1
+    run = np.cumsum(flat_new)
+    run -= 1
     n_runs = int(run[-1]) + 1
     size = np.bincount(run, minlength=n_runs).astype(np.float64)
     n_relevant = np.bincount(run, weights=relevant.ravel(), minlength=n_runs)
@@ -641,16 +821,20 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     # relevant items in earlier groups of the same query
     before = np.cumsum(n_relevant) - n_relevant
     before -= before[run[start // K, 0]]
-    group_size = size[run]
-    group_relevant = n_relevant[run]
+    # Per-run values first, then one gather per field: a run is retrieved
+    # or not as a whole (bench_full_ranking.py with ties: 4 full-size
+    # temporaries less).
+    run_retrieved = top.ravel()[start] > -np.inf
+    p_run = np.where(run_retrieved, n_relevant / size, 0.0)
+    mean_run = np.where(run_retrieved, gain_sum / size, 0.0)
     return dict(
         retrieved=retrieved,
         group_start=(start % K + 1).astype(np.float64)[run],
-        group_size=group_size,
-        group_relevant=group_relevant,
+        group_size=size[run],
+        group_relevant=n_relevant[run],
         relevant_before=before[run],
-        p_relevant=np.where(retrieved, group_relevant / group_size, 0.0),
-        mean_gain=np.where(retrieved, gain_sum[run] / group_size, 0.0),
+        p_relevant=p_run[run],
+        mean_gain=mean_run[run],
     )
 
 
@@ -669,7 +853,9 @@ def rank(
     """Validate the inputs of any form and return their :class:`Ranking`
     (with the ideal gains if ``need_ideal``)."""
     k = check_k(k)
-    form, Y, S, codes, ids, w = check_inputs(y_true, y_score, query_id, sample_weight)
+    form, Y, S, codes, ids, w = check_inputs(
+        y_true, y_score, query_id, sample_weight, defer=True
+    )
     threshold = exact_threshold(threshold, Y.dtype)
     if form == "long":
         sel = _select_long(

@@ -1,0 +1,84 @@
+"""Benchmark: cost per row of the long form as it grows (not a test).
+
+Target 4 of issue 9: the cost per row of ``ndcg_at_k(k=10)`` and
+``group_auc_score`` on the long form stays flat from 200,000 to 20,000,000
+rows -- growing no faster than the cost per row of ``np.argsort`` of the
+scores, timed on the same arrays in the same run.  Each size has 20 rows
+per query on average (1-40, shuffled) and query ids spread over the int64
+range.  The table gives nanoseconds per row, each call's ratio to
+``np.argsort``, and the peak memory allocated beyond the inputs
+(tracemalloc) over the three input arrays.
+
+Run from the repository root::
+
+    PYTHONPATH=. python benchmarks/bench_scaling.py [--sizes 200000 2000000
+        20000000] [--repeat 3]
+"""
+
+import argparse
+import os
+import tracemalloc
+from functools import partial
+
+import numpy as np
+from _timing import best_time  # benchmarks/ is on sys.path
+
+import sklearn_rankmetrics as rm
+
+
+def long_form(n_rows, rng):
+    """``n_rows`` shuffled rows, 1-40 per query, int64 ids spread widely."""
+    sizes = rng.integers(1, 41, n_rows // 20 + 1)
+    sizes = sizes[: np.searchsorted(np.cumsum(sizes), n_rows) + 1]
+    codes = np.repeat(np.arange(sizes.shape[0]), sizes)[:n_rows]
+    ids = rng.choice(2**62, sizes.shape[0], replace=False)
+    query_id = ids[codes][rng.permutation(n_rows)]
+    y_true = np.where(rng.random(n_rows) < 0.1, rng.integers(1, 4, n_rows), 0)
+    return y_true, rng.random(n_rows), query_id
+
+
+def peak_ratio(func, inputs):
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    func()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return (peak - base) / inputs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[200_000, 2_000_000, 20_000_000]
+    )
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--no-memory", action="store_true", help="skip the (slow) tracemalloc runs"
+    )
+    args = parser.parse_args()
+    print(
+        f"long form, k=10, best of {args.repeat}; load average "
+        f"{os.getloadavg()[0]:.1f}\n"
+        f"{'rows':>11s} {'argsort':>9s} {'ndcg@10':>9s} {'/argsort':>8s} "
+        f"{'memory':>7s} {'gauc':>9s} {'/argsort':>8s} {'memory':>7s}   (ns/row)"
+    )
+    for n in args.sizes:
+        rng = np.random.default_rng(0)
+        y, s, qid = long_form(n, rng)
+        inputs = y.nbytes + s.nbytes + qid.nbytes
+        r = args.repeat
+        t_sort = best_time(lambda s=s: np.argsort(s), r) / n * 1e9
+        row = f"{n:11,d} {t_sort:9.1f}"
+        for func in (
+            partial(rm.ndcg_at_k, y, s, k=10, query_id=qid),
+            partial(rm.group_auc_score, y, s, query_id=qid),
+        ):
+            t = best_time(func, r) / n * 1e9
+            mem = float("nan") if args.no_memory else peak_ratio(func, inputs)
+            row += f" {t:9.1f} {t / t_sort:8.2f} {mem:6.2f}x"
+        print(row, flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
