@@ -59,7 +59,7 @@ CONVENTIONS = {
     ),
     "lightgbm": Convention(
         options={
-            "ties": "expected",
+            "ties": "input_order",
             "gain": "exponential",
             "ap_denominator": "min_k",
             "no_relevant": 1.0,
@@ -69,8 +69,9 @@ CONVENTIONS = {
             "LightGBM src/metric/rank_metric.hpp, map_metric.hpp, "
             "dcg_calculator.cpp: label_gain 2**i - 1 by default, a query "
             "without relevant item scores 1 (ndcg and map), map@k divides by "
-            "min(relevant, k); ties fall in std::sort's unspecified order, "
-            "whose mean is the 'expected' rule."
+            "min(relevant, k); tied scores keep their row order (a stable "
+            "sort: checked against LightGBM 4.7's printed ndcg@k and map@k "
+            "with tied predictions in tests/test_ltr.py)."
         ),
     ),
     "xgboost": Convention(

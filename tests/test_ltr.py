@@ -958,7 +958,11 @@ def test_lightgbm_printed_ndcg_convention():
     lightgbm = pytest.importorskip("lightgbm")
     Xtr, ytr, qtr = _load("rank.train")
     Xte, yte, qte = _with_unlabelled_query(*_load("rank.test"))
-    ranker = QueryRanker(lightgbm.LGBMRanker(n_estimators=10, n_jobs=1, verbose=-1))
+    ranker = QueryRanker(
+        lightgbm.LGBMRanker(
+            n_estimators=10, n_jobs=1, verbose=-1, metric=["ndcg", "map"]
+        )
+    )
     ranker.fit(
         Xtr, ytr, query_id=qtr, eval_set=[(Xte, yte, qte)], eval_at=[1, 3, 5, 10]
     )
@@ -976,6 +980,11 @@ def test_lightgbm_printed_ndcg_convention():
             no_relevant=1.0,
         )
         assert printed[f"ndcg@{k}"][-1] == pytest.approx(ours, abs=1e-9)
+        # the preset says the same, and reproduces LightGBM's map@k too
+        preset = ndcg_at_k(yte, pred, k=k, query_id=qte, convention="lightgbm")
+        assert preset == ours
+        ap = average_precision_at_k(yte, pred, k=k, query_id=qte, convention="lightgbm")
+        assert printed[f"map@{k}"][-1] == pytest.approx(ap, abs=1e-9)
         default = ndcg_at_k(yte, pred, k=k, query_id=qte, gain="exponential")
         assert (
             abs(printed[f"ndcg@{k}"][-1] - default) > 1e-4
@@ -1007,3 +1016,7 @@ def test_xgboost_printed_ndcg_convention():
             no_relevant=no_relevant,
         )
         assert printed[name][-1] == pytest.approx(ours, abs=1e-6), name
+        preset = ndcg_at_k(
+            yte, pred, k=k, query_id=qte, convention="xgboost", no_relevant=no_relevant
+        )
+        assert preset == ours, name
