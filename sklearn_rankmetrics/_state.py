@@ -242,6 +242,15 @@ def report_names(k, metrics, options):
     """The scorer names of a report, checking ``k``, ``metrics`` and the
     options on two rows before any data is read (the same code as the
     chunks, so the names and the errors are the report's own)."""
+    if metrics is not None and "err" in (
+        [metrics] if isinstance(metrics, str) else metrics
+    ):
+        raise ValueError(
+            "metrics: 'err' cannot be evaluated chunk by chunk or per "
+            "partition: ERR scales its stop probabilities by the largest grade "
+            "of the whole input, which one chunk does not know. Evaluate it in "
+            "memory with expected_reciprocal_rank_at_k(..., max_grade=...)."
+        )
     options = {**options, "no_relevant": "skip"}
     report = _per_query_report(
         np.array([1.0, 0.0]),

@@ -317,3 +317,11 @@ def test_core_import_pulls_no_dataframe_library():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_err_is_refused_chunk_by_chunk():
+    """ERR's scale is the largest grade of the whole input: a chunk cannot
+    know it, so the chunked evaluator refuses it rather than give a value
+    that depends on the chunking."""
+    with pytest.raises(ValueError, match="'err' cannot be evaluated chunk by chunk"):
+        RankingEvaluator(k=3, metrics=["ndcg", "err"])
