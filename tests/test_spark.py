@@ -160,3 +160,43 @@ def test_bad_frames(spark):
         ValueError, match=r"column 'qid' has \d+ null value\(s\) in partition \d+"
     ):
         ranking_report(with_null, **COLS, output_dict=True)
+
+
+def test_spark_preset_matches_spark_ranking_metrics(spark):
+    """convention="spark" reproduces pyspark.mllib's RankingMetrics on
+    predicted id lists and relevant id sets (binary relevance), including
+    a query without relevant ids (Spark scores it 0) and relevant ids that
+    were never predicted (they count in the denominators)."""
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    rng = np.random.default_rng(0)
+    predicted, relevant = [], []
+    for q in range(40):
+        ids = rng.permutation(30)[: rng.integers(1, 15)]
+        predicted.append([int(i) for i in ids])
+        n_rel = 0 if q % 10 == 0 else int(rng.integers(1, 8))
+        relevant.append([int(i) for i in rng.permutation(30)[:n_rel]])
+    metrics = RankingMetrics(
+        spark.sparkContext.parallelize(list(zip(predicted, relevant, strict=True)), 2)
+    )
+    y_true, y_score, _ = sklearn_rankmetrics.ranked_lists_to_arrays(predicted, relevant)
+    ours = {
+        "precision": sklearn_rankmetrics.precision_at_k,
+        "recall": sklearn_rankmetrics.recall_at_k,
+        "map": sklearn_rankmetrics.average_precision_at_k,
+        "ndcg": sklearn_rankmetrics.ndcg_at_k,
+    }
+    theirs = {
+        "precision": metrics.precisionAt,
+        "recall": metrics.recallAt,
+        "map": metrics.meanAveragePrecisionAt,
+        "ndcg": metrics.ndcgAt,
+    }
+    for k in (1, 3, 5, 10):
+        for name, func in ours.items():
+            value = func(y_true, y_score, k=k, convention="spark")
+            assert value == pytest.approx(theirs[name](k), abs=1e-12), (name, k)
+    whole = sklearn_rankmetrics.average_precision_at_k(
+        y_true, y_score, convention="spark"
+    )
+    assert whole == pytest.approx(metrics.meanAveragePrecision, abs=1e-12)
