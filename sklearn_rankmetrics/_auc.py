@@ -160,9 +160,21 @@ def gauc_per_query(
     """
     q, s, pos, order = _sorted_form(form, Y, S, codes, threshold)
     if form == "long":
-        row_w = None if w is None else w[order]
-        auc, total_pos, total_neg = _auc_per_query(q, s, pos, row_w, n_q)
-        rows = total_pos + total_neg  # number of rows, or sum of row weights
+        if w is None:
+            auc, total_pos, total_neg = _auc_per_query(q, s, pos, None, n_q)
+            rows = total_pos + total_neg  # number of rows
+        else:
+            # An AUC does not change when its query's row weights are
+            # scaled: scale each query's to sum to 1, so that the running
+            # sums over all rows in _auc_per_query stay O(n_queries) and a
+            # query's AUC keeps its precision next to queries weighted
+            # 2**40 times more.
+            rows = np.bincount(codes, weights=w, minlength=n_q)  # sum of weights
+            scale = rows[q]
+            row_w = np.zeros(q.shape[0])
+            np.divide(w[order], scale, out=row_w, where=scale > 0)
+            auc, total_pos, _ = _auc_per_query(q, s, pos, row_w, n_q)
+            total_pos = total_pos * rows
         if query_weighting == "impressions":
             query_w = rows
         elif query_weighting == "clicks":

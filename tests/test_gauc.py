@@ -166,3 +166,26 @@ def test_sparse_wide_rows_with_ties(fmt):
         assert_allclose(got, values, rtol=0, atol=1e-12)
         got = srm.group_auc_score(Ysp, S, relevance_threshold=threshold)
         assert got == pytest.approx(mean, rel=0, abs=1e-12)
+
+
+def test_weighted_auc_of_a_query_does_not_depend_on_the_other_queries():
+    """A query's AUC keeps full precision next to queries whose row
+    weights are 2**40 times larger (row weights are scaled per query)."""
+    rng = np.random.default_rng(0)
+    n = 200
+    y = rng.integers(0, 2, n)
+    s = rng.normal(size=n)
+    w = rng.uniform(0.5, 2.0, n) * 1e-6
+    qid = np.full(n, 99)  # after the heavy queries in the running sums
+    alone = srm.group_auc_score(y, s, query_id=qid, sample_weight=w, average=None)
+    heavy = rng.uniform(0.5, 2.0, 5 * n) * 2.0**40
+    others = srm.group_auc_score(
+        np.concatenate([rng.integers(0, 2, 5 * n), y]),
+        np.concatenate([rng.normal(size=5 * n), s]),
+        query_id=np.concatenate([np.repeat(np.arange(1, 6), n), qid]),
+        sample_weight=np.concatenate([heavy, w]),
+        average=None,
+    )
+    expected = roc_auc_score(y, s, sample_weight=w)
+    assert alone[0] == pytest.approx(expected, rel=1e-13)
+    assert others[-1] == pytest.approx(expected, rel=1e-13)
