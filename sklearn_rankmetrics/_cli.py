@@ -9,8 +9,10 @@ that are not a subcommand, runs the tuning demo.
 The flow of ``evaluate``: read the files into the long form
 (:mod:`._trec` for TREC files, :func:`_read_long` for tables), compute
 "measure -> per-query values" in :func:`per_query_values` (the one place
-that calls the metric functions), average them in :func:`_summary`, and
-print with one of the ``_print_*`` writers.
+that calls the metric functions), average them in :func:`_summary`,
+compare several runs from those values (:func:`_compare`), and print with
+one of the ``_print_*`` writers.  A table of more than ``--chunk-rows``
+rows is evaluated chunk by chunk (:func:`_evaluate_long_chunked`).
 """
 
 import argparse
@@ -1043,7 +1045,7 @@ def _evaluate_parser(subparsers):
         "--format",
         choices=sorted(_WRITERS),
         help="output layout; default: trec (trec_eval's) for one TREC run, "
-        "table (side by side) for several runs or --long",
+        "table for several runs (the comparison) or --long",
     )
     p.add_argument(
         "--duplicates",
@@ -1068,7 +1070,7 @@ def _evaluate_parser(subparsers):
         "--score-col",
         nargs="+",
         metavar="COL",
-        help="score column(s); several compare several models side by side",
+        help="score column(s); several compare several models",
     )
     long.add_argument(
         "--weight-col",
