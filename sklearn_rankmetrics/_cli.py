@@ -9,8 +9,10 @@ that are not a subcommand, runs the tuning demo.
 The flow of ``evaluate``: read the files into the long form
 (:mod:`._trec` for TREC files, :func:`_read_long` for tables), compute
 "measure -> per-query values" in :func:`per_query_values` (the one place
-that calls the metric functions), average them in :func:`_summary`, and
-print with one of the ``_print_*`` writers.
+that calls the metric functions), average them in :func:`_summary`,
+compare several runs from those values (:func:`_compare`), and print with
+one of the ``_print_*`` writers.  A table of more than ``--chunk-rows``
+rows is evaluated chunk by chunk (:func:`_evaluate_long_chunked`).
 """
 
 import argparse
@@ -397,8 +399,6 @@ def _top_rows(codes, y_true, y_score, k, exact):
 # ---------------------------------------------------------------------------
 def _read_long(path, columns, sep):
     """The requested columns of a table file, as numpy arrays."""
-    if not os.path.isfile(path):
-        raise UsageError(f"--long: file not found: {path!r}")
     lower = path.lower()
     if lower.endswith((".parquet", ".pq")):
         try:
@@ -518,16 +518,31 @@ def _evaluate_long(args, measures, progress):
         )
     if any(m.metric == "runid" for m in measures):
         measures = [m for m in measures if m.metric != "runid"]
+    if args.chunk_rows < 1:
+        raise UsageError(f"--chunk-rows must be >= 1, got {args.chunk_rows}.")
     columns = [args.query_col, args.label_col, *args.score_col]
     if args.weight_col:
         columns.append(args.weight_col)
     path = args.long
+    if not os.path.isfile(path):
+        raise UsageError(f"--long: file not found: {path!r}")
+    if not _fits_in_one_chunk(path, args.chunk_rows):
+        return _evaluate_long_chunked(args, measures, columns, progress), measures
     progress.step(f"reading {path}")
     data = _read_long(path, columns, args.sep)
     if len(data[args.query_col]) == 0:
         raise UsageError(f"--long {path!r}: the table has no rows.")
+    progress.step("evaluating")
     codes, ids = _query_codes(data[args.query_col])
-    n_q = len(ids)
+    part = _long_part(args, measures, data, codes, len(ids))
+    progress.done()
+    return _long_results(args, measures, ids, *part), measures
+
+
+def _long_part(args, measures, data, codes, n_q):
+    """Per score column the per-query values of rows holding whole
+    queries (``codes`` 0..n_q-1), and the query weights of the summary."""
+    path = args.long
     y_true = _numeric(path, args.label_col, data[args.label_col])
     weight = None
     if args.weight_col:
@@ -540,11 +555,10 @@ def _evaluate_long(args, measures, progress):
         query_w = np.zeros(n_q)
         query_w[codes] = weight
         gauc_w = np.bincount(codes, weights=weight, minlength=n_q)
-    results = []
+    values = {}
     for col in args.score_col:
-        progress.step(f"evaluating {col}")
         y_score = _numeric(path, col, data[col])
-        values = per_query_values(
+        values[col] = per_query_values(
             measures,
             y_true,
             y_score,
@@ -555,10 +569,180 @@ def _evaluate_long(args, measures, progress):
             relevance_threshold=args.level,
             sample_weight=weight,
         )
-        summary = _summary(measures, values, n_q, query_w, gauc_w)
-        results.append(Result(col, ids, values, summary))
+    return values, query_w, gauc_w
+
+
+def _long_results(args, measures, ids, values, query_w, gauc_w):
+    n_q = len(ids)
+    return [
+        Result(
+            col,
+            ids,
+            values[col],
+            _summary(measures, values[col], n_q, query_w, gauc_w),
+        )
+        for col in args.score_col
+    ]
+
+
+# ---------------------------------------------------------------------------
+# Long-form tables larger than memory: chunk by chunk
+# ---------------------------------------------------------------------------
+def _fits_in_one_chunk(path, chunk_rows):
+    """Whether the table has at most ``chunk_rows`` rows (then it is read
+    whole, as it always was).  Parquet: its metadata; text: its lines,
+    counted up to the limit only (a quoted field with a line break counts
+    one line too many, which at worst sends a table to the chunked reader;
+    compressed text is read whole)."""
+    lower = path.lower()
+    if lower.endswith((".parquet", ".pq")):
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            return True  # _read_long says pyarrow is needed
+        return pq.ParquetFile(path).metadata.num_rows <= chunk_rows
+    if lower.endswith((".gz", ".bz2", ".zip", ".xz", ".zst")):
+        return True
+    lines, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 24):
+            lines += block.count(b"\n")
+            last = block[-1:]
+            if lines > chunk_rows + 1:  # the header and chunk_rows rows
+                return False
+    return lines + (last != b"\n") <= chunk_rows + 1
+
+
+def _long_chunks(path, columns, sep, chunk_rows, query_col):
+    """The requested columns of a table, ``chunk_rows`` rows at a time.
+
+    Parquet: pyarrow's ``iter_batches``; CSV/TSV: pandas'
+    ``read_csv(chunksize=...)``, the query column's type fixed from the
+    table's first rows so that every chunk has the same type of ids.
+    """
+    lower = path.lower()
+    unique = list(dict.fromkeys(columns))
+    if lower.endswith((".parquet", ".pq")):
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        _check_columns(path, columns, pf.schema_arrow.names)
+        for batch in pf.iter_batches(batch_size=chunk_rows, columns=unique):
+            yield {
+                c: _array_numpy(batch.column(batch.schema.get_field_index(c)))
+                for c in columns
+            }
+        return
+    try:
+        import pandas as pd
+    except ImportError:
+        raise UsageError(
+            f"--long {path!r}: reading a text table in chunks (it has more "
+            "than --chunk-rows rows) needs pandas (pip install pandas), or "
+            "convert it to Parquet."
+        ) from None
+    if sep is None:
+        sep = "\t" if lower.endswith((".tsv", ".tab")) else ","
+    with open(path, encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=sep), [])
+    _check_columns(path, columns, header)
+    head = pd.read_csv(path, sep=sep, usecols=[query_col], nrows=10_000)
+    q_type = head[query_col].dtype if head[query_col].dtype.kind in "iu" else str
+    reader = pd.read_csv(
+        path, sep=sep, usecols=unique, chunksize=chunk_rows, dtype={query_col: q_type}
+    )
+    try:
+        with reader:
+            for frame in reader:
+                yield {c: frame[c].to_numpy() for c in columns}
+    except ValueError as exc:
+        raise UsageError(
+            f"--long {path!r}: could not read the table in chunks ({exc}); "
+            f"the ids of {query_col!r} look like integers at the top of the "
+            "file but not further down?"
+        ) from None
+
+
+def _array_numpy(array):
+    return np.asarray(array.to_numpy(zero_copy_only=False))
+
+
+def _evaluate_long_chunked(args, measures, columns, progress):
+    """The results of :func:`_evaluate_long` for a table read in chunks.
+
+    Each chunk's whole queries go through the same code as an in-memory
+    table (:func:`_long_part`), so every per-query value is the same
+    function of the same rows, and the summary is computed at the end over
+    every query, in id order: the output equals the in-memory one.  The
+    query of a chunk's last row may continue in the next chunk: its rows
+    are held back.  Any other query is closed, and a closed query seen
+    again means the rows are not grouped by query: a usage error (the
+    per-query values of every query are kept, O(queries) memory, for the
+    comparison and --per-query).
+    """
+    from ._state import _ClosedQueries
+
+    path, qcol = args.long, args.query_col
+    closed = _ClosedQueries()
+    parts, held, row = [], None, 0
+    progress.step(
+        f"reading and evaluating {path} in chunks of {args.chunk_rows:,} rows"
+    )
+    chunks = _long_chunks(path, columns, args.sep, args.chunk_rows, qcol)
+    for number, chunk in enumerate(chunks, start=1):
+        n_rows = len(chunk[qcol])
+        if n_rows == 0:
+            continue
+        codes, ids = _query_codes(chunk[qcol])
+        found = closed.find(ids[np.unique(codes)])
+        if found is not None:
+            raise UsageError(
+                f"--long {path!r}: the rows of query {found[0]!r} are not "
+                f"together: it appears again in rows {row + 1:,}-"
+                f"{row + n_rows:,} (chunk {number}) after other queries "
+                f"(its rows before were in chunk {found[1]}). A table "
+                "larger than --chunk-rows must have its rows grouped by "
+                f"query: sort the file by the {qcol!r} column, or evaluate "
+                "it with sklearn_rankmetrics.dask or sklearn_rankmetrics."
+                "spark (or raise --chunk-rows if it fits in memory)."
+            )
+        row += n_rows
+        if held is not None:
+            chunk = {c: np.concatenate([held[c], chunk[c]]) for c in columns}
+        q = chunk[qcol]
+        last = q == q[-1]
+        held = {c: chunk[c][last] for c in columns}
+        done = ~last
+        if done.any():
+            data = {c: chunk[c][done] for c in columns}
+            codes, ids = _query_codes(data[qcol])
+            parts.append((ids, _long_part(args, measures, data, codes, len(ids))))
+            closed.add(ids, number)
+    if held is None:
+        raise UsageError(f"--long {path!r}: the table has no rows.")
+    codes, ids = _query_codes(held[qcol])
+    parts.append((ids, _long_part(args, measures, held, codes, len(ids))))
+    progress.step("summarising")
+    ids = np.concatenate([p[0] for p in parts])
+    order = np.argsort(ids, kind="stable")
+    ids = ids[order]
+
+    def gather(get):
+        arrays = [get(part) for _, part in parts]
+        return None if arrays[0] is None else np.concatenate(arrays)[order]
+
+    values = {
+        col: {
+            label: gather(lambda part, c=col, lab=label: part[0][c][lab])
+            for label in parts[0][1][0][col]
+        }
+        for col in args.score_col
+    }
+    query_w = gather(lambda part: part[1])
+    gauc_w = gather(lambda part: part[2])
+    results = _long_results(args, measures, ids, values, query_w, gauc_w)
     progress.done()
-    return results, measures
+    return results
 
 
 # ---------------------------------------------------------------------------
@@ -592,6 +776,11 @@ def _json_number(value):
 
 
 def _print_json(out, measures, results, per_query):
+    json.dump(_json_doc(measures, results, per_query), out, indent=2)
+    out.write("\n")
+
+
+def _json_doc(measures, results, per_query):
     doc = {}
     for res in results:
         entry = {
@@ -611,8 +800,83 @@ def _print_json(out, measures, results, per_query):
                 for j, qid in enumerate(res.query_ids)
             }
         doc[res.name] = entry
+    return doc
+
+
+def _json_clean(obj):
+    """nan -> None (null) in nested dicts and lists: strict JSON."""
+    if isinstance(obj, dict):
+        return {k: _json_clean(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_json_clean(v) for v in obj]
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj
+
+
+def _print_json_comparison(out, measures, results, per_query, comparison):
+    """``{"runs": what one run prints, "comparison": to_dict()}``."""
+    doc = {
+        "runs": _json_doc(measures, results, per_query),
+        "comparison": _json_clean(comparison.to_dict()),
+    }
     json.dump(doc, out, indent=2)
     out.write("\n")
+
+
+def _print_table_comparison(out, measures, results, per_query, comparison):
+    """The comparison table; with -q the side-by-side values first."""
+    if per_query:
+        _print_table(out, measures, results, per_query)
+        out.write("\n")
+    out.write(f"{comparison}\n")
+
+
+_COMPARISON_CSV = (
+    "metric model mean ci_low ci_high n_queries reference difference "
+    "statistic pvalue pvalue_corrected significant wins_over"
+).split()
+
+
+def _print_csv_comparison(out, measures, results, per_query, comparison):
+    """One row per metric and model (mean, interval, the models it beats)
+    and, for a model tested against a reference, the test's columns: one
+    row per test (every pair: a model appears once per reference)."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_COMPARISON_CSV)
+    doc = comparison.to_dict()
+    wins = comparison.wins()
+    tests = {}
+    for t in doc["tests"]:
+        tests.setdefault((t["metric"], t["model"]), []).append(t)
+    for metric, models in doc["summary"].items():
+        for model, stats in models.items():
+            base = [
+                metric,
+                model,
+                *(repr(stats[c]) for c in ("mean", "ci_low", "ci_high")),
+                stats["n_queries"],
+            ]
+            beaten = " ".join(wins[model, metric])
+            rows = tests.get((metric, model)) or [None]
+            for t in rows:
+                if t is None:
+                    cells = [""] * 6
+                else:
+                    cells = [
+                        t["reference"],
+                        *(
+                            repr(t[c])
+                            for c in (
+                                "difference",
+                                "statistic",
+                                "pvalue",
+                                "pvalue_corrected",
+                            )
+                        ),
+                        str(t["significant"]).lower(),
+                    ]
+                writer.writerow([*base, *cells, beaten])
 
 
 def _print_csv(out, measures, results, per_query):
@@ -647,10 +911,18 @@ def _print_table(out, measures, results, per_query):
             (m.label, "all", [_fmt_cell(m, r.summary[m.label]) for r in results])
         )
     if per_query:
-        for j, qid in enumerate(results[0].query_ids):
+        # every query of any run; "-" where a run does not answer it
+        ids = list(dict.fromkeys(q for r in results for q in r.query_ids))
+        if len(results) > 1:
+            ids.sort()
+        where = [{q: j for j, q in enumerate(r.query_ids)} for r in results]
+        for qid in ids:
             for m in measures:
                 if m.label in results[0].values:
-                    cells = [_fmt_cell(m, r.values[m.label][j]) for r in results]
+                    cells = [
+                        _fmt_cell(m, r.values[m.label][pos[qid]]) if qid in pos else "-"
+                        for r, pos in zip(results, where, strict=True)
+                    ]
                     rows.append((m.label, str(qid), cells))
     w_m = max([len("measure")] + [len(r[0]) for r in rows])
     w_q = max([len("query")] + [len(r[1]) for r in rows])
@@ -663,8 +935,6 @@ def _print_table(out, measures, results, per_query):
         line = f"{label:<{w_m}}  {qid:<{w_q}}"
         line += "".join(f"  {c:>{w}}" for c, w in zip(cells, widths, strict=True))
         out.write(line + "\n")
-    # The paired comparison of several runs (intervals, tests, correction)
-    # will come from compare_rankings; print it here when it exists.
 
 
 def _fmt_cell(m, value):
@@ -680,6 +950,11 @@ _WRITERS = {
     "csv": _print_csv,
     "json": _print_json,
     "table": _print_table,
+}
+_COMPARISON_WRITERS = {
+    "csv": _print_csv_comparison,
+    "json": _print_json_comparison,
+    "table": _print_table_comparison,
 }
 
 
@@ -770,7 +1045,7 @@ def _evaluate_parser(subparsers):
         "--format",
         choices=sorted(_WRITERS),
         help="output layout; default: trec (trec_eval's) for one TREC run, "
-        "table (side by side) for several runs or --long",
+        "table for several runs (the comparison) or --long",
     )
     p.add_argument(
         "--duplicates",
@@ -795,7 +1070,7 @@ def _evaluate_parser(subparsers):
         "--score-col",
         nargs="+",
         metavar="COL",
-        help="score column(s); several compare several models side by side",
+        help="score column(s); several compare several models",
     )
     long.add_argument(
         "--weight-col",
@@ -811,6 +1086,15 @@ def _evaluate_parser(subparsers):
         "or score them 0 or 1",
     )
     long.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="a table of more than N rows (default 1,000,000) is read and "
+        "evaluated N rows at a time, in bounded memory; its rows must then be "
+        "grouped by query (e.g. sorted by the query column)",
+    )
+    long.add_argument(
         "--sep", metavar="CHAR", help="field separator of a text table "
         "(default: tab for .tsv, comma otherwise)",
     )  # fmt: skip
@@ -822,6 +1106,66 @@ def _evaluate_parser(subparsers):
     )
     p.add_argument(
         "--quiet", action="store_true", help="no progress messages on stderr"
+    )
+    cmp = p.add_argument_group(
+        "comparison of several runs or score columns",
+        "With several runs or --score-col columns, the table, csv and json "
+        "formats give the comparison of compare_rankings: each measure's "
+        "mean and bootstrap confidence interval per run, and paired tests "
+        "over queries with the p-values corrected across the pairs of each "
+        "measure; significant wins are marked.",
+    )
+    cmp.add_argument(
+        "--no-compare",
+        action="store_true",
+        help="print the values side by side instead of the comparison",
+    )
+    cmp.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="test every run against this one (a runid, or the file name "
+        "when runids repeat; a score column with --long); default: every pair",
+    )
+    cmp.add_argument(
+        "--test",
+        choices=("permutation", "t-test", "wilcoxon"),
+        default="permutation",
+        help="the paired test over queries (default: permutation, the "
+        "paired randomization test of the mean difference)",
+    )
+    cmp.add_argument(
+        "--correction",
+        choices=("holm", "bonferroni", "fdr_bh", "none"),
+        default="holm",
+        help="multiple-comparison correction across the pairs of each "
+        "measure (default: holm)",
+    )
+    cmp.add_argument(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="level of the bootstrap intervals (default: 0.95)",
+    )
+    cmp.add_argument(
+        "--n-resamples",
+        type=int,
+        default=9999,
+        metavar="N",
+        help="random sign vectors of the permutation test (default: 9999)",
+    )
+    cmp.add_argument(
+        "--n-bootstrap",
+        type=int,
+        default=1999,
+        metavar="N",
+        help="bootstrap resamples of the intervals (default: 1999)",
+    )
+    cmp.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the resampling (default: 0, so that the output is reproducible)",
     )
     return p
 
@@ -867,9 +1211,92 @@ def _no_relevant(value):
     return number
 
 
+def _check_comparison_options(args):
+    if not 0 < args.confidence_level < 1:
+        raise UsageError(
+            f"--confidence-level must be in (0, 1), e.g. 0.95; got "
+            f"{args.confidence_level}."
+        )
+    for flag, value in (
+        ("--n-resamples", args.n_resamples),
+        ("--n-bootstrap", args.n_bootstrap),
+    ):
+        if value < 1:
+            raise UsageError(f"{flag} must be >= 1, got {value}.")
+
+
+def _compare(args, measures, results):
+    """The :class:`~sklearn_rankmetrics._compare.RankingComparison` of the
+    results, from the per-query values already computed (so TREC runs keep
+    trec_eval's conventions).  Queries are paired by id; a query one run
+    does not answer (TREC without -c) is nan for it: out of its mean, as
+    in trec_eval, and out of the pairs it is in."""
+    import warnings
+
+    from ._compare import _compare_values
+
+    names = [r.name for r in results]
+    if args.baseline is not None and args.baseline not in names:
+        raise UsageError(
+            f"--baseline {args.baseline!r} is not one of the compared "
+            f"{'score columns' if args.long else 'runs'}: "
+            f"{', '.join(map(repr, names))}."
+        )
+    labels = [
+        m.label
+        for m in measures
+        if m.metric not in ("runid", "num_q", *_COUNTS) and m.label in results[0].values
+    ]
+    if not labels:
+        raise UsageError(
+            "nothing to compare: the measures are counts only; add a measure "
+            "(e.g. -m map) or pass --no-compare."
+        )
+    ids = results[0].query_ids
+    same = all(
+        len(r.query_ids) == len(ids) and np.array_equal(r.query_ids, ids)
+        for r in results
+    )
+    if not same:
+        ids = np.unique(np.concatenate([r.query_ids for r in results]))
+    per_query = {}
+    for r in results:
+        v = np.column_stack([r.values[lab] for lab in labels]).astype(np.float64)
+        if not same:
+            full = np.full((len(ids), len(labels)), np.nan)
+            full[np.searchsorted(ids, r.query_ids)] = v
+            v = full
+        per_query[r.name] = v
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        comparison = _compare_values(
+            per_query,
+            labels,
+            ids,
+            baseline=args.baseline,
+            test=args.test,
+            n_resamples=args.n_resamples,
+            n_bootstrap=args.n_bootstrap,
+            confidence_level=args.confidence_level,
+            correction=None if args.correction == "none" else args.correction,
+            random_state=args.seed,
+        )
+    if not args.quiet:
+        for w in caught:
+            print(f"{PROG}: note: {w.message}", file=sys.stderr)
+        if args.long and args.weight_col:
+            print(
+                f"{PROG}: note: the comparison weighs every query equally "
+                "(--weight-col weighs the summary only).",
+                file=sys.stderr,
+            )
+    return comparison
+
+
 def _evaluate(args):
     progress = _Progress(args.quiet)
     notes = []
+    _check_comparison_options(args)
     if args.long:
         if args.ties is None:
             args.ties = "expected"
@@ -889,8 +1316,32 @@ def _evaluate(args):
     fmt = args.format
     if fmt is None:
         fmt = "trec" if len(results) == 1 and not args.long else "table"
+    comparison = None
+    if len(results) > 1 and not args.no_compare and fmt != "trec":
+        if fmt == "csv" and args.per_query:
+            raise UsageError(
+                "--format csv prints one table: the comparison of the runs, "
+                "or with --no-compare the values (per query with -q); write "
+                "the per-query values with --per-query OUT instead of -q."
+            )
+        progress.step("comparing")
+        comparison = _compare(args, measures, results)
+        progress.done()
+    elif args.baseline is not None:
+        raise UsageError(
+            "--baseline names the reference of the comparison of several "
+            "runs or score columns"
+            + (
+                " (none with --format trec or --no-compare)."
+                if len(results) > 1
+                else "."
+            )
+        )
     buffer = io.StringIO()
-    _WRITERS[fmt](buffer, measures, results, args.per_query)
+    if comparison is None:
+        _WRITERS[fmt](buffer, measures, results, args.per_query)
+    else:
+        _COMPARISON_WRITERS[fmt](buffer, measures, results, args.per_query, comparison)
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
     if args.per_query_file:

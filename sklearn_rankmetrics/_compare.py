@@ -590,32 +590,16 @@ array-like of shape (n_rows,) with ``query_id``
     0.86
     """
     _check_scores(y_true, y_scores)
-    test = check_option("test", test, _TESTS)
-    if correction is not None:
-        correction = check_option("correction", correction, _CORRECTIONS)
-    for name, value in (("n_resamples", n_resamples), ("n_bootstrap", n_bootstrap)):
-        if (
-            isinstance(value, (bool, np.bool_))
-            or not isinstance(value, numbers.Integral)
-            or value < 1
-        ):
-            raise ValueError(f"{name} must be an int >= 1; got {value!r}.")
-    for name, value in (("confidence_level", confidence_level), ("alpha", alpha)):
-        if not isinstance(value, numbers.Real) or not 0 < value < 1:
-            raise ValueError(f"{name} must be a number in (0, 1); got {value!r}.")
-    models = list(y_scores)
-    if baseline is not None and baseline not in y_scores:
-        raise ValueError(
-            f"baseline={baseline!r} is not a model of y_scores; choose among "
-            f"{', '.join(map(repr, models))}, or None to test every pair."
-        )
     if "sample_weight" in options:
         raise TypeError(
             "compare_rankings weighs every query equally (queries are the "
             "unit of resampling); sample_weight is not supported."
         )
-    seed = _seed(random_state)
-
+    models = list(y_scores)
+    _check_settings(
+        models, baseline, test, correction, n_resamples, n_bootstrap,
+        confidence_level, alpha,
+    )  # fmt: skip
     reports = {
         name: _per_query_report(
             y_true,
@@ -633,6 +617,109 @@ array-like of shape (n_rows,) with ``query_id``
     per_query = {
         m: np.column_stack([r.values[n] for n in names]) for m, r in reports.items()
     }
+    return _compare_values(
+        per_query,
+        names,
+        first.query_id,
+        baseline=baseline,
+        test=test,
+        n_resamples=n_resamples,
+        n_bootstrap=n_bootstrap,
+        confidence_level=confidence_level,
+        correction=correction,
+        alpha=alpha,
+        random_state=random_state,
+        stacklevel=3,
+    )
+
+
+def _check_settings(
+    models,
+    baseline,
+    test,
+    correction,
+    n_resamples,
+    n_bootstrap,
+    confidence_level,
+    alpha,
+):
+    """Check the comparison settings; returns ``(test, correction)``."""
+    test = check_option("test", test, _TESTS)
+    if correction is not None:
+        correction = check_option("correction", correction, _CORRECTIONS)
+    for name, value in (("n_resamples", n_resamples), ("n_bootstrap", n_bootstrap)):
+        if (
+            isinstance(value, (bool, np.bool_))
+            or not isinstance(value, numbers.Integral)
+            or value < 1
+        ):
+            raise ValueError(f"{name} must be an int >= 1; got {value!r}.")
+    for name, value in (("confidence_level", confidence_level), ("alpha", alpha)):
+        if not isinstance(value, numbers.Real) or not 0 < value < 1:
+            raise ValueError(f"{name} must be a number in (0, 1); got {value!r}.")
+    if baseline is not None and baseline not in models:
+        raise ValueError(
+            f"baseline={baseline!r} is not a model of y_scores; choose among "
+            f"{', '.join(map(repr, models))}, or None to test every pair."
+        )
+    return test, correction
+
+
+def _compare_values(
+    per_query,
+    names,
+    query_id,
+    *,
+    baseline=None,
+    test="permutation",
+    n_resamples=9999,
+    n_bootstrap=1999,
+    confidence_level=0.95,
+    correction="holm",
+    alpha=0.05,
+    random_state=None,
+    stacklevel=2,
+):
+    """The comparison of per-query values already computed.
+
+    The statistics of :func:`compare_rankings` (which computes the values
+    with the report's engine and calls this); the command line calls it
+    with values computed under trec_eval's conventions.
+
+    Parameters
+    ----------
+    per_query : dict of str to ndarray of shape (n_queries, n_metrics)
+        ``{model: values}``, at least two models, rows paired (the same
+        query in the same row for every model), nan where a query is
+        skipped.
+    names : list of str
+        The metric names of the columns.
+    query_id : ndarray of shape (n_queries,)
+        The ids of the rows.
+    baseline, test, n_resamples, n_bootstrap
+        As in :func:`compare_rankings`.
+    confidence_level, correction, alpha, random_state
+        As in :func:`compare_rankings`.
+    stacklevel : int, default=2
+        Of the warnings, counted from this function.
+
+    Returns
+    -------
+    comparison : RankingComparison
+    """
+    models = list(per_query)
+    if len(models) < 2:
+        raise ValueError(f"a comparison needs at least two models, got {len(models)}.")
+    test, correction = _check_settings(
+        models, baseline, test, correction, n_resamples, n_bootstrap,
+        confidence_level, alpha,
+    )  # fmt: skip
+    seed = _seed(random_state)
+    per_query = {
+        m: np.asarray(v, dtype=np.float64).reshape(-1, len(names))
+        for m, v in per_query.items()
+    }
+
     n_q, n_m = per_query[models[0]].shape
 
     # Means and intervals per model and metric.
@@ -708,7 +795,7 @@ array-like of shape (n_rows,) with ``query_id``
             "no bootstrap interval (nan) and no test can reject; compare "
             "models on many queries.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     undefined = [n for j, n in enumerate(names) if (n_queries[:, j] == 0).all()]
     if undefined:
@@ -717,7 +804,7 @@ array-like of shape (n_rows,) with ``query_id``
             "was skipped: no relevant item, or for gauc a single class); "
             "their means, intervals and tests are nan.",
             UndefinedMetricWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     return RankingComparison(
         models=models,
@@ -742,7 +829,7 @@ array-like of shape (n_rows,) with ``query_id``
         significant=significant,
         n_paired=n_paired,
         per_query=per_query,
-        query_id=first.query_id,
+        query_id=np.asarray(query_id),
     )
 
 

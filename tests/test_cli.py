@@ -5,6 +5,7 @@ a message, never a traceback)."""
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 import types
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.stats
 
 import sklearn_rankmetrics as srm
 from sklearn_rankmetrics._cli import main
@@ -125,9 +127,9 @@ def test_formats_csv_table_and_several_runs(tmp_path, capsys):
         ("303", 0.0858),
         ("all", 0.1785),
     ]
-    # several runs: a side-by-side table (same runid -> file names)
+    # several runs side by side (same runid -> file names)
     code, out, _ = run_cli(
-        capsys, "evaluate", "-m", "map", "-m", "P.5", qrels, run, trunc
+        capsys, "evaluate", "--no-compare", "-m", "map", "-m", "P.5", qrels, run, trunc
     )
     lines = out.splitlines()
     assert lines[0].split() == ["measure", "query", "results.test", "results.trunc"]
@@ -188,7 +190,7 @@ def test_long_table_matches_public_functions(tmp_path, capsys, ext, sep):
         capsys,
         "--long", str(path), *LONG_ARGS, "--score-col", "model_a", "model_b",
         "-m", "ndcg@5", "-m", "map@10", "-m", "gauc", "-m", "P.3",
-        "--per-query", str(per_query), "-q",
+        "--per-query", str(per_query), "-q", "--no-compare",
     )  # fmt: skip
     assert list(result) == ["model_a", "model_b"]
     for name, score in (("model_a", a), ("model_b", b)):
@@ -335,6 +337,24 @@ def test_dispatch_demo_version_and_help(monkeypatch, capsys):
     assert code == 0 and "--long" in out and "all_trec" in out
 
 
+def test_progress_on_stderr_when_it_is_a_terminal(tmp_path, capsys, monkeypatch):
+    qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
+    run = write(tmp_path, "run", "q1 Q0 d1 1 0.5 r\n")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run_cli(capsys, "evaluate", "-m", "map", qrels, run)
+    assert code == 0 and out == "map                   \tall\t1.0000\n"
+    lines = err.splitlines()
+    assert [line.split(" ...")[0] for line in lines] == [
+        f"rankmetrics: reading {qrels}",
+        f"rankmetrics: reading {run}",
+        f"rankmetrics: evaluating {run}",
+    ]
+    assert all(re.fullmatch(r".* \.\.\. \d+\.\d s", line) for line in lines)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, _, err = run_cli(capsys, "evaluate", "--quiet", "-m", "map", qrels, run)
+    assert code == 0 and err == ""
+
+
 def test_quiet_and_no_progress_when_stderr_is_not_a_terminal(tmp_path, capsys):
     qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
     run = write(tmp_path, "run", "q1 Q0 d1 1 0.5 r\n")
@@ -356,3 +376,286 @@ def test_module_runs_as_a_script():
     assert proc.returncode == 0, proc.stderr
     # like trec_eval, only the requested measures (no runid line)
     assert proc.stdout == "map                   \tall\t0.1785\n"
+
+
+# ---------------------------------------------------------------------------
+# Several runs or score columns: the comparison
+# ---------------------------------------------------------------------------
+def two_runs(tmp_path):
+    """A qrels, its run, and a second run: the same lines with other scores
+    and without a few queries (so the runs answer different queries)."""
+    qrels, run = random_files(tmp_path, 4, n_queries=40)
+    rng = np.random.default_rng(9)
+    lines = Path(run).read_text().splitlines()
+    queries = sorted({line.split()[0] for line in lines})
+    dropped = set(queries[::9])
+    other = []
+    for line in lines:
+        q, q0, doc, rank, score, _ = line.split()
+        if q not in dropped:
+            score = float(score) + rng.normal(scale=0.5)
+            other.append(f"{q} {q0} {doc} {rank} {score:.3f} other")
+    return qrels, run, write(tmp_path, "other", "\n".join(other) + "\n")
+
+
+def test_comparison_of_trec_runs_from_trec_eval_values(tmp_path, capsys):
+    qrels, run_a, run_b = two_runs(tmp_path)
+    measures = ["-m", "map", "-m", "ndcg_cut.10", "-m", "P.5", "-m", "num_ret"]
+    plain = _json(capsys, "--no-compare", "-q", *measures, qrels, run_a, run_b)
+    assert list(plain) == ["gen4", "other"]
+    options = ["--test", "t-test", "--correction", "none", "--baseline", "gen4"]
+    result = _json(capsys, *options, *measures, qrels, run_a, run_b)
+    assert result["runs"] == {
+        name: {"all": plain[name]["all"]} for name in ("gen4", "other")
+    }
+    comparison = result["comparison"]
+    settings = comparison["settings"]
+    assert (settings["test"], settings["correction"]) == ("t-test", None)
+    assert settings["baseline"] == "gen4" and settings["seed"] == 0
+    assert list(comparison["summary"]) == ["map", "P_5", "ndcg_cut_10"]  # no counts
+    a, b = plain["gen4"]["queries"], plain["other"]["queries"]
+    common = sorted(set(a) & set(b))
+    assert len(common) < len(a)  # the runs answer different queries
+    for test in comparison["tests"]:
+        m = test["metric"]
+        # each run's mean is trec_eval's (over the queries it answers)
+        for name in ("gen4", "other"):
+            mean = comparison["summary"][m][name]["mean"]
+            assert mean == pytest.approx(plain[name]["all"][m], rel=1e-12)
+        # the test pairs the queries both runs answer, with the per-query
+        # values of trec_eval's conventions
+        x = np.array([a[q][m] for q in common])
+        y = np.array([b[q][m] for q in common])
+        assert (test["model"], test["reference"]) == ("other", "gen4")
+        assert test["n_paired"] == len(common)
+        assert test["difference"] == pytest.approx(np.mean(y - x), rel=1e-12)
+        expected = scipy.stats.ttest_rel(y, x).pvalue
+        assert test["pvalue"] == pytest.approx(expected, rel=1e-9)
+        assert test["pvalue_corrected"] == test["pvalue"]
+    # the default layout for several runs: the comparison table
+    code, out, _ = run_cli(capsys, "evaluate", *measures, qrels, run_a, run_b)
+    assert code == 0
+    assert out.splitlines()[0].split() == [
+        "metric", "model", "mean", "95%", "CI", "wins", "over",
+    ]  # fmt: skip
+    assert "a gen4" in out and "b other" in out
+    words = " ".join(out.split())
+    assert "paired randomization (sign-flip) test" in words and "holm" in words
+    # the same seed gives the same table; another level changes it
+    assert run_cli(capsys, "evaluate", *measures, qrels, run_a, run_b)[1] == out
+    code, out90, _ = run_cli(
+        capsys, "evaluate", "--confidence-level", "0.9", *measures, qrels, run_a, run_b
+    )
+    assert "90% CI" in out90
+    # with -q, the per-query values side by side before the comparison
+    code, out_q, _ = run_cli(capsys, "evaluate", "-q", *measures, qrels, run_a, run_b)
+    assert out_q.startswith("measure") and out_q.endswith(out)
+    # trec_eval's layout has no comparison
+    code, out_trec, _ = run_cli(
+        capsys, "evaluate", "--format", "trec", *measures, qrels, run_a, run_b
+    )
+    assert "CI" not in out_trec and out_trec.count("map   ") == 2
+
+
+def test_comparison_csv_and_wins(tmp_path, capsys):
+    qrels, run_a, run_b = two_runs(tmp_path)
+    code, out, _ = run_cli(
+        capsys, "evaluate", "--format", "csv", "-m", "map", "-m", "P.5",
+        "--correction", "bonferroni", qrels, run_a, run_b,
+    )  # fmt: skip
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["metric"], r["model"], r["reference"]) for r in rows] == [
+        ("map", "gen4", ""),
+        ("map", "other", "gen4"),
+        ("P_5", "gen4", ""),
+        ("P_5", "other", "gen4"),
+    ]
+    result = _json(capsys, "-m", "map", "-m", "P.5", "--correction", "bonferroni",
+                   qrels, run_a, run_b)  # fmt: skip
+    tests = {t["metric"]: t for t in result["comparison"]["tests"]}
+    for row in rows:
+        summary = result["comparison"]["summary"][row["metric"]][row["model"]]
+        assert float(row["mean"]) == summary["mean"]
+        assert float(row["ci_low"]) == summary["ci_low"]
+        if row["reference"]:
+            test = tests[row["metric"]]
+            assert float(row["pvalue_corrected"]) == test["pvalue_corrected"]
+            assert row["significant"] == str(test["significant"]).lower()
+
+
+def test_comparison_of_score_columns_marks_significant_wins(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    n_users = 120
+    user = np.repeat(np.arange(n_users), 8)
+    click = (rng.random(user.size) < 0.3).astype(int)
+    good = click + rng.random(user.size)  # ranks the clicks first
+    noise = rng.random(user.size)
+    path = tmp_path / "clicks.csv"
+    lines = ["user,click,good,noise"] + [
+        f"{u},{c},{g},{x}" for u, c, g, x in zip(user, click, good, noise, strict=True)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    args = ["--long", str(path), *LONG_ARGS, "--score-col", "noise", "good"]
+    code, out, _ = run_cli(capsys, "evaluate", *args, "-m", "ndcg@5", "-m", "gauc")
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()[1:5]]
+    assert (
+        rows
+        == [
+            ["ndcg@5", "a", "noise", *rows[0][3:6]],
+            ["b", "good", *rows[1][2:5], "a"],  # good beats noise
+            ["gauc", "a", "noise", *rows[2][3:6]],
+            ["b", "good", *rows[3][2:5], "a"],
+        ]
+    )
+    result = _json(capsys, *args, "-m", "ndcg@5", "--baseline", "noise", "--test",
+                   "wilcoxon", "--n-resamples", "99")  # fmt: skip
+    ((test,),) = [result["comparison"]["tests"]]
+    assert test["significant"] and test["difference"] > 0
+    expected = srm.compare_rankings(
+        click, {"noise": noise, "good": good}, k=5, metrics=["ndcg"],
+        query_id=user, baseline="noise", test="wilcoxon", n_resamples=99,
+        random_state=0,
+    ).to_dict()  # fmt: skip
+    assert test["pvalue"] == pytest.approx(expected["tests"][0]["pvalue"], rel=1e-12)
+    summary = result["comparison"]["summary"]["ndcg@5"]["good"]
+    assert summary["mean"] == pytest.approx(
+        expected["summary"]["ndcg@5"]["good"]["mean"], rel=1e-12
+    )
+
+
+def test_comparison_usage_errors(tmp_path, capsys):
+    qrels, run_a, run_b = two_runs(tmp_path)
+    for argv, message in [
+        (["--baseline", "nope", qrels, run_a, run_b], "--baseline 'nope' is not one"),
+        (["--baseline", "gen4", qrels, run_a], "--baseline names the reference"),
+        (["--confidence-level", "95", qrels, run_a, run_b], "must be in (0, 1)"),
+        (["--n-resamples", "0", qrels, run_a, run_b], "--n-resamples must be >= 1"),
+        (["--test", "z", qrels, run_a, run_b], "invalid choice: 'z'"),
+        (["-m", "num_ret", qrels, run_a, run_b], "nothing to compare"),
+        (["--format", "csv", "-q", qrels, run_a, run_b], "--per-query OUT"),
+    ]:
+        code, out, err = run_cli(capsys, "evaluate", *argv)
+        assert code == 2 and out == "", argv
+        assert message in err and "Traceback" not in err, (argv, err)
+
+
+# ---------------------------------------------------------------------------
+# --long in chunks
+# ---------------------------------------------------------------------------
+def sorted_table(path, n_users=60, seed=5, fmt="csv"):
+    """Rows grouped by user (user ids in shuffled order, not sorted)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 15, size=n_users)
+    names = rng.permutation([f"u{i:03d}" for i in range(n_users)])
+    user = np.repeat(names, sizes)
+    click = (rng.random(user.size) < 0.3).astype(int)
+    a = np.round(rng.random(user.size) + 0.5 * click, 2)
+    b = np.round(rng.random(user.size), 1)  # ties
+    w = np.repeat(rng.integers(1, 4, size=n_users), sizes).astype(float)
+    columns = {"user": user, "click": click, "a": a, "b": b, "w": w}
+    if fmt == "parquet":
+        pa = pytest.importorskip("pyarrow")
+        pq = pytest.importorskip("pyarrow.parquet")
+        pq.write_table(pa.table(columns), path, row_group_size=37)
+    else:
+        lines = [",".join(columns)] + [
+            ",".join(map(str, row)) for row in zip(*columns.values(), strict=True)
+        ]
+        path.write_text("\n".join(lines) + "\n")
+    return columns
+
+
+CHUNK_ARGS = [
+    *LONG_ARGS, "--score-col", "a", "b", "--weight-col", "w", "-q",
+    "-m", "ndcg@5", "-m", "map@3", "-m", "gauc", "-m", "mrr", "-m", "num_rel",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("chunk_rows", [1, 13, 200])
+def test_long_in_chunks_equals_in_memory(tmp_path, capsys, fmt, chunk_rows):
+    path = tmp_path / f"clicks.{fmt}"
+    columns = sorted_table(path, fmt=fmt)
+    assert columns["user"].size > 200  # every case is read in several chunks
+    args = ["--long", str(path), *CHUNK_ARGS, "--no-compare"]
+    whole = _json(capsys, *args)
+    pq_whole, pq_chunks = tmp_path / "whole.csv", tmp_path / "chunks.csv"
+    _json(capsys, *args, "--per-query", str(pq_whole))
+    chunked = _json(
+        capsys, *args, "--chunk-rows", str(chunk_rows), "--per-query", str(pq_chunks)
+    )
+    assert list(chunked) == list(whole) == ["a", "b"]
+    for col in ("a", "b"):
+        assert list(chunked[col]["queries"]) == sorted(set(columns["user"]))
+        assert list(chunked[col]["queries"]) == list(whole[col]["queries"])
+        for query, values in whole[col]["queries"].items():
+            for name, value in values.items():
+                got = chunked[col]["queries"][query][name]
+                if value is None:  # nan: a skipped query
+                    assert got is None
+                else:
+                    assert got == pytest.approx(value, rel=1e-12, abs=1e-12)
+        for name, value in whole[col]["all"].items():
+            assert chunked[col]["all"][name] == pytest.approx(value, rel=1e-12)
+    # the in-memory result is the public functions' (weights included)
+    kw = dict(query_id=columns["user"], sample_weight=columns["w"])
+    click, a = columns["click"], columns["a"]
+    assert chunked["a"]["all"]["ndcg@5"] == pytest.approx(
+        srm.ndcg_at_k(click, a, k=5, **kw), rel=1e-12
+    )
+    assert chunked["a"]["all"]["gauc"] == pytest.approx(
+        srm.group_auc_score(click, a, **kw), rel=1e-12
+    )
+    rows_whole = list(csv.DictReader(pq_whole.open()))
+    rows_chunks = list(csv.DictReader(pq_chunks.open()))
+    assert [(r["user"], r["model"]) for r in rows_chunks] == [
+        (r["user"], r["model"]) for r in rows_whole
+    ]
+    for r_c, r_w in zip(rows_chunks, rows_whole, strict=True):
+        for name in ("ndcg@5", "map@3", "gauc", "mrr", "num_rel"):
+            assert float(r_c[name]) == pytest.approx(
+                float(r_w[name]), rel=1e-12, abs=1e-12, nan_ok=True
+            )
+    # and the comparison of the two columns is the same
+    cmp_args = ["--long", str(path), *CHUNK_ARGS[:-2]]
+    whole = _json(capsys, *cmp_args)["comparison"]
+    chunked = _json(capsys, *cmp_args, "--chunk-rows", str(chunk_rows))["comparison"]
+    assert chunked["summary"].keys() == whole["summary"].keys()
+    for metric, models in whole["summary"].items():
+        for model, stats in models.items():
+            got = chunked["summary"][metric][model]
+            assert got == pytest.approx(stats, rel=1e-12)
+
+
+def test_long_in_chunks_needs_rows_grouped_by_query(tmp_path, capsys):
+    path = tmp_path / "clicks.csv"
+    columns = sorted_table(path)
+    n = columns["user"].size
+    order = np.random.default_rng(0).permutation(n)  # queries scattered
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0]] + [lines[1 + i] for i in order]) + "\n")
+    args = ["evaluate", "--long", str(path), *LONG_ARGS, "--score-col", "a"]
+    code, out, err = run_cli(capsys, *args, "--chunk-rows", "50")
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "are not together" in err and "(chunk 2)" in err
+    assert "sort the file by the 'user' column" in err
+    assert "sklearn_rankmetrics.dask" in err and "sklearn_rankmetrics.spark" in err
+    # a table that fits in one chunk need not be grouped (as before)
+    code, out, _ = run_cli(capsys, *args, "--chunk-rows", str(n))
+    assert code == 0 and out.startswith("measure")
+    code, _, err = run_cli(capsys, *args, "--chunk-rows", "0")
+    assert code == 2 and "--chunk-rows must be >= 1" in err
+
+
+def test_long_fits_in_one_chunk_counts_rows_not_lines(tmp_path):
+    from sklearn_rankmetrics._cli import _fits_in_one_chunk
+
+    path = tmp_path / "t.csv"
+    path.write_text("q,y,s\n1,1,0.5\n1,0,0.2\n2,1,0.3")  # no final newline
+    assert _fits_in_one_chunk(str(path), 3)
+    assert not _fits_in_one_chunk(str(path), 2)
+    path.write_text("q,y,s\n1,1,0.5\n1,0,0.2\n2,1,0.3\n")
+    assert _fits_in_one_chunk(str(path), 3)
+    assert not _fits_in_one_chunk(str(path), 2)

@@ -325,3 +325,21 @@ def test_to_frame_and_dict_without_baseline():
     tests = res.to_dict()["tests"]
     assert [(t["model"], t["reference"]) for t in tests] == res.pairs
     assert [t["pvalue"] for t in tests] == res.pvalue[:, 0].tolist()
+
+
+def test_compare_values_is_the_engine_of_compare_rankings():
+    # The private entry point (used by the command line with per-query
+    # values computed under trec_eval's conventions) gives the same result
+    # as compare_rankings from the same per-query values.
+    from sklearn_rankmetrics._compare import _compare_values
+
+    rng = np.random.default_rng(3)
+    y_true = rng.random((60, 12)) < 0.2
+    scores = {"a": rng.random((60, 12)), "b": y_true + rng.random((60, 12))}
+    kw = dict(test="wilcoxon", correction="bonferroni", random_state=5)
+    ref = srm.compare_rankings(y_true, scores, k=5, metrics=["ndcg", "map"], **kw)
+    got = _compare_values(ref.per_query, ref.metrics, ref.query_id, **kw)
+    assert got.to_dict() == ref.to_dict()
+    assert str(got) == str(ref)
+    with pytest.raises(ValueError, match="at least two models"):
+        _compare_values({"a": ref.per_query["a"]}, ref.metrics, ref.query_id)
