@@ -1069,8 +1069,10 @@ def _evaluate_parser(subparsers):
     long.add_argument(
         "--score-col",
         nargs="+",
+        action="extend",
         metavar="COL",
-        help="score column(s); several compare several models",
+        help="score column(s), after one flag or repeated; several compare "
+        "several models",
     )
     long.add_argument(
         "--weight-col",

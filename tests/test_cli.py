@@ -509,6 +509,10 @@ def test_comparison_of_score_columns_marks_significant_wins(tmp_path, capsys):
             ["b", "good", *rows[3][2:5], "a"],
         ]
     )
+    # --score-col repeated is the same as several columns after one flag
+    repeated = ["--long", str(path), *LONG_ARGS, "--score-col", "noise"]
+    repeated += ["--score-col", "good", "-m", "ndcg@5", "-m", "gauc"]
+    assert run_cli(capsys, "evaluate", *repeated)[1] == out
     result = _json(capsys, *args, "-m", "ndcg@5", "--baseline", "noise", "--test",
                    "wilcoxon", "--n-resamples", "99")  # fmt: skip
     ((test,),) = [result["comparison"]["tests"]]
