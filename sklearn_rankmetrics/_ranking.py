@@ -110,6 +110,44 @@ def _prepare(
             y_true, y_score, query_id, sample_weight, worst_first=ties == "pessimistic"
         )
 
+    q = rank_per_query(
+        y_true,
+        y_score,
+        per_query,
+        k=k,
+        per_query_k=per_query_k,
+        chunks=chunks,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        threshold=threshold,
+        gain=gain,
+        ignore_ties=ties != "expected",
+        need_ideal=need_ideal,
+    )
+    return SimpleNamespace(**q), no_relevant, average
+
+
+def rank_per_query(
+    y_true,
+    y_score,
+    per_query,
+    *,
+    k,
+    query_id,
+    sample_weight,
+    per_query_k=None,
+    chunks=True,
+    **rank_options,
+):
+    """``per_query(rk)`` (a dict of per-query arrays) for the :class:`Ranking`
+    ``rk`` of the inputs, with ``n_rel``, ``n_pos`` and ``weights``.
+
+    ``rk`` is read at the cut-off ``per_query_k[q]`` of each query if
+    given.  A large 2-D input is ranked in chunks of rows (see
+    ``_CHUNK_RANKING_ABOVE``), ``per_query`` being called on each and its
+    arrays concatenated; ``chunks=False`` ranks every query at once.
+    """
+
     def evaluate(y_true, y_score, sample_weight, ks):
         rk = rank(
             y_true,
@@ -117,10 +155,7 @@ def _prepare(
             k=k,
             query_id=query_id,
             sample_weight=sample_weight,
-            threshold=threshold,
-            gain=gain,
-            ignore_ties=ties != "expected",
-            need_ideal=need_ideal,
+            **rank_options,
         )
         if ks is not None:
             _check_k_count(ks, rk.n_queries)
@@ -158,9 +193,8 @@ def _prepare(
                 for name in parts[0]
             }
             q["weights"] = w
-            return SimpleNamespace(**q), no_relevant, average
-    q = evaluate(y_true, y_score, sample_weight, per_query_k)
-    return SimpleNamespace(**q), no_relevant, average
+            return q
+    return evaluate(y_true, y_score, sample_weight, per_query_k)
 
 
 @dataclass(frozen=True)

@@ -94,3 +94,29 @@ def test_query_chunks_errors(monkeypatch):
         srm.precision_at_k(Y, S_nan, k=3)
     with pytest.raises(ValueError, match="no relevant item"):
         srm.recall_at_k(Y, S, no_relevant="raise")
+
+
+@pytest.mark.parametrize("levels", [None, 3])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_report_query_chunks_are_bit_identical(monkeypatch, levels, sparse):
+    from sklearn_rankmetrics._report import _per_query_report, available_metrics
+
+    Y, S = random_case(2, N, M, score_levels=levels, p_unretrieved=0.2)
+    y = sp.csr_matrix(Y) if sparse else Y
+    W = np.random.default_rng(2).random(N)
+    metrics = [m for m in available_metrics() if m != "gauc"]
+
+    def report():
+        return _per_query_report(
+            y, S, k=(1, 5, 20), metrics=metrics, query_id=None, sample_weight=W
+        )
+
+    want = report()
+    monkeypatch.setattr(_ranking, "_CHUNK_RANKING_ABOVE", 0)
+    monkeypatch.setattr(_engine, "_CHUNK_BYTES", 3 * M * 8)
+    with srm.config_context(n_threads=2):
+        got = report()
+    assert list(got[1]) == list(want[1])
+    for name in want[1]:
+        assert_array_equal(got[1][name], want[1][name], err_msg=name)
+        assert_array_equal(got[2][name], want[2][name], err_msg=name)
