@@ -56,14 +56,16 @@ __all__ = [
 # this many bytes is ranked and reduced in chunks of rows, each chunk
 # keeping only its per-query arrays: the Ranking's up to six full-size
 # arrays and the kernels' same-size temporaries never coexist for every
-# row.  bench_full_ranking.py (2000 x 5000, k=None): extra peak memory
-# from 5.0x to about 1x y_score (continuous) and from 12.5x to about 1x
-# (ties), and the chunks run on threads.  The chunks have as many rows as
-# the engine's own (``_engine._CHUNK_BYTES`` of y_score), so rank() never
-# splits a chunk again (no threads within threads).  Every operation is
-# row by row on rows of one width K, so the per-query values are the same
-# bit for bit whatever the chunks (tests force tiny ones).  Smaller inputs
-# (bench_threads.py's 10000 x 10 at k=10) take one call, as before.
+# row.  bench_full_ranking.py (2000 x 5000, k=None, load 1.7 on 2 CPUs):
+# extra peak memory from 5.0x to 0.52x y_score (continuous scores) and
+# from 12.5x to 1.25x (ties); the chunks run on threads, 2.9x -> 2.0x
+# np.argsort with continuous scores (4.7x with ties either way).  The
+# chunks have as many rows as the engine's own (``_engine._CHUNK_BYTES``
+# of y_score), so rank() never splits a chunk again (no threads within
+# threads).  Every operation is row by row on rows of one width K, so the
+# per-query values are the same bit for bit whatever the chunks (tests
+# force tiny ones).  Smaller inputs (bench_threads.py's 10000 x 10 at
+# k=10) take one call, as before.
 _CHUNK_RANKING_ABOVE = 32 << 20
 
 
