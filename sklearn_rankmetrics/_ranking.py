@@ -7,6 +7,7 @@ description built by :mod:`sklearn_rankmetrics._engine`.
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
@@ -14,7 +15,15 @@ from scipy.special import gammaln
 
 from ._conventions import with_convention
 from ._docstrings import fill_doc
-from ._engine import Ranking, average_queries, check_inputs, pooled_ratio, rank
+from ._engine import (
+    Ranking,
+    _map_chunks,
+    _row_chunks,
+    average_queries,
+    check_inputs,
+    pooled_ratio,
+    rank,
+)
 from ._validation import (
     check_average,
     check_no_relevant,
@@ -43,6 +52,23 @@ __all__ = [
 ]
 
 
+# A 2-D input whose per-rank arrays (n_queries x K float64) would exceed
+# this many bytes is ranked and reduced in chunks of rows, each chunk
+# keeping only its per-query arrays: the Ranking's up to six full-size
+# arrays and the kernels' same-size temporaries never coexist for every
+# row.  bench_full_ranking.py (2000 x 5000, k=None, load 1.7 on 2 CPUs):
+# extra peak memory from 5.0x to 0.52x y_score (continuous scores) and
+# from 12.5x to 1.25x (ties); the chunks run on threads, 2.9x -> 2.0x
+# np.argsort with continuous scores (4.7x with ties either way).  The
+# chunks have as many rows as the engine's own (``_engine._CHUNK_BYTES``
+# of y_score), so rank() never splits a chunk again (no threads within
+# threads).  Every operation is row by row on rows of one width K, so the
+# per-query values are the same bit for bit whatever the chunks (tests
+# force tiny ones).  Smaller inputs (bench_threads.py's 10000 x 10 at
+# k=10) take one call, as before.
+_CHUNK_RANKING_ABOVE = 32 << 20
+
+
 def _prepare(
     y_true,
     y_score,
@@ -53,13 +79,23 @@ def _prepare(
     ignore_ties,
     no_relevant,
     average,
+    per_query,
     averages=("queries",),
     relevance_threshold=None,
     gain="linear",
     need_ideal=False,
     ties=None,
+    chunks=True,
 ):
-    """Check the options every metric shares and rank the queries."""
+    """Check the options every metric shares, rank the queries and read
+    each query's values off its ranking.
+
+    ``per_query(rk)`` returns a dict of per-query arrays computed from a
+    :class:`Ranking` ``rk``; it may be called on chunks of the queries (see
+    ``_CHUNK_RANKING_ABOVE``; ``chunks=False`` ranks them all at once).
+    Returns ``(q, no_relevant, average)``, ``q`` holding those arrays for
+    every query, with ``n_rel``, ``n_pos`` and ``weights``.
+    """
     ties = _check_ties(ties, ignore_ties)
     no_relevant = check_no_relevant(no_relevant)
     average = check_average(average, averages)
@@ -75,10 +111,14 @@ def _prepare(
         y_true, y_score, query_id, sample_weight = _order_ties(
             y_true, y_score, query_id, sample_weight, worst_first=ties == "pessimistic"
         )
-    rk = rank(
+
+    q = rank_per_query(
         y_true,
         y_score,
+        per_query,
         k=k,
+        per_query_k=per_query_k,
+        chunks=chunks,
         query_id=query_id,
         sample_weight=sample_weight,
         threshold=threshold,
@@ -86,9 +126,77 @@ def _prepare(
         ignore_ties=ties != "expected",
         need_ideal=need_ideal,
     )
-    if per_query_k is not None:
-        rk = _cut_per_query(rk, per_query_k)
-    return rk, no_relevant, average
+    return SimpleNamespace(**q), no_relevant, average
+
+
+def rank_per_query(
+    y_true,
+    y_score,
+    per_query,
+    *,
+    k,
+    query_id,
+    sample_weight,
+    per_query_k=None,
+    chunks=True,
+    **rank_options,
+):
+    """``per_query(rk)`` (a dict of per-query arrays) for the :class:`Ranking`
+    ``rk`` of the inputs, with ``n_rel``, ``n_pos`` and ``weights``.
+
+    ``rk`` is read at the cut-off ``per_query_k[q]`` of each query if
+    given.  A large 2-D input is ranked in chunks of rows (see
+    ``_CHUNK_RANKING_ABOVE``), ``per_query`` being called on each and its
+    arrays concatenated; ``chunks=False`` ranks every query at once.
+    """
+
+    def evaluate(y_true, y_score, sample_weight, ks):
+        rk = rank(
+            y_true,
+            y_score,
+            k=k,
+            query_id=query_id,
+            sample_weight=sample_weight,
+            **rank_options,
+        )
+        if ks is not None:
+            _check_k_count(ks, rk.n_queries)
+            rk = _cut_per_query(rk, ks)
+        return {
+            "n_rel": rk.n_rel,
+            "n_pos": rk.n_pos,
+            "weights": rk.weights,
+            **per_query(rk),
+        }
+
+    shape = getattr(y_score, "shape", None)
+    if chunks and query_id is None and shape is not None and len(shape) == 2:
+        n, m = shape
+        K = m if k is None else min(k, m)
+        if n * K * 8 > _CHUNK_RANKING_ABOVE:
+            form, Y, S, _, _, w = check_inputs(
+                y_true, y_score, None, sample_weight, defer=True
+            )
+            if per_query_k is not None:
+                _check_k_count(per_query_k, n)
+            parts = _map_chunks(
+                lambda a, b: evaluate(
+                    Y[a:b],
+                    S[a:b],
+                    None,  # scaled as a whole below (check_sample_weight)
+                    None if per_query_k is None else per_query_k[a:b],
+                ),
+                _row_chunks(n, m * S.itemsize),
+            )
+            q = {
+                name: None
+                if parts[0][name] is None
+                else np.concatenate([p[name] for p in parts])
+                for name in parts[0]
+            }
+            q["weights"] = w
+            return q
+    return evaluate(y_true, y_score, sample_weight, per_query_k)
 
 
 @dataclass(frozen=True)
@@ -116,16 +224,20 @@ def _check_per_query_k(k):
     return ks.astype(np.float64)
 
 
+def _check_k_count(ks, n_queries):
+    if ks.shape != (n_queries,):
+        raise ValueError(
+            f"k has {ks.shape[0]} cut-offs for {n_queries} queries; give "
+            "one per query (2-D: per row; long form: in the order of "
+            "np.unique(query_id)), or one int."
+        )
+
+
 def _cut_per_query(rk, ks):
     """``rk`` (built at ``max(ks)``) read at the cut-off ``ks[q]`` of each
     query.  The statistics of a rank do not depend on the cut-off, so
     masking the ranks past it is exact, ties included."""
-    if ks.shape != (rk.n_queries,):
-        raise ValueError(
-            f"k has {ks.shape[0]} cut-offs for {rk.n_queries} queries; give "
-            "one per query (2-D: per row; long form: in the order of "
-            "np.unique(query_id)), or one int."
-        )
+    _check_k_count(ks, rk.n_queries)
     inside = rk.rank <= ks[:, None]
     masked = {
         "retrieved": rk.retrieved & inside,
@@ -563,6 +675,14 @@ KERNELS = {
 }
 
 
+def _n_items(y_score, query_id):
+    """:func:`items_per_query`, as one number for a 2-D ``y_score`` (the
+    kernels may then read it on chunks of the queries)."""
+    if query_id is None:
+        return float(np.shape(y_score)[1])
+    return items_per_query(y_score, query_id)
+
+
 def items_per_query(y_score, query_id):
     """Items of each query, retrieved or not: the row length of a 2-D
     ``y_score``, or the rows of each query of the long form (in the order
@@ -665,7 +785,7 @@ def precision_at_k(
     precision_denominator = check_option(
         "precision_denominator", precision_denominator, ("k", "retrieved")
     )
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -677,15 +797,18 @@ def precision_at_k(
         average=average,
         averages=("queries", "micro"),
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(
+            hits=rk.hits,
+            cutoff=_precision_cutoff(rk, precision_denominator),
+            values=_precision_values(rk, precision_denominator),
+        ),
     )
-    defined = rk.n_rel > 0
+    defined = q.n_rel > 0
     name = "precision_at_k"
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
-        cutoff = _precision_cutoff(rk, precision_denominator)
-        return pooled_ratio(rk.hits, cutoff, keep, rk.weights, name)
-    values = _precision_values(rk, precision_denominator)
-    return average_queries(values, defined, rk.weights, average, no_relevant, name)
+        return pooled_ratio(q.hits, q.cutoff, keep, q.weights, name)
+    return average_queries(q.values, defined, q.weights, average, no_relevant, name)
 
 
 @with_convention
@@ -766,7 +889,7 @@ def recall_at_k(
     >>> recall_at_k(y_true, y_score, k=2, average="micro")
     0.333...
     """
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -778,14 +901,14 @@ def recall_at_k(
         average=average,
         averages=("queries", "micro"),
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(hits=rk.hits, values=_recall_values(rk)),
     )
-    defined = rk.n_rel > 0
+    defined = q.n_rel > 0
     name = "recall_at_k"
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
-        return pooled_ratio(rk.hits, rk.n_rel, keep, rk.weights, name)
-    values = _recall_values(rk)
-    return average_queries(values, defined, rk.weights, average, no_relevant, name)
+        return pooled_ratio(q.hits, q.n_rel, keep, q.weights, name)
+    return average_queries(q.values, defined, q.weights, average, no_relevant, name)
 
 
 @with_convention
@@ -867,7 +990,7 @@ def fbeta_at_k(
     0.25
     """
     beta = check_real("beta", beta, low=0.0)
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -879,20 +1002,22 @@ def fbeta_at_k(
         average=average,
         averages=("queries", "micro"),
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(
+            hits=rk.hits, cutoff=rk.cutoff, values=_fbeta_values(rk, beta)
+        ),
     )
-    defined = rk.n_rel > 0
+    defined = q.n_rel > 0
     name = "fbeta_at_k"
     if average == "micro":
         keep = _micro_keep(defined, no_relevant, name)
-        p = pooled_ratio(rk.hits, rk.cutoff, keep, rk.weights, name)
+        p = pooled_ratio(q.hits, q.cutoff, keep, q.weights, name)
         if np.isnan(p):  # every query skipped: warned once
             return p
-        r = pooled_ratio(rk.hits, rk.n_rel, keep, rk.weights, name)
+        r = pooled_ratio(q.hits, q.n_rel, keep, q.weights, name)
         w_rel, w_cut = _fbeta_weights(beta)
         den = w_rel * p + w_cut * r
         return float(p * r / den) if den else 0.0
-    values = _fbeta_values(rk, beta)
-    return average_queries(values, defined, rk.weights, average, no_relevant, name)
+    return average_queries(q.values, defined, q.weights, average, no_relevant, name)
 
 
 @fill_doc
@@ -1046,7 +1171,7 @@ def hit_rate_at_k(
     >>> hit_rate_at_k(y_true, y_score, k=2)
     0.5
     """
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1057,10 +1182,10 @@ def hit_rate_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(values=_hit_rate_values(rk)),
     )
-    values = _hit_rate_values(rk)
     return average_queries(
-        values, rk.n_rel > 0, rk.weights, average, no_relevant, "hit_rate_at_k"
+        q.values, q.n_rel > 0, q.weights, average, no_relevant, "hit_rate_at_k"
     )
 
 
@@ -1139,7 +1264,7 @@ def reciprocal_rank_at_k(
     >>> reciprocal_rank_at_k(y_true, y_score, k=3)
     0.416...
     """
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1150,10 +1275,10 @@ def reciprocal_rank_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(values=_reciprocal_rank_values(rk)),
     )
-    values = _reciprocal_rank_values(rk)
     return average_queries(
-        values, rk.n_rel > 0, rk.weights, average, no_relevant, "reciprocal_rank_at_k"
+        q.values, q.n_rel > 0, q.weights, average, no_relevant, "reciprocal_rank_at_k"
     )
 
 
@@ -1260,7 +1385,7 @@ def average_precision_at_k(
             "ties='threshold' (scikit-learn's average_precision_score) reads "
             "whole tie groups: use it with k=None and ignore_ties=False."
         )
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1271,13 +1396,14 @@ def average_precision_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(
+            values=_threshold_average_precision_values(rk)
+            if threshold_ties
+            else _average_precision_values(rk, ap_denominator)
+        ),
     )
-    if threshold_ties:
-        values = _threshold_average_precision_values(rk)
-    else:
-        values = _average_precision_values(rk, ap_denominator)
     name = "average_precision_at_k"
-    return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
+    return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)
 
 
 def _gain_sum(gains, discount, gain):
@@ -1390,7 +1516,7 @@ default="linear"
     """
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1401,10 +1527,10 @@ default="linear"
         no_relevant=no_relevant,
         average=average,
         gain=gain,
+        per_query=lambda rk: dict(values=_dcg_values(rk, log_base, discount)),
     )
-    values = _dcg_values(rk, log_base, discount)
     return average_queries(
-        values, rk.n_pos > 0, rk.weights, average, no_relevant, "dcg_at_k"
+        q.values, q.n_pos > 0, q.weights, average, no_relevant, "dcg_at_k"
     )
 
 
@@ -1509,7 +1635,7 @@ default="linear"
     """
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1521,10 +1647,10 @@ default="linear"
         average=average,
         gain=gain,
         need_ideal=True,
+        per_query=lambda rk: dict(values=_ndcg_values(rk, log_base, discount)),
     )
-    values = _ndcg_values(rk, log_base, discount)
     return average_queries(
-        values, rk.n_pos > 0, rk.weights, average, no_relevant, "ndcg_at_k"
+        q.values, q.n_pos > 0, q.weights, average, no_relevant, "ndcg_at_k"
     )
 
 
@@ -1615,12 +1741,17 @@ def r_precision_score(
     )
     # R per query first (a ranking at k=1 is cheap), then the ranking at
     # the largest R: the first R ranks of every query.
-    first, _, _ = _prepare(y_true, y_score, k=1, **options)
+    first, _, _ = _prepare(y_true, y_score, k=1, per_query=lambda rk: {}, **options)
     deepest = max(int(first.n_rel.max(initial=0.0)), 1)
-    rk, no_relevant, average = _prepare(y_true, y_score, k=deepest, **options)
-    values = _r_precision_values(rk)
+    q, no_relevant, average = _prepare(
+        y_true,
+        y_score,
+        k=deepest,
+        per_query=lambda rk: dict(values=_r_precision_values(rk)),
+        **options,
+    )
     return average_queries(
-        values, rk.n_rel > 0, rk.weights, average, no_relevant, "r_precision_score"
+        q.values, q.n_rel > 0, q.weights, average, no_relevant, "r_precision_score"
     )
 
 
@@ -1704,7 +1835,7 @@ def fallout_at_k(
     >>> fallout_at_k(y_true, y_score, k=2, average=None)
     array([0.5       , 0.66666667])
     """
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1715,10 +1846,12 @@ def fallout_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(
+            values=_fallout_values(rk, _n_items(y_score, query_id))
+        ),
     )
-    values = _fallout_values(rk, items_per_query(y_score, query_id))
     return average_queries(
-        values, rk.n_rel > 0, rk.weights, average, no_relevant, "fallout_at_k"
+        q.values, q.n_rel > 0, q.weights, average, no_relevant, "fallout_at_k"
     )
 
 
@@ -1824,7 +1957,7 @@ def expected_reciprocal_rank_at_k(
     """
     if max_grade is not None:
         max_grade = check_real("max_grade", max_grade, low=0.0)
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1836,10 +1969,13 @@ def expected_reciprocal_rank_at_k(
         average=average,
         gain="exponential",
         need_ideal=True,
+        per_query=lambda rk: dict(values=_err_values(rk, max_grade)),
+        # ERR scales its stop probabilities by the largest grade of every
+        # query: one ranking of them all
+        chunks=False,
     )
-    values = _err_values(rk, max_grade)
     name = "expected_reciprocal_rank_at_k"
-    return average_queries(values, rk.n_pos > 0, rk.weights, average, no_relevant, name)
+    return average_queries(q.values, q.n_pos > 0, q.weights, average, no_relevant, name)
 
 
 def _check_persistence(persistence):
@@ -1937,7 +2073,7 @@ def rank_biased_precision_at_k(
     0.625
     """
     persistence = _check_persistence(persistence)
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -1948,10 +2084,10 @@ def rank_biased_precision_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(values=_rbp_values(rk, persistence)),
     )
-    values = _rbp_values(rk, persistence)
     name = "rank_biased_precision_at_k"
-    return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
+    return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)
 
 
 @with_convention
@@ -2028,7 +2164,7 @@ def rbp_residual_at_k(
     0.25
     """
     persistence = _check_persistence(persistence)
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=k,
@@ -2039,10 +2175,10 @@ def rbp_residual_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(values=_rbp_residual_values(rk, persistence)),
     )
-    values = _rbp_residual_values(rk, persistence)
     name = "rbp_residual_at_k"
-    return average_queries(values, rk.n_rel > 0, rk.weights, average, no_relevant, name)
+    return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)
 
 
 @with_convention
@@ -2128,7 +2264,7 @@ def bpref_score(
     >>> bpref_score(y_true, y_score)  # each relevant item has 1 of 2 above it
     0.5
     """
-    rk, no_relevant, average = _prepare(
+    q, no_relevant, average = _prepare(
         y_true,
         y_score,
         k=None,
@@ -2139,10 +2275,12 @@ def bpref_score(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
+        per_query=lambda rk: dict(
+            values=_bpref_values(rk, _n_items(y_score, query_id))
+        ),
     )
-    values = _bpref_values(rk, items_per_query(y_score, query_id))
     return average_queries(
-        values, rk.n_rel > 0, rk.weights, average, no_relevant, "bpref_score"
+        q.values, q.n_rel > 0, q.weights, average, no_relevant, "bpref_score"
     )
 
 

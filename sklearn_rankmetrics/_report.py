@@ -19,8 +19,8 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._auc import gauc_per_query
-from ._engine import average_queries, check_inputs, exact_threshold, rank
-from ._ranking import KERNELS, items_per_query
+from ._engine import average_queries, check_inputs, exact_threshold
+from ._ranking import KERNELS, items_per_query, rank_per_query
 from ._validation import check_no_relevant, check_option, check_real
 
 __all__ = ["ranking_report"]
@@ -208,7 +208,9 @@ def _per_query_report(
         )
         n_items = None
         if any("n_items" in KERNELS[m].requires for m in ranked):
-            n_items = items_per_query(S, codes)
+            # one number for 2-D inputs: the kernels may read it on chunks
+            n_items = items_per_query(S, codes) if form == "long" else None
+            n_items = float(np.shape(S)[1]) if n_items is None else n_items
         # One ranking per kind of metric: cut at max(k) (all the default
         # metrics), the whole list, and exponential gains without a
         # threshold (ERR).
@@ -226,33 +228,49 @@ def _per_query_report(
         for kind, names in kinds.items():
             if not names:
                 continue
-            rk = rank(
+            cutoffs = [None] if kind == "whole_list" else ks
+
+            def per_query(rk, names=names, cutoffs=cutoffs):
+                out = {}
+                for kk in cutoffs:
+                    at_k = rk if kk is None else rk.at(kk)
+                    for m in names:
+                        kernel = KERNELS[m]
+                        # options this report does not know keep the
+                        # kernel's default
+                        opts = {
+                            o: kernel_options[o]
+                            for o in kernel.options
+                            if o in kernel_options
+                        }
+                        if "n_items" in kernel.requires:
+                            opts["n_items"] = n_items
+                        name = scorer_name(m, kk)
+                        out[name] = kernel.values(at_k, **opts)
+                        out[name + " defined"] = getattr(at_k, kernel.defined_by) > 0
+                return out
+
+            # Large 2-D inputs are ranked in chunks of rows, as by the
+            # metric functions (ERR scales by the largest grade of all
+            # queries: one ranking).
+            q = rank_per_query(
                 Y,
                 S,
+                per_query,
                 k=None if kind == "whole_list" else max(ks),
+                chunks=kind != "exponential_gain",
                 threshold=None if kind == "exponential_gain" else threshold,
                 gain="exponential" if kind == "exponential_gain" else gain,
                 need_ideal=any(KERNELS[m].needs_ideal for m in names),
                 **rank_args,
             )
-            n_q = rk.n_queries
-            w = np.ones(n_q) if rk.weights is None else rk.weights
-            for kk in [None] if kind == "whole_list" else ks:
-                at_k = rk if kk is None else rk.at(kk)
+            n_q = q["n_rel"].shape[0]
+            w = np.ones(n_q) if q["weights"] is None else q["weights"]
+            for kk in cutoffs:
                 for m in names:
-                    kernel = KERNELS[m]
-                    # options this report does not know keep the kernel's default
-                    opts = {
-                        o: kernel_options[o]
-                        for o in kernel.options
-                        if o in kernel_options
-                    }
-                    if "n_items" in kernel.requires:
-                        opts["n_items"] = n_items
                     name = scorer_name(m, kk)
-                    defined = getattr(at_k, kernel.defined_by) > 0
                     values[name] = average_queries(
-                        kernel.values(at_k, **opts), defined, w, None, no_relevant, name
+                        q[name], q[name + " defined"], w, None, no_relevant, name
                     )
                     weights[name] = w
     if _GAUC in metrics:
