@@ -606,18 +606,7 @@ def check_inputs(
         codes, ids = check_query_id(query_id, s.shape[0])
         w = check_sample_weight(sample_weight, s.shape[0], "row")
         if w is not None and not row_weights:
-            w_q = np.zeros(ids.shape[0])
-            w_q[codes] = w
-            differ = np.flatnonzero(w_q[codes] != w)
-            if differ.size:
-                bad = ids[codes[differ[0]]]
-                bad = bad.item() if isinstance(bad, np.generic) else bad
-                raise ValueError(
-                    "sample_weight must be constant within each query in the "
-                    "long form (it is that query's weight); found different "
-                    f"weights for rows of query_id={bad!r}."
-                )
-            w = w_q
+            w = query_weights(w, codes, ids)
         return "long", y, s, codes, ids, w
 
     if sp.issparse(y_true):
@@ -644,6 +633,24 @@ def check_inputs(
         )
     w = check_sample_weight(sample_weight, s.shape[0], "query (row)")
     return form, Y, s, None, None, w
+
+
+def query_weights(row_w, codes, ids, hint=""):
+    """One weight per query from the long form's row weights, which must be
+    constant within each query (ValueError naming the first query that is
+    not; ``hint`` is added to the message)."""
+    w_q = np.zeros(ids.shape[0])
+    w_q[codes] = row_w
+    differ = np.flatnonzero(w_q[codes] != row_w)
+    if differ.size:
+        bad = ids[codes[differ[0]]]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise ValueError(
+            "sample_weight must be constant within each query in the long form "
+            "(it is that query's weight); found different weights for rows of "
+            f"query_id={bad!r}.{hint}"
+        )
+    return w_q
 
 
 def _long_array(name, x):

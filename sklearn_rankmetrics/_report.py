@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._auc import gauc_per_query
-from ._engine import average_queries, check_inputs, exact_threshold
+from ._engine import average_queries, check_inputs, exact_threshold, query_weights
 from ._ranking import KERNELS, items_per_query, rank_per_query
 from ._validation import check_no_relevant, check_option, check_real
 
@@ -200,7 +200,8 @@ def _per_query_report(
     ranked = [m for m in metrics if m != _GAUC]
     if ranked:
         if form == "long" and row_w is not None:
-            _check_constant_weights(row_w, codes, ids)
+            only_gauc = " Only GAUC (metrics=['gauc']) takes row weights."
+            query_weights(row_w, codes, ids, hint=only_gauc)
         rank_args = dict(
             query_id=codes,  # 0..n_q-1: ranks the queries in the order of ids
             sample_weight=sample_w,
@@ -288,22 +289,6 @@ def _per_query_report(
         {n: values[n] for n in order},
         {n: weights[n] for n in order},
     )
-
-
-def _check_constant_weights(row_w, codes, ids):
-    """The ranking metrics weigh queries: one weight per query."""
-    w_q = np.zeros(ids.shape[0])
-    w_q[codes] = row_w
-    differ = np.flatnonzero(w_q[codes] != row_w)
-    if differ.size:
-        bad = ids[codes[differ[0]]]
-        bad = bad.item() if isinstance(bad, np.generic) else bad
-        raise ValueError(
-            "sample_weight must be constant within each query in the long "
-            "form (it is that query's weight for the ranking metrics); found "
-            f"different weights for rows of query_id={bad!r}. Only GAUC "
-            "(metrics=['gauc']) takes row weights."
-        )
 
 
 def _weighted_mean(values, weights):
