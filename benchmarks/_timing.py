@@ -1,6 +1,7 @@
-"""Timing helper shared by the benchmark scripts."""
+"""Timing and memory helpers shared by the benchmark scripts."""
 
 import time
+import tracemalloc
 
 
 def best_time(func, repeat):
@@ -11,3 +12,14 @@ def best_time(func, repeat):
         func()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def peak_bytes(func):
+    """Peak memory traced (tracemalloc) while ``func`` runs, beyond what was
+    allocated when it started."""
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    func()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak - base

@@ -12,21 +12,12 @@ Run from the repository root::
 """
 
 import argparse
-import tracemalloc
 
 import numpy as np
-from _timing import best_time  # benchmarks/ is on sys.path
+from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
 from sklearn.metrics import ndcg_score
 
 import sklearn_rankmetrics as rm
-
-
-def peak_bytes(func):
-    tracemalloc.start()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
 
 
 def main():

@@ -31,7 +31,7 @@ from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
-from _timing import best_time  # benchmarks/ is on sys.path
+from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
 
 import sklearn_rankmetrics as rm
 
@@ -55,16 +55,6 @@ def long_form_data(n_rows, n_queries, rng):
     y_true = np.where(relevant, rng.integers(1, 4, n_rows), 0)
     y_score = rng.random(n_rows)
     return y_true, y_score, query_id
-
-
-def peak_bytes(func):
-    """Peak memory traced while ``func`` runs, beyond what it started with."""
-    tracemalloc.start()
-    base, _ = tracemalloc.get_traced_memory()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak - base
 
 
 def bench_long(args):

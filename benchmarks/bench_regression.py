@@ -16,23 +16,17 @@ Options: ``--queries``/``--items`` (2-D shape), ``--rows`` (long form),
 
 import argparse
 import os
-import tracemalloc
 from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
-from _timing import best_time  # benchmarks/ is on sys.path
+from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
 
 import sklearn_rankmetrics as rm
 
 
 def peak_mib(func):
-    tracemalloc.start()
-    base, _ = tracemalloc.get_traced_memory()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return (peak - base) / 2**20
+    return peak_bytes(func) / 2**20
 
 
 def main():

@@ -17,11 +17,10 @@ Run from the repository root::
 
 import argparse
 import os
-import tracemalloc
 from functools import partial
 
 import numpy as np
-from _timing import best_time  # benchmarks/ is on sys.path
+from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
 
 import sklearn_rankmetrics as rm
 
@@ -38,12 +37,7 @@ def long_form(n_rows, rng):
 
 
 def peak_ratio(func, inputs):
-    tracemalloc.start()
-    base, _ = tracemalloc.get_traced_memory()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return (peak - base) / inputs
+    return peak_bytes(func) / inputs
 
 
 def main():
