@@ -458,7 +458,7 @@ def _reciprocal_rank_values(rk):
     q = rk.no_hit_factors()
     survive = np.ones_like(q)  # P(no relevant item before rank i)
     np.cumprod(q[:, :-1], axis=1, out=survive[:, 1:])
-    return (survive * (1.0 - q) / rk.rank).sum(axis=1)
+    return rk.sum_ranks(survive * (1.0 - q) / rk.rank)
 
 
 def _average_precision_values(rk, ap_denominator="relevant"):
@@ -467,7 +467,7 @@ def _average_precision_values(rk, ap_denominator="relevant"):
         (rk.rank - rk.group_start) * (rk.group_relevant - 1.0), rk.group_size - 1.0
     )
     expected = rk.p_relevant * (rk.relevant_before + 1.0 + same_group_before)
-    total = (expected / rk.rank).sum(axis=1)
+    total = rk.sum_ranks(expected / rk.rank)
     denominator = rk.n_rel
     if ap_denominator == "min_k" and rk.k is not None:
         denominator = np.minimum(denominator, rk.cutoff)
@@ -488,17 +488,17 @@ def _threshold_average_precision_values(rk):
     # sum over groups of (r / R) * precision at the group's last rank.
     last = rk.group_start + rk.group_size - 1.0
     precision = _divide(rk.relevant_before + rk.group_relevant, last)
-    return _divide((rk.p_relevant * precision).sum(axis=1), rk.n_rel)
+    return _divide(rk.sum_ranks(rk.p_relevant * precision), rk.n_rel)
 
 
 def _dcg_values(rk, log_base=2.0, discount="log"):
-    return _gain_sum(rk.mean_gain, _discount(rk, log_base, discount), rk.gain)
+    return _gain_sum(rk, rk.mean_gain, _discount(rk, log_base, discount))
 
 
 def _ndcg_values(rk, log_base=2.0, discount="log"):
     weights = _discount(rk, log_base, discount)
-    dcg = _gain_sum(rk.mean_gain, weights, rk.gain)
-    return _divide(dcg, _gain_sum(rk.ideal_gain, weights, rk.gain))
+    dcg = _gain_sum(rk, rk.mean_gain, weights)
+    return _divide(dcg, _gain_sum(rk, rk.ideal_gain, weights))
 
 
 def _r_precision_values(rk):
@@ -509,7 +509,7 @@ def _r_precision_values(rk):
             f"was built for k={rk.k} < R. Rank with k=None."
         )
     within = rk.rank <= rk.n_rel[:, None]
-    return _divide((rk.p_relevant * within).sum(axis=1), rk.n_rel)
+    return _divide(rk.sum_ranks(rk.p_relevant * within), rk.n_rel)
 
 
 def _fallout_values(rk, n_items):
@@ -584,7 +584,7 @@ def _err_values(rk, max_grade=None):
     through = np.where(last & rk.retrieved, (1.0 - rho) ** r, 1.0)
     reach = np.ones_like(through)
     np.cumprod(through[:, :-1], axis=1, out=reach[:, 1:])
-    return (reach * stop / rk.rank).sum(axis=1)
+    return rk.sum_ranks(reach * stop / rk.rank)
 
 
 def _rbp_weights(rk, persistence):
@@ -593,7 +593,7 @@ def _rbp_weights(rk, persistence):
 
 
 def _rbp_values(rk, persistence=0.8):
-    return (rk.p_relevant * _rbp_weights(rk, persistence)).sum(axis=1)
+    return rk.sum_ranks(rk.p_relevant * _rbp_weights(rk, persistence))
 
 
 def _rbp_residual_values(rk, persistence=0.8):
@@ -619,7 +619,7 @@ def _bpref_values(rk, n_items):
     total = below_cap * before + below_cap * (below_cap - 1.0) / 2.0
     total += (m + 1.0 - below_cap) * R
     penalty = _divide(total / (m + 1.0), D)
-    return _divide((rk.p_relevant * (1.0 - penalty)).sum(axis=1), rk.n_rel)
+    return _divide(rk.sum_ranks(rk.p_relevant * (1.0 - penalty)), rk.n_rel)
 
 
 class Kernel(NamedTuple):
@@ -1406,10 +1406,12 @@ def average_precision_at_k(
     return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)
 
 
-def _gain_sum(gains, discount, gain):
-    """Discounted sum of each row of ``gains``; ValueError if it overflows."""
+def _gain_sum(rk, gains, discount):
+    """Discounted sum of each row of ``gains`` (of the ranking ``rk``);
+    ValueError if it overflows."""
+    gain = rk.gain
     with np.errstate(over="ignore", invalid="ignore"):
-        total = (gains * discount).sum(axis=1)
+        total = rk.sum_ranks(gains * discount)
     if not np.isfinite(total).all():
         raise ValueError(
             f"The gains of the y_true grades overflow float64 with gain={gain!r}"
