@@ -760,6 +760,14 @@ class Ranking:
         ``group_relevant / group_size``.
     mean_gain : ndarray
         Expected gain at the rank, the group's mean gain.
+    queries : ndarray of shape (n_queries,) or None
+        The positions of this ranking's queries among the input's (a part
+        of the long form ranked by :func:`rank_parts`); None: all of them,
+        in order.
+    max_gain : float or None
+        The largest ideal gain of *every* query of the input, when this
+        ranking holds only some of them (ERR's scale); None: read
+        :attr:`ideal_gain`.
     """
 
     k: int | None
@@ -776,6 +784,8 @@ class Ranking:
     relevant_before: np.ndarray
     p_relevant: np.ndarray
     mean_gain: np.ndarray
+    queries: np.ndarray | None = None
+    max_gain: float | None = None
 
     @property
     def n_queries(self):
@@ -785,7 +795,7 @@ class Ranking:
         """Each query's sum over the ranks of ``x``, of shape (n_queries, K).
 
         With ``k=None`` the width ``K`` depends on the input form (2-D: the
-        row length; long form: the largest query), so the sum is
+        row length; long form: the part's largest query), so the sum is
         :func:`row_sum`, which trailing zero ranks do not change: the
         forms agree bit for bit.  With ``k``, ``K = min(k, ...)`` is the
         same for every form and numpy's own sum is faster.
@@ -793,6 +803,13 @@ class Ranking:
         if self.k is None:
             return row_sum(x)
         return x.sum(axis=1)
+
+    def of_queries(self, values):
+        """``values``, one per query of the input (or one number), for
+        this ranking's queries (see :attr:`queries`)."""
+        if self.queries is None or np.ndim(values) == 0:
+            return values
+        return np.asarray(values)[self.queries]
 
     @property
     def rank(self):
@@ -944,7 +961,11 @@ def rank(
     need_ideal=False,
 ):
     """Validate the inputs of any form and return their :class:`Ranking`
-    (with the ideal gains if ``need_ideal``)."""
+    (with the ideal gains if ``need_ideal``).
+
+    A long form with ``k=None`` is one ranking padded to its largest query
+    here; :func:`rank_parts` ranks it in parts instead.
+    """
     k = check_k(k)
     form, Y, S, codes, ids, w = check_inputs(
         y_true, y_score, query_id, sample_weight, defer=True
@@ -958,16 +979,104 @@ def rank(
         K = S.shape[1] if k is None else min(k, S.shape[1])
         build = _select_dense if form == "dense" else _select_sparse
         sel = build(Y, S, K, threshold, gain, ignore_ties, need_ideal)
+    return _ranking(sel, k, gain, w, threshold, ignore_ties)
+
+
+def _ranking(sel, k, gain, weights, threshold, ignore_ties, queries=None):
     return Ranking(
         k=k,
         gain=gain,
-        weights=w,
+        weights=weights,
         n_rel=sel.n_rel.astype(np.float64),
         n_pos=sel.n_pos,
         n_retrieved=sel.n_retrieved.astype(np.float64),
         ideal_gain=sel.ideal,
+        queries=queries,
         **_tie_groups(sel, threshold, gain, ignore_ties),
     )
+
+
+# The long form with k=None ranks every query's whole list.  One ranking
+# pads every query to the largest (n_queries x largest cells: a log with
+# one 1,000,000-row query among 100,000 small ones would need 1e11), so
+# rank_parts groups the queries by size class (at most 1, 2, 4, 8, ...
+# rows), pads each part to its own largest query only (less than twice any
+# of its queries) and cuts a class into parts of at most _PART_CELLS cells,
+# which also bounds every per-rank array.  bench_forms.py (2,000,000 rows,
+# 100,000 queries of 1-40 rows): ndcg_at_k(k=None) -- see the note in
+# doc/user_guide/performance.rst.  The per-query values do not depend on
+# the parts (Ranking.sum_ranks).
+_PART_CELLS = 1 << 20
+
+
+def _long_parts(sizes):
+    """The queries (ascending positions) of each part of a long form with
+    ``sizes`` rows per query ranked at k=None; None for a single part."""
+    if sizes.shape[0] * int(sizes.max(initial=0)) <= _PART_CELLS:
+        return None
+    size_class = np.frexp(sizes - 1.0)[1]  # ceil(log2(size)), exact
+    by_class = np.argsort(size_class, kind="stable")
+    starts = np.flatnonzero(np.diff(size_class[by_class])) + 1
+    parts = []
+    for group in np.split(by_class, starts):
+        step = max(1, _PART_CELLS >> int(size_class[group[0]]))
+        parts.extend(group[i : i + step] for i in range(0, group.size, step))
+    return parts
+
+
+def rank_parts(
+    y_true,
+    y_score,
+    *,
+    query_id,
+    sample_weight,
+    threshold=None,
+    gain="linear",
+    ignore_ties=False,
+    need_ideal=False,
+):
+    """The whole ranking (``k=None``) of a long form, in parts (see
+    ``_PART_CELLS``).
+
+    Validates the inputs and returns ``(n_queries, weights, parts)``:
+    ``parts`` yields, one at a time, a :class:`Ranking` of some of the
+    queries, which :attr:`Ranking.queries` names (None: all of them).
+    """
+    form, Y, S, codes, ids, w = check_inputs(
+        y_true, y_score, query_id, sample_weight, defer=True
+    )
+    threshold = exact_threshold(threshold, Y.dtype)
+    n_q = ids.shape[0]
+    options = (threshold, gain, ignore_ties, need_ideal)
+    parts = _long_parts(np.bincount(codes, minlength=n_q))
+
+    def generate():
+        if parts is None:
+            sel = _select_long(Y, S, codes, n_q, None, *options)
+            yield _ranking(sel, None, gain, w, threshold, ignore_ties)
+            return
+        part_of = np.empty(n_q, dtype=np.intp)
+        local = np.empty(n_q, dtype=np.intp)  # a query's position in its part
+        for i, queries in enumerate(parts):
+            part_of[queries] = i
+            local[queries] = np.arange(queries.size)
+        row_part = part_of[codes]
+        # rows grouped by part, each part's rows in input order (the order
+        # ignore_ties reads)
+        order = _group_order(row_part, len(parts))
+        ends = np.cumsum(np.bincount(row_part, minlength=len(parts)))
+        del row_part
+        start = 0
+        for queries, end in zip(parts, ends, strict=True):
+            rows = order[start:end]
+            start = end
+            sel = _select_long(
+                Y[rows], S[rows], local[codes[rows]], queries.size, None, *options
+            )
+            weights = None if w is None else w[queries]
+            yield _ranking(sel, None, gain, weights, threshold, ignore_ties, queries)
+
+    return n_q, w, generate()
 
 
 # ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ description built by :mod:`sklearn_rankmetrics._engine`.
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from types import SimpleNamespace
 from typing import NamedTuple
 
@@ -23,6 +23,8 @@ from ._engine import (
     check_inputs,
     pooled_ratio,
     rank,
+    rank_parts,
+    row_sum,
 )
 from ._validation import (
     check_average,
@@ -150,6 +152,11 @@ def rank_per_query(
     arrays concatenated; ``chunks=False`` ranks every query at once.
     """
 
+    if query_id is not None and k is None:
+        return _per_query_of_parts(
+            y_true, y_score, per_query, query_id, sample_weight, chunks, rank_options
+        )
+
     def evaluate(y_true, y_score, sample_weight, ks):
         rk = rank(
             y_true,
@@ -197,6 +204,37 @@ def rank_per_query(
             q["weights"] = w
             return q
     return evaluate(y_true, y_score, sample_weight, per_query_k)
+
+
+def _per_query_of_parts(
+    y_true, y_score, per_query, query_id, sample_weight, chunks, rank_options
+):
+    """:func:`rank_per_query` of a long form at k=None, from the parts
+    :func:`rank_parts` ranks (each query padded to its part's largest
+    query, not to the largest of all), put back in query order."""
+    n_q, weights, parts = rank_parts(
+        y_true, y_score, query_id=query_id, sample_weight=sample_weight, **rank_options
+    )
+    if not chunks:
+        # One scale for every query (ERR's largest gain): read every part
+        # first.  Exact, as the largest of the parts' largest gains.
+        parts = list(parts)
+        if parts[0].ideal_gain is not None:
+            top = max(float(rk.ideal_gain.max(initial=0.0)) for rk in parts)
+            parts = [replace(rk, max_gain=top) for rk in parts]
+    q = {}
+    for rk in parts:
+        out = {"n_rel": rk.n_rel, "n_pos": rk.n_pos, **per_query(rk)}
+        if rk.queries is None:
+            q = out
+            break
+        for name, values in out.items():
+            values = np.asarray(values)
+            if name not in q:
+                q[name] = np.empty(n_q, dtype=values.dtype)
+            q[name][rk.queries] = values
+    q["weights"] = weights
+    return q
 
 
 @dataclass(frozen=True)
@@ -509,12 +547,14 @@ def _r_precision_values(rk):
             f"was built for k={rk.k} < R. Rank with k=None."
         )
     within = rk.rank <= rk.n_rel[:, None]
-    return _divide(rk.sum_ranks(rk.p_relevant * within), rk.n_rel)
+    # r_precision_score ranks at k = the largest R of all its queries, so
+    # this width varies with the other queries: row_sum whatever k.
+    return _divide(row_sum(rk.p_relevant * within), rk.n_rel)
 
 
 def _fallout_values(rk, n_items):
     # Non-relevant items retrieved in the top k over all non-relevant items.
-    n_nonrel = n_items - rk.n_rel
+    n_nonrel = rk.of_queries(n_items) - rk.n_rel
     retrieved = rk.retrieved.sum(axis=1)
     return _divide(retrieved - rk.hits, n_nonrel)
 
@@ -556,7 +596,10 @@ def _err_values(rk, max_grade=None):
         raise ValueError(
             "ERR reads exponential gains 2**grade - 1; rank with gain='exponential'."
         )
-    top = float(rk.ideal_gain.max(initial=0.0))  # 2**(largest grade) - 1
+    # 2**(largest grade) - 1, over every query even if rk holds some
+    top = rk.max_gain
+    if top is None:
+        top = float(rk.ideal_gain.max(initial=0.0))
     scale = top + 1.0 if max_grade is None else 2.0**max_grade
     if top >= scale:
         raise ValueError(
@@ -612,7 +655,7 @@ def _bpref_values(rk, n_items):
     if rk.k is not None:
         raise ValueError("bpref reads the whole ranking; rank with k=None.")
     R = rk.n_rel[:, None]
-    D = np.minimum(R, (n_items - rk.n_rel)[:, None])
+    D = np.minimum(R, (rk.of_queries(n_items) - rk.n_rel)[:, None])
     before = rk.group_start - 1.0 - rk.relevant_before
     m = rk.group_size - rk.group_relevant
     below_cap = np.clip(R - before, 0.0, m + 1.0)  # values y with b + y < R
@@ -681,6 +724,20 @@ def _n_items(y_score, query_id):
     if query_id is None:
         return float(np.shape(y_score)[1])
     return items_per_query(y_score, query_id)
+
+
+def _n_items_once(y_score, query_id):
+    """A function returning :func:`_n_items`, computed at its first call
+    (on validated inputs) and kept for the next ones: the parts of a long
+    form (:func:`rank_parts`) each read it."""
+    kept = []
+
+    def n_items():
+        if not kept:
+            kept.append(_n_items(y_score, query_id))
+        return kept[0]
+
+    return n_items
 
 
 def items_per_query(y_score, query_id):
@@ -1837,6 +1894,7 @@ def fallout_at_k(
     >>> fallout_at_k(y_true, y_score, k=2, average=None)
     array([0.5       , 0.66666667])
     """
+    n_items = _n_items_once(y_score, query_id)
     q, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -1848,9 +1906,7 @@ def fallout_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(
-            values=_fallout_values(rk, _n_items(y_score, query_id))
-        ),
+        per_query=lambda rk: dict(values=_fallout_values(rk, n_items())),
     )
     return average_queries(
         q.values, q.n_rel > 0, q.weights, average, no_relevant, "fallout_at_k"
@@ -2266,6 +2322,7 @@ def bpref_score(
     >>> bpref_score(y_true, y_score)  # each relevant item has 1 of 2 above it
     0.5
     """
+    n_items = _n_items_once(y_score, query_id)
     q, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -2277,9 +2334,7 @@ def bpref_score(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(
-            values=_bpref_values(rk, _n_items(y_score, query_id))
-        ),
+        per_query=lambda rk: dict(values=_bpref_values(rk, n_items())),
     )
     return average_queries(
         q.values, q.n_rel > 0, q.weights, average, no_relevant, "bpref_score"
