@@ -518,17 +518,19 @@ def _select_sparse(Y, S, K, threshold, gain, ignore_ties, need_ideal):
     )
 
 
-def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal):
+def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal, K=None):
     """Selection of the long form: ``codes`` numbers each row's query.
 
     Rows of a query may be anywhere.  The retrieved rows are sorted once by
     decreasing score (stable only with ``ignore_ties``, where row order
     breaks ties) and grouped by query with a radix pass; every other count
-    is a ``bincount`` over the rows.  ``K`` is ``min(k, largest query)`` so
-    that the ideal ranking (IDCG) sees every relevant row.
+    is a ``bincount`` over the rows.  ``K`` is ``min(k, largest query)``
+    unless given (a part of the queries, see :func:`rank_parts`), so that
+    the ideal ranking (IDCG) sees every relevant row.
     """
-    sizes = np.bincount(codes, minlength=n_q)
-    K = int(sizes.max()) if k is None else min(k, int(sizes.max()))
+    if K is None:
+        largest = int(np.bincount(codes, minlength=n_q).max())
+        K = largest if k is None else min(k, largest)
     retrieved = s > -np.inf
     if retrieved.all():
         c_r, s_r, y_r = codes, s, y
@@ -990,23 +992,71 @@ def _ranking(sel, k, gain, weights, threshold, ignore_ties, queries=None):
     )
 
 
-# The long form with k=None ranks every query's whole list.  One ranking
-# pads every query to the largest (n_queries x largest cells: a log with
-# one 1,000,000-row query among 100,000 small ones would need 1e11), so
-# rank_parts groups the queries by size class (at most 1, 2, 4, 8, ...
-# rows), pads each part to its own largest query only (less than twice any
-# of its queries) and cuts a class into parts of at most _PART_CELLS cells,
-# which also bounds every per-rank array.  bench_forms.py (2,000,000 rows,
-# 100,000 queries of 1-40 rows): ndcg_at_k(k=None) -- see the note in
-# doc/user_guide/performance.rst.  The per-query values do not depend on
-# the parts (Ranking.sum_ranks).
-_PART_CELLS = 1 << 20
+# A long form larger than _PART_CELLS is ranked in parts of its queries
+# (rank_parts), each part sorted and scored alone:
+# - k=None ranks every query's whole list.  One ranking pads every query
+#   to the largest (n_queries x largest cells: a log with one
+#   1,000,000-row query among 100,000 small ones would need 1e11), so the
+#   queries are grouped by size class (at most 1, 2, 4, 8, ... rows), each
+#   part padded to its own largest query (less than twice any of its
+#   queries) and holding at most _PART_CELLS cells or one query.
+# - With k, parts of consecutive queries of about _PART_CELLS rows, all at
+#   the same width min(k, largest query): each part's sort and gathers stay
+#   in cache.  bench_scaling.py-like data, selection alone (load 3 on 2
+#   CPUs): 434 -> 178 ns/row at 20,000,000 rows, 197 -> 173 at 2,000,000,
+#   131 at 200,000 (one part).
+# ndcg_at_k(k=None) on bench_forms.py's 2,000,000 rows: 0.74x the time of
+# one padded ranking, interleaved in one run.  The per-query values do not
+# depend on the parts (Ranking.sum_ranks; the same width with k).
+_PART_CELLS = 1 << 18
 
 
-def _long_parts(sizes):
+def query_runs(sizes):
+    """Ends of runs of consecutive queries of about ``_PART_CELLS`` rows
+    (``sizes`` rows per query), or None if all fit in one."""
+    n_rows = int(sizes.sum())
+    if n_rows <= _PART_CELLS:
+        return None
+    # a run ends after the query whose rows reach j x _PART_CELLS
+    marks = np.arange(_PART_CELLS, n_rows, _PART_CELLS)
+    last = np.searchsorted(np.cumsum(sizes), marks)
+    return np.unique(np.append(last + 1, sizes.shape[0]))
+
+
+def sorted_by_query(codes, n_q, key):
+    """The rows in (query, ascending ``key``) order, ``codes`` numbering
+    each row's query: one sort of ``key`` and a radix grouping by query,
+    on runs of queries of about ``_PART_CELLS`` rows (see there) when the
+    rows are more."""
+    sizes = np.bincount(codes, minlength=n_q)
+    ends = query_runs(sizes)
+    if ends is None:
+        return _group_order(codes, n_q, np.argsort(key))
+    run_of = np.repeat(np.arange(ends.size), np.diff(ends, prepend=0))
+    by_run = _group_order(run_of[codes], ends.size)  # runs in query order
+    row_ends = np.cumsum(sizes)[ends - 1]
+    out = np.empty_like(by_run)
+    start = 0
+    for first_q, end_q, end in zip([0, *ends[:-1]], ends, row_ends, strict=True):
+        rows = by_run[start:end]
+        local = _group_order(
+            codes[rows] - first_q, end_q - first_q, np.argsort(key[rows])
+        )
+        out[start:end] = rows[local]
+        start = end
+    return out
+
+
+def _long_parts(sizes, k):
     """The queries (ascending positions) of each part of a long form with
-    ``sizes`` rows per query ranked at k=None; None for a single part."""
-    if sizes.shape[0] * int(sizes.max(initial=0)) <= _PART_CELLS:
+    ``sizes`` rows per query, ranked at ``k``; None for a single part."""
+    n_q = sizes.shape[0]
+    if k is not None:
+        ends = query_runs(sizes)
+        if ends is None:
+            return None
+        return [np.arange(a, b) for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+    if n_q * int(sizes.max(initial=0)) <= _PART_CELLS:
         return None
     size_class = np.frexp(sizes - 1.0)[1]  # ceil(log2(size)), exact
     by_class = np.argsort(size_class, kind="stable")
@@ -1022,6 +1072,7 @@ def rank_parts(
     y_true,
     y_score,
     *,
+    k,
     query_id,
     sample_weight,
     threshold=None,
@@ -1029,25 +1080,28 @@ def rank_parts(
     ignore_ties=False,
     need_ideal=False,
 ):
-    """The whole ranking (``k=None``) of a long form, in parts (see
-    ``_PART_CELLS``).
+    """The ranking of a long form at ``k``, in parts (see ``_PART_CELLS``).
 
     Validates the inputs and returns ``(n_queries, weights, parts)``:
     ``parts`` yields, one at a time, a :class:`Ranking` of some of the
     queries, which :attr:`Ranking.queries` names (None: all of them).
     """
+    k = check_k(k)
     form, Y, S, codes, ids, w = check_inputs(
         y_true, y_score, query_id, sample_weight, defer=True
     )
     threshold = exact_threshold(threshold, Y.dtype)
     n_q = ids.shape[0]
     options = (threshold, gain, ignore_ties, need_ideal)
-    parts = _long_parts(np.bincount(codes, minlength=n_q))
+    sizes = np.bincount(codes, minlength=n_q)
+    parts = _long_parts(sizes, k)
+    # with k, every part at the width of one ranking of all the queries
+    K = None if k is None else min(k, int(sizes.max()))
 
     def generate():
         if parts is None:
-            sel = _select_long(Y, S, codes, n_q, None, *options)
-            yield _ranking(sel, None, gain, w, threshold, ignore_ties)
+            sel = _select_long(Y, S, codes, n_q, k, *options)
+            yield _ranking(sel, k, gain, w, threshold, ignore_ties)
             return
         part_of = np.empty(n_q, dtype=np.intp)
         local = np.empty(n_q, dtype=np.intp)  # a query's position in its part
@@ -1065,10 +1119,10 @@ def rank_parts(
             rows = order[start:end]
             start = end
             sel = _select_long(
-                Y[rows], S[rows], local[codes[rows]], queries.size, None, *options
+                Y[rows], S[rows], local[codes[rows]], queries.size, k, *options, K=K
             )
             weights = None if w is None else w[queries]
-            yield _ranking(sel, None, gain, weights, threshold, ignore_ties, queries)
+            yield _ranking(sel, k, gain, weights, threshold, ignore_ties, queries)
 
     return n_q, w, generate()
 

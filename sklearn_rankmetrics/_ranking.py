@@ -152,9 +152,17 @@ def rank_per_query(
     arrays concatenated; ``chunks=False`` ranks every query at once.
     """
 
-    if query_id is not None and k is None:
+    if query_id is not None:
         return _per_query_of_parts(
-            y_true, y_score, per_query, query_id, sample_weight, chunks, rank_options
+            y_true,
+            y_score,
+            per_query,
+            k,
+            query_id,
+            sample_weight,
+            per_query_k,
+            chunks,
+            rank_options,
         )
 
     def evaluate(y_true, y_score, sample_weight, ks):
@@ -207,14 +215,28 @@ def rank_per_query(
 
 
 def _per_query_of_parts(
-    y_true, y_score, per_query, query_id, sample_weight, chunks, rank_options
+    y_true,
+    y_score,
+    per_query,
+    k,
+    query_id,
+    sample_weight,
+    per_query_k,
+    chunks,
+    rank_options,
 ):
-    """:func:`rank_per_query` of a long form at k=None, from the parts
-    :func:`rank_parts` ranks (each query padded to its part's largest
-    query, not to the largest of all), put back in query order."""
+    """:func:`rank_per_query` of a long form, from the parts
+    :func:`rank_parts` ranks, put back in query order."""
     n_q, weights, parts = rank_parts(
-        y_true, y_score, query_id=query_id, sample_weight=sample_weight, **rank_options
+        y_true,
+        y_score,
+        k=k,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        **rank_options,
     )
+    if per_query_k is not None:
+        _check_k_count(per_query_k, n_q)
     if not chunks:
         # One scale for every query (ERR's largest gain): read every part
         # first.  Exact, as the largest of the parts' largest gains.
@@ -224,6 +246,8 @@ def _per_query_of_parts(
             parts = [replace(rk, max_gain=top) for rk in parts]
     q = {}
     for rk in parts:
+        if per_query_k is not None:
+            rk = _cut_per_query(rk, rk.of_queries(per_query_k))
         out = {"n_rel": rk.n_rel, "n_pos": rk.n_pos, **per_query(rk)}
         if rk.queries is None:
             q = out
