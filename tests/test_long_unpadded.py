@@ -148,6 +148,36 @@ def test_err_and_weights_over_parts(monkeypatch, part_cells):
         assert call(sample_weight=w) == whole[name][1]
 
 
+@pytest.mark.parametrize("ignore_ties", [False, True])
+@pytest.mark.parametrize("k", [1, 3, 10, "per_query"])
+def test_long_form_with_k_over_parts(monkeypatch, k, ignore_ties):
+    """With k, the parts are runs of consecutive queries at one width,
+    min(k, largest query): the values are those of one ranking."""
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 30, 200)
+    y_true, y_score, qid = _skewed_long_form(rng, sizes, ties=True)
+    if k == "per_query":
+        k = rng.integers(1, 12, sizes.size)
+    w = rng.random(sizes.size)[np.searchsorted(np.unique(qid), qid)]
+    options = dict(query_id=qid, k=k, ignore_ties=ignore_ties, no_relevant=0.0)
+    funcs = [srm.ndcg_at_k, srm.precision_at_k, srm.average_precision_at_k]
+    funcs += [srm.reciprocal_rank_at_k, srm.hit_rate_at_k]
+    funcs += [srm.fallout_at_k, srm.rank_biased_precision_at_k]
+    whole = {}
+    monkeypatch.setattr(_engine, "_PART_CELLS", 1 << 40)
+    for f in funcs:
+        whole[f] = (
+            f(y_true, y_score, average=None, **options),
+            f(y_true, y_score, sample_weight=w, **options),
+        )
+    monkeypatch.setattr(_engine, "_PART_CELLS", 100)
+    for f in funcs:
+        np.testing.assert_array_equal(
+            f(y_true, y_score, average=None, **options), whole[f][0]
+        )
+        assert f(y_true, y_score, sample_weight=w, **options) == whole[f][1]
+
+
 def test_report_whole_list_metrics_over_parts(monkeypatch):
     rng = np.random.default_rng(2)
     sizes = rng.permutation(np.array(SIZES))
@@ -189,3 +219,30 @@ def test_one_large_query_does_not_pad_the_others():
     big = srm.ndcg_at_k(y_true[:20_000][None], y_score[:20_000][None])
     assert per_query[0] == big
     assert value == pytest.approx(np.mean(per_query[~np.isnan(per_query)]), rel=1e-12)
+
+
+@pytest.mark.parametrize("part_cells", [1, 50, 1000])
+def test_gauc_over_runs_of_queries(monkeypatch, part_cells):
+    """GAUC sorts the long form on runs of queries of bounded rows: the
+    (query, score) order and the values are those of one sort."""
+    rng = np.random.default_rng(part_cells)
+    sizes = rng.integers(1, 40, 150)
+    codes = rng.permutation(np.repeat(np.arange(sizes.size), sizes))
+    key = np.round(rng.random(codes.size), 1)
+    y = (rng.random(codes.size) < 0.3).astype(np.float64)
+    w = rng.random(sizes.size)[codes]
+    monkeypatch.setattr(_engine, "_PART_CELLS", 1 << 40)
+    one = _engine.sorted_by_query(codes, sizes.size, key)
+    whole = [
+        srm.group_auc_score(y, key, query_id=codes, average=None),
+        srm.group_auc_score(y, key, query_id=codes, sample_weight=w),
+    ]
+    monkeypatch.setattr(_engine, "_PART_CELLS", part_cells)
+    runs = _engine.sorted_by_query(codes, sizes.size, key)
+    np.testing.assert_array_equal(np.sort(runs), np.arange(codes.size))
+    np.testing.assert_array_equal(codes[runs], codes[one])
+    np.testing.assert_array_equal(key[runs], key[one])
+    np.testing.assert_array_equal(
+        srm.group_auc_score(y, key, query_id=codes, average=None), whole[0]
+    )
+    assert srm.group_auc_score(y, key, query_id=codes, sample_weight=w) == whole[1]
