@@ -1002,11 +1002,12 @@ def _ranking(sel, k, gain, weights, threshold, ignore_ties, queries=None):
 #   queries) and holding at most _PART_CELLS cells or one query.
 # - With k, parts of consecutive queries of about _PART_CELLS rows, all at
 #   the same width min(k, largest query): each part's sort and gathers stay
-#   in cache.  bench_scaling.py-like data, selection alone (load 3 on 2
-#   CPUs): 434 -> 178 ns/row at 20,000,000 rows, 197 -> 173 at 2,000,000,
-#   131 at 200,000 (one part).
-# ndcg_at_k(k=None) on bench_forms.py's 2,000,000 rows: 0.74x the time of
-# one padded ranking, interleaved in one run.  The per-query values do not
+#   in cache.  bench_scaling.py, ndcg_at_k(k=10) at 2,000,000 and
+#   20,000,000 rows: 376 and 692 ns/row before, 314 and 278 after (peak
+#   memory 2.4x -> 1.1x the inputs); 200,000 rows take one part, as before.
+# bench_forms.py (2,000,000 rows): ndcg_at_k(k=None) 0.85x -> 0.59x the
+# lexsort, memory 4.5x -> 1.4x the inputs; 0.64-0.74x the time of one
+# padded ranking, interleaved in one run.  The per-query values do not
 # depend on the parts (Ranking.sum_ranks; the same width with k).
 _PART_CELLS = 1 << 18
 
