@@ -255,8 +255,9 @@ def _dense_top(S, K, ignore_ties):
     Returns ``idx, top, rows, (r, c), ties``: the (n, K) column indices and
     scores of the top K (equal scores ordered by column), the rows whose tie
     group at rank K continues past it, the (row, column) positions of every
-    item of those groups, and False if no two of those scores are equal.  With ``ignore_ties`` the top K takes the earliest
-    columns of that group.  Raises on NaN scores.
+    item of those groups, and False if no two of those scores are equal.
+    With ``ignore_ties`` the top K takes the earliest columns of that group.
+    Raises on NaN scores.
 
     ``argpartition`` keeps a few more candidates than K, so the group cut by
     K is almost always among them: every other item scores at most the
