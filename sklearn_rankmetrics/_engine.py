@@ -340,8 +340,23 @@ def _columns_in_runs(idx, top, n_columns):
     if m < 2:
         return False
     tie = top[:, 1:] == top[:, :-1]
-    if not tie.any():
+    n_tied = np.count_nonzero(tie)
+    if not n_tied:
         return False
+    assert idx.flags.c_contiguous  # so that the views below write to idx
+    if 4 * n_tied > tie.size:
+        # Ties everywhere (scores of few distinct values): one sort of
+        # every row by (run within the row, column), in place.  On
+        # bench_full_ranking.py's scores with ties (k=None, one thread)
+        # 150 ms instead of 400 ms for the runs alone below.
+        run = np.empty((n, m), dtype=np.int64)
+        run[:, 0] = 0
+        np.cumsum(~tie, axis=1, out=run[:, 1:])
+        run *= n_columns
+        idx += run
+        idx.sort(axis=1)
+        idx -= run
+        return True
     member = np.zeros((n, m), dtype=bool)
     member[:, 1:] = tie
     member[:, :-1] |= tie
@@ -349,7 +364,6 @@ def _columns_in_runs(idx, top, n_columns):
     new_run = np.ones((n, m), dtype=bool)
     new_run[:, 1:] = ~tie
     run = (np.cumsum(new_run.ravel()) - 1)[at]
-    assert idx.flags.c_contiguous  # so that the view below writes to idx
     flat = idx.reshape(-1)
     base = run * n_columns  # runs are consecutive
     flat[at] = np.sort(base + flat[at]) - base  # sorts within each run
