@@ -23,7 +23,7 @@ No step loops over queries in Python.
 
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -206,6 +206,7 @@ class Selection(NamedTuple):
     n_pos: np.ndarray  # items with a grade > 0 (is DCG/NDCG defined?)
     n_retrieved: np.ndarray  # items with a finite score
     ideal: np.ndarray | None  # (n_queries, K) ideal gains, if asked for
+    maybe_ties: bool = True  # False: no two scores of a query's top are equal
 
 
 # Rows of a 2-D input are processed in chunks of about this many bytes of
@@ -217,10 +218,24 @@ class Selection(NamedTuple):
 # 1.17x np.argpartition on 2 threads, 1.81x on 1 (2.0-3.6x before).
 _CHUNK_BYTES = 4 << 20
 
+# ... and, when the per-rank arrays are wide (k=None, or a large k), of at
+# most this many bytes per (n_rows, K) float64 array.  A dozen such
+# temporaries are made per chunk; at 4 MiB each, the allocator hands their
+# pages back to the system and takes them again for every chunk (on
+# bench_full_ranking.py, 2000 x 5000, k=None, one thread: 98,000 page
+# faults and 554 ms CPU with continuous scores, 353,000 and 1610 ms with
+# ties; at 512 KiB: none, 447 ms and 828 ms).
+_RANK_CHUNK_BYTES = 512 << 10
 
-def _row_chunks(n_rows, row_bytes):
-    """``(start, stop)`` row ranges of about ``_CHUNK_BYTES`` each."""
-    step = max(1, _CHUNK_BYTES // max(row_bytes, 1))
+
+def _row_chunks(n_rows, row_bytes, rank_width=0):
+    """``(start, stop)`` row ranges of about ``_CHUNK_BYTES`` of scores
+    each, fewer rows if their per-rank arrays of ``rank_width`` columns
+    would exceed ``_RANK_CHUNK_BYTES``."""
+    step = _CHUNK_BYTES // max(row_bytes, 1)
+    if rank_width:
+        step = min(step, _RANK_CHUNK_BYTES // (8 * rank_width))
+    step = max(1, step)
     return [(a, min(a + step, n_rows)) for a in range(0, n_rows, step)]
 
 
@@ -237,11 +252,12 @@ def _map_chunks(func, chunks):
 def _dense_top(S, K, ignore_ties):
     """Each row's K best items, sorted by decreasing score, and its cut group.
 
-    Returns ``idx, top, rows, (r, c)``: the (n, K) column indices and scores
-    of the top K (equal scores ordered by column), the rows whose tie group
-    at rank K continues past it, and the (row, column) positions of every
-    item of those groups.  With ``ignore_ties`` the top K takes the earliest
-    columns of that group.  Raises on NaN scores.
+    Returns ``idx, top, rows, (r, c), ties``: the (n, K) column indices and
+    scores of the top K (equal scores ordered by column), the rows whose tie
+    group at rank K continues past it, the (row, column) positions of every
+    item of those groups, and False if no two of those scores are equal.
+    With ``ignore_ties`` the top K takes the earliest columns of that group.
+    Raises on NaN scores.
 
     ``argpartition`` keeps a few more candidates than K, so the group cut by
     K is almost always among them: every other item scores at most the
@@ -253,20 +269,23 @@ def _dense_top(S, K, ignore_ties):
     empty = np.zeros(0, dtype=np.intp)
     C = min(m, 2 * K + 16)  # candidates
     if C >= m:  # every item is a candidate
-        idx, cand = _sort_rows(S)
+        idx, cand, ties = _sort_rows(S)
         if K >= m:
-            return idx, cand, empty, (empty, empty)
+            return idx, cand, empty, (empty, empty), ties
     else:
-        part = np.argpartition(S, m - C, axis=1)
-        floor = np.take_along_axis(S, part[:, m - C : m - C + 1], axis=1)[:, 0]
-        idx = part[:, m - C :]
-        idx.sort(axis=1)
-        cand = np.take_along_axis(S, idx, axis=1)
+        idx = np.argpartition(S, m - C, axis=1)[:, m - C :]
+        cand = _take_rows(S, idx)
         if np.isnan(cand).any():  # partitions rank NaN above every number
             raise_nan_scores()
-        order = np.argsort(-cand, axis=1, kind="stable")
+        # The candidates in decreasing order, equal scores by column: a
+        # default sort, then the rare runs of equal scores put in column
+        # order (bench_threads.py: a stable sort of -cand and a sort of
+        # the columns beforehand cost 8 % of the call).
+        order = np.argsort(cand, axis=1)[:, ::-1]
         idx = np.take_along_axis(idx, order, axis=1)
-        cand = np.take_along_axis(cand, order, axis=1)
+        cand = _take_rows(cand, order)
+        ties = _columns_in_runs(idx, cand, m)
+    floor = cand[:, -1]  # the smallest candidate: every other item <= it
 
     t = cand[:, K - 1]
     tied = cand == t[:, None]
@@ -289,57 +308,94 @@ def _dense_top(S, K, ignore_ties):
             full = np.argsort(-S[for_rows], axis=1, kind="stable")[:, :K]
             idx[for_rows, :K] = full
             cand[for_rows, :K] = np.take_along_axis(S[for_rows], full, axis=1)
-    return idx[:, :K], cand[:, :K], np.flatnonzero(crossing), (r, c)
+    return idx[:, :K], cand[:, :K], np.flatnonzero(crossing), (r, c), ties
 
 
 def _take_rows(A, idx):
-    """``np.take_along_axis(A, idx, axis=1)`` for a 2-D ``A``.
+    """``np.take_along_axis(A, idx, axis=1)`` for 2-D arrays, C-ordered.
 
-    On a C-contiguous ``A`` one gather at flat indices: on a 104 x 5000
-    chunk of bench_full_ranking.py (k=None), the gathers of the scores and
-    grades take 10.6 ms instead of 13.4 ms (take_along_axis builds a
-    two-array fancy index).
+    One gather at flat indices: on a 104 x 5000 chunk of
+    bench_full_ranking.py (k=None), the gathers of the scores and grades
+    take 10.6 ms instead of 13.4 ms (take_along_axis builds a two-array
+    fancy index).
     """
     if not A.flags.c_contiguous:
         return np.take_along_axis(A, idx, axis=1)
     n, m = A.shape
-    flat = np.arange(0, n * m, m)[:, None] + idx
+    flat = idx + np.arange(0, n * m, m)[:, None]
     return np.take(A.reshape(-1), flat)
+
+
+def _columns_in_runs(idx, top, n_columns):
+    """Put the columns ``idx`` (C-ordered, in ``[0, n_columns)``) in
+    increasing order, in place, within each run of equal values of ``top``
+    along its rows, ``top`` being sorted decreasingly.  Returns whether
+    there was any such run.
+
+    Numpy's default sort is not stable (a stable one is 3x slower on
+    float64): this makes its order canonical -- equal scores by column,
+    whatever the input form -- at the cost of the tied items only.
+    """
+    n, m = top.shape
+    if m < 2:
+        return False
+    tie = top[:, 1:] == top[:, :-1]
+    n_tied = np.count_nonzero(tie)
+    if not n_tied:
+        return False
+    assert idx.flags.c_contiguous  # so that the views below write to idx
+    if 4 * n_tied > tie.size:
+        # Ties everywhere (scores of few distinct values): one sort of
+        # every row by (run within the row, column), in place.  On
+        # bench_full_ranking.py's scores with ties (k=None, one thread)
+        # 150 ms instead of 400 ms for the runs alone below.
+        run = np.empty((n, m), dtype=np.int64)
+        run[:, 0] = 0
+        np.cumsum(~tie, axis=1, out=run[:, 1:])
+        run *= n_columns
+        idx += run
+        idx.sort(axis=1)
+        idx -= run
+        return True
+    member = np.zeros((n, m), dtype=bool)
+    member[:, 1:] = tie
+    member[:, :-1] |= tie
+    at = np.flatnonzero(member)
+    new_run = np.ones((n, m), dtype=bool)
+    new_run[:, 1:] = ~tie
+    run = (np.cumsum(new_run.ravel()) - 1)[at]
+    flat = idx.reshape(-1)
+    base = run * n_columns  # runs are consecutive
+    flat[at] = np.sort(base + flat[at]) - base  # sorts within each run
+    return True
 
 
 def _sort_rows(S):
     """Column indices and scores of each row sorted by decreasing score,
-    equal scores by column.
+    equal scores by column, and whether two scores of a row are equal.
 
     The whole-row sort (k=None) is numpy's default sort, not a stable one
-    (3x slower on float64); only the runs of equal scores it finds are then
-    put in column order.  With the paths below it, bench_full_ranking.py
+    (3x slower on float64), ascending and read backwards (no negated copy
+    of ``y_score``); only the runs of equal scores it finds are then put
+    in column order.  With the paths below it, bench_full_ranking.py
     (2000 x 5000, continuous scores) went from 17-24x to 2.7-4.6x
     ``np.argsort(y_score, axis=1)``.
     """
     n, m = S.shape
-    idx = np.argsort(-S, axis=1)
-    top = _take_rows(S, idx)
-    if np.isnan(top[:, -1]).any():  # the sort puts NaN (of -S) last
+    S = np.ascontiguousarray(S)
+    offsets = np.arange(0, n * m, m)[:, None]
+    idx = np.argsort(S, axis=1)[:, ::-1] + offsets  # flat positions
+    top = np.take(S.reshape(-1), idx)
+    if np.isnan(top[:, 0]).any():  # the sort puts NaN last, read first
         raise_nan_scores()
-    tie = top[:, 1:] == top[:, :-1]
-    if tie.any():
-        member = np.zeros((n, m), dtype=bool)
-        member[:, 1:] = tie
-        member[:, :-1] |= tie
-        at = np.flatnonzero(member)
-        new_run = np.ones((n, m), dtype=bool)
-        new_run[:, 1:] = ~tie
-        run = (np.cumsum(new_run.ravel()) - 1)[at]
-        flat = idx.reshape(-1)
-        base = run * m  # runs are consecutive: sorting base + column
-        flat[at] = np.sort(base + flat[at]) - base  # sorts within each run
-    return idx, top
+    idx -= offsets  # columns
+    ties = _columns_in_runs(idx, top, m)
+    return idx, top, ties
 
 
 def _dense_top_chunked(S, K, ignore_ties):
     """:func:`_dense_top` over row chunks, on threads."""
-    chunks = _row_chunks(S.shape[0], S.shape[1] * S.itemsize)
+    chunks = _row_chunks(S.shape[0], S.shape[1] * S.itemsize, K)
     parts = _map_chunks(lambda a, b: _dense_top(S[a:b], K, ignore_ties), chunks)
     if len(parts) == 1:
         return parts[0]
@@ -352,6 +408,7 @@ def _dense_top_chunked(S, K, ignore_ties):
             np.concatenate([p[3][0] + a for p, a in zip(parts, starts, strict=True)]),
             np.concatenate([p[3][1] for p in parts]),
         ),
+        any(p[4] for p in parts),
     )
 
 
@@ -379,7 +436,7 @@ def _select_dense(Y, S, K, threshold, gain, ignore_ties, need_ideal):
     concatenation of full-size arrays.
     """
     n = S.shape[0]
-    chunks = _row_chunks(n, S.shape[1] * S.itemsize)
+    chunks = _row_chunks(n, S.shape[1] * S.itemsize, min(K, S.shape[1]))
     if len(chunks) == 1:
         return _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal)
     K = min(K, S.shape[1])
@@ -399,9 +456,9 @@ def _select_dense(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         for name, array in out.items():
             if array is not None:
                 array[a:b] = getattr(part, name)
-        return part.cut
+        return part.cut, part.maybe_ties
 
-    cuts = _map_chunks(select_rows, chunks)
+    cuts, ties = zip(*_map_chunks(select_rows, chunks), strict=True)
     starts = [a for a, _ in chunks]
     cut = CutGroups(
         rows=np.concatenate([c.rows + a for c, a in zip(cuts, starts, strict=True)]),
@@ -409,20 +466,32 @@ def _select_dense(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         relevant=np.concatenate([c.relevant for c in cuts]),
         gain=np.concatenate([c.gain for c in cuts]),
     )
-    return Selection(cut=cut, **out)
+    return Selection(cut=cut, maybe_ties=any(ties), **out)
 
 
 def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
-    check_grade_values(Y)
-    n = S.shape[0]
-    idx, top, rows, (r, c) = _dense_top(S, K, ignore_ties)
-    cut = _NO_CUT if ignore_ties else _record_cut(n, rows, r, Y[r, c], threshold, gain)
-    positive = Y != 0  # the grades are >= 0
+    n, m = S.shape
+    positive = Y != 0  # NaN too: negative and NaN grades are refused below
     n_pos = _row_counts(positive)
+    graded = None
+    if need_ideal and Y.dtype.kind != "b" and 4 * int(n_pos.max(initial=0)) <= m:
+        # Few graded items per row (the usual case): the ideal ranking sorts
+        # those only, and they alone need checking (every negative, NaN or
+        # infinite grade is among them).  bench_threads.py: a pass over y_true
+        # less, 7 % of the call.  (A take at the flat positions is 10 %
+        # faster than the boolean index Y[positive].)
+        graded = np.take(Y.reshape(-1), np.flatnonzero(positive))
+    check_grade_values(Y if graded is None else graded)
+    idx, top, rows, (r, c), ties = _dense_top(S, K, ignore_ties)
+    cut = _NO_CUT if ignore_ties else _record_cut(n, rows, r, Y[r, c], threshold, gain)
     if threshold is None:
         n_rel = n_pos
     else:
         n_rel = _row_counts(_relevant(Y, threshold))
+    if K == 0 or (top[:, -1] > -np.inf).all():  # sorted: -inf scores last
+        n_retrieved = np.full(n, K, dtype=np.intp)
+    else:
+        n_retrieved = np.count_nonzero(top > -np.inf, axis=1)
     return Selection(
         top_score=top,
         top_rel=_take_rows(Y, idx).astype(np.float64),
@@ -430,8 +499,9 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         n_rel=n_rel,
         n_pos=n_pos,
         # Only read with k=None, where the top "K" is every item of the row.
-        n_retrieved=np.count_nonzero(top > -np.inf, axis=1),
-        ideal=_dense_ideal(Y, positive, n_pos, K, gain) if need_ideal else None,
+        n_retrieved=n_retrieved,
+        ideal=_dense_ideal(Y, positive, n_pos, graded, K, gain) if need_ideal else None,
+        maybe_ties=ties,
     )
 
 
@@ -445,24 +515,23 @@ def _row_counts(mask):
     return np.add.reduce(mask.view(np.uint8), axis=1, dtype=acc).astype(np.intp)
 
 
-def _dense_ideal(Y, positive, n_pos, K, gain):
+def _dense_ideal(Y, positive, n_pos, graded, K, gain):
     """(n, K) gains of each row's K best grades, descending, without a sort
     of the whole matrix where the grades allow it; ``positive`` marks the
-    grades > 0 and ``n_pos`` counts them per row."""
+    grades > 0, ``n_pos`` counts them per row, and ``graded`` holds them
+    (``Y[positive]``) when they are few (at most a quarter of a row)."""
     n, m = Y.shape
     if Y.dtype.kind == "b":  # binary relevance: n_pos ones, then zeros
         return _gain(np.arange(K) < n_pos[:, None], gain)
-    width = int(n_pos.max())
-    if 4 * width <= m:
-        # Few graded items per row (the usual case): sort those only.  On a
-        # 4 MiB chunk of bench_threads.py (2 % graded) this costs 0.6 ms,
-        # partitioning Y 7 ms.
-        graded = Y[positive]
+    if graded is not None:
+        # Sort the graded items only.  On a 4 MiB chunk of bench_threads.py
+        # (2 % graded) this costs 0.6 ms, partitioning Y 7 ms.
         # Binary integer grades are told from the graded items, not by a
         # pass over Y: on a 262 x 2000 int64 chunk of bench_threads.py,
         # 0.003 ms instead of 0.15 ms for Y.max() (6 ms of a call).
         if Y.dtype.kind in "iu" and graded.max(initial=0) <= 1:
             return _gain(np.arange(K) < n_pos[:, None], gain)
+        width = int(n_pos.max())
         first = np.cumsum(n_pos) - n_pos
         rows = np.repeat(np.arange(n), n_pos)
         best = np.zeros((n, width), dtype=Y.dtype)
@@ -498,7 +567,7 @@ def _csr_values(Y, rows, cols):
 
 def _select_sparse(Y, S, K, threshold, gain, ignore_ties, need_ideal):
     n = S.shape[0]
-    idx, top, rows, (r, c) = _dense_top_chunked(S, K, ignore_ties)
+    idx, top, rows, (r, c), ties = _dense_top_chunked(S, K, ignore_ties)
     nz_row = np.repeat(np.arange(n, dtype=np.intp), np.diff(Y.indptr))
     data = Y.data
     if ignore_ties:
@@ -515,6 +584,7 @@ def _select_sparse(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         # Only read with k=None, where the top "K" is every item of the row.
         n_retrieved=np.count_nonzero(top > -np.inf, axis=1),
         ideal=_ideal_from_entries(nz_row, data, n, K, gain) if need_ideal else None,
+        maybe_ties=ties,
     )
 
 
@@ -720,6 +790,71 @@ def row_sum(x):
 # ---------------------------------------------------------------------------
 # Tie groups and the per-rank description every metric reads
 # ---------------------------------------------------------------------------
+_GROUP_FIELDS = (
+    "group_start",
+    "group_size",
+    "group_relevant",
+    "relevant_before",
+    "p_relevant",
+    "mean_gain",
+)
+
+
+class TieGroups:
+    """The tie-group fields of a ranking's ranks, each built when first read.
+
+    ``make`` maps every name of ``_GROUP_FIELDS`` to a function returning
+    that field's (n_queries, K) array.  A metric reads two or three of the
+    six fields (NDCG only ``mean_gain``), and the others are never built:
+    on bench_full_ranking.py (k=None, one thread) that spares the running
+    count of relevant items before each rank, 60 ms of 450 with continuous
+    scores, and four of the six full-size gathers with ties.
+
+    ``head(K)`` reads the first ``K`` ranks and shares the built arrays;
+    ``replaced(...)`` substitutes some fields.
+    """
+
+    __slots__ = ("_make", "_built", "_width", "_given")
+
+    def __init__(self, make, *, built=None, width=None, given=None):
+        self._make = make
+        self._built = {} if built is None else built
+        self._width = width
+        self._given = {} if given is None else given
+
+    def __getitem__(self, name):
+        if name in self._given:
+            return self._given[name]
+        if name not in self._built:
+            self._built[name] = self._make[name]()
+        array = self._built[name]
+        return array if self._width is None else array[:, : self._width]
+
+    def head(self, width):
+        """These fields at the first ``width`` ranks."""
+        if self._width is not None:
+            width = min(width, self._width)
+        given = {name: a[:, :width] for name, a in self._given.items()}
+        return TieGroups(self._make, built=self._built, width=width, given=given)
+
+    def replaced(self, **arrays):
+        """These fields with ``arrays`` (of this view's shape) for some."""
+        given = {**self._given, **arrays}
+        return TieGroups(self._make, built=self._built, width=self._width, given=given)
+
+
+def _once(func):
+    """``func()``, computed on the first call only."""
+    value = []
+
+    def get():
+        if not value:
+            value.append(func())
+        return value[0]
+
+    return get
+
+
 @dataclass(frozen=True)
 class Ranking:
     """Every query's top-k, described rank by rank for the metrics.
@@ -748,6 +883,8 @@ class Ranking:
         None unless asked for.
     retrieved : ndarray of bool
         Whether a retrieved item holds the rank.
+    groups : TieGroups
+        The fields below, built when first read.
     group_start, group_size, group_relevant, relevant_before : ndarray
         The tie group of the rank: first rank, items, relevant items, and
         relevant items in the query's earlier groups (float64).
@@ -774,14 +911,16 @@ class Ranking:
     n_retrieved: np.ndarray
     ideal_gain: np.ndarray | None
     retrieved: np.ndarray
-    group_start: np.ndarray
-    group_size: np.ndarray
-    group_relevant: np.ndarray
-    relevant_before: np.ndarray
-    p_relevant: np.ndarray
-    mean_gain: np.ndarray
+    groups: TieGroups
     queries: np.ndarray | None = None
     max_gain: float | None = None
+
+    group_start = property(lambda self: self.groups["group_start"])
+    group_size = property(lambda self: self.groups["group_size"])
+    group_relevant = property(lambda self: self.groups["group_relevant"])
+    relevant_before = property(lambda self: self.groups["relevant_before"])
+    p_relevant = property(lambda self: self.groups["p_relevant"])
+    mean_gain = property(lambda self: self.groups["mean_gain"])
 
     @property
     def n_queries(self):
@@ -843,24 +982,13 @@ class Ranking:
         if self.k is not None and k > self.k:
             raise ValueError(f"cannot read a ranking built for k={self.k} at k={k}")
         K = min(k, self.retrieved.shape[1])
-        per_rank = {
-            f.name: getattr(self, f.name)[:, :K]
-            for f in fields(self)
-            if f.name in _PER_RANK and getattr(self, f.name) is not None
-        }
-        return replace(self, k=k, **per_rank)
-
-
-_PER_RANK = (
-    "ideal_gain",
-    "retrieved",
-    "group_start",
-    "group_size",
-    "group_relevant",
-    "relevant_before",
-    "p_relevant",
-    "mean_gain",
-)
+        return replace(
+            self,
+            k=k,
+            retrieved=self.retrieved[:, :K],
+            ideal_gain=None if self.ideal_gain is None else self.ideal_gain[:, :K],
+            groups=self.groups.head(K),
+        )
 
 
 def _no_ties(top, cut):
@@ -874,73 +1002,93 @@ def _no_ties(top, cut):
 
 
 def _tie_groups(sel, threshold, gain, ignore_ties):
-    """The per-rank tie-group fields of :class:`Ranking` for a selection."""
+    """``retrieved`` and the :class:`TieGroups` of a selection."""
     top, rel = sel.top_score, sel.top_rel
     n, K = top.shape
-    retrieved = top > -np.inf
-    if retrieved.all():
+    # top is sorted decreasingly, -inf last: its last column tells
+    if K == 0 or (top[:, -1] > -np.inf).all():
         # Every rank holds an item (k=None without -inf scores, or k at
         # most every query's size): no masking, and ``retrieved`` is a
         # view.  bench_full_ranking.py: one full-size array less.
         retrieved = np.broadcast_to(True, (n, K))
-        relevant = _relevant(rel, threshold).astype(np.float64)
-        gains = _gain(rel, gain)
+        relevant = _once(lambda: _relevant(rel, threshold).astype(np.float64))
+        gains = _once(lambda: _gain(rel, gain))
     else:
-        relevant = (_relevant(rel, threshold) & retrieved).astype(np.float64)
-        gains = np.where(retrieved, _gain(rel, gain), 0.0)
-    if ignore_ties or _no_ties(top, sel.cut):
+        retrieved = top > -np.inf
+        relevant = _once(
+            lambda: (_relevant(rel, threshold) & retrieved).astype(np.float64)
+        )
+        gains = _once(lambda: np.where(retrieved, _gain(rel, gain), 0.0))
+    if ignore_ties or sel.maybe_ties is False or _no_ties(top, sel.cut):
         # Every item is its own group.  Without ties (continuous scores)
         # this is also exact, and on bench_full_ranking.py (k=None) the
         # group counts become broadcast views: 3 arrays of the size of
         # y_score less than the run numbering below.
-        before = np.cumsum(relevant, axis=1)
-        before -= relevant  # in place: one full-size array less at k=None
-        return dict(
-            retrieved=retrieved,
-            group_start=np.broadcast_to(np.arange(1.0, K + 1), (n, K)),
-            group_size=np.broadcast_to(1.0, (n, K)),
-            group_relevant=relevant,
-            relevant_before=before,
-            p_relevant=relevant,
-            mean_gain=gains,
+        def before():
+            out = np.cumsum(relevant(), axis=1)
+            out -= relevant()  # in place: one full-size array less
+            return out
+
+        return retrieved, TieGroups(
+            dict(
+                group_start=lambda: np.broadcast_to(np.arange(1.0, K + 1), (n, K)),
+                group_size=lambda: np.broadcast_to(1.0, (n, K)),
+                group_relevant=relevant,
+                relevant_before=before,
+                p_relevant=relevant,
+                mean_gain=gains,
+            )
         )
-    # Number the runs of equal scores over the flattened (n, K) array; a
-    # new query always starts a new run.
+    # The runs of equal scores are contiguous in the flattened (n, K) array
+    # (a new query always starts a new run): their sums are segment sums
+    # and their per-rank values repetitions, no run number per rank
+    # (bench_full_ranking.py with ties, one thread: 100 ms of 490 less than
+    # numbering the ranks, bincounts and gathers).
     new = np.empty((n, K), dtype=bool)
     new[:, 0] = True
     np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
-    flat_new = new.ravel()
-    run = np.cumsum(flat_new)
-    run -= 1
-    n_runs = int(run[-1]) + 1
-    size = np.bincount(run, minlength=n_runs).astype(np.float64)
-    n_relevant = np.bincount(run, weights=relevant.ravel(), minlength=n_runs)
-    gain_sum = np.bincount(run, weights=gains.ravel(), minlength=n_runs)
-    start = np.flatnonzero(flat_new)
-    run = run.reshape(n, K)
+    start = np.flatnonzero(new.ravel())
+    length = np.diff(start, append=n * K)  # ranks of each run in the top K
     cut = sel.cut
-    if cut.rows.size:  # the group cut by k: use its full counts
-        last = run[cut.rows, K - 1]
-        size[last] = cut.size
-        n_relevant[last] = cut.relevant
-        gain_sum[last] = cut.gain
-    # relevant items in earlier groups of the same query
-    before = np.cumsum(n_relevant) - n_relevant
-    before -= before[run[start // K, 0]]
-    # Per-run values first, then one gather per field: a run is retrieved
-    # or not as a whole (bench_full_ranking.py with ties: 4 full-size
-    # temporaries less).
+    # the groups cut by k: use their full counts
+    last = np.searchsorted(start, cut.rows * K + (K - 1), side="right") - 1
+
+    def with_cut(per_run, full):
+        per_run[last] = full
+        return per_run
+
+    size = _once(lambda: with_cut(length.astype(np.float64), cut.size))
+    n_relevant = _once(
+        lambda: with_cut(np.add.reduceat(relevant().ravel(), start), cut.relevant)
+    )
+    gain_sum = _once(
+        lambda: with_cut(np.add.reduceat(gains().ravel(), start), cut.gain)
+    )
+    # a run is retrieved or not as a whole
     run_retrieved = top.ravel()[start] > -np.inf
-    p_run = np.where(run_retrieved, n_relevant / size, 0.0)
-    mean_run = np.where(run_retrieved, gain_sum / size, 0.0)
-    return dict(
-        retrieved=retrieved,
-        group_start=(start % K + 1).astype(np.float64)[run],
-        group_size=size[run],
-        group_relevant=n_relevant[run],
-        relevant_before=before[run],
-        p_relevant=p_run[run],
-        mean_gain=mean_run[run],
+
+    def per_rank(values):
+        return np.repeat(values, length).reshape(n, K)
+
+    def before():  # relevant items in earlier groups of the same query
+        out = np.cumsum(n_relevant()) - n_relevant()
+        query_first = np.flatnonzero(start % K == 0)  # the run at each rank 1
+        out -= out[query_first][start // K]
+        return per_rank(out)
+
+    return retrieved, TieGroups(
+        dict(
+            group_start=lambda: per_rank((start % K + 1).astype(np.float64)),
+            group_size=lambda: per_rank(size()),
+            group_relevant=lambda: per_rank(n_relevant()),
+            relevant_before=before,
+            p_relevant=lambda: per_rank(
+                np.where(run_retrieved, n_relevant() / size(), 0.0)
+            ),
+            mean_gain=lambda: per_rank(
+                np.where(run_retrieved, gain_sum() / size(), 0.0)
+            ),
+        )
     )
 
 
@@ -979,6 +1127,7 @@ def rank(
 
 
 def _ranking(sel, k, gain, weights, threshold, ignore_ties, queries=None):
+    retrieved, groups = _tie_groups(sel, threshold, gain, ignore_ties)
     return Ranking(
         k=k,
         gain=gain,
@@ -988,7 +1137,8 @@ def _ranking(sel, k, gain, weights, threshold, ignore_ties, queries=None):
         n_retrieved=sel.n_retrieved.astype(np.float64),
         ideal_gain=sel.ideal,
         queries=queries,
-        **_tie_groups(sel, threshold, gain, ignore_ties),
+        retrieved=retrieved,
+        groups=groups,
     )
 
 

@@ -62,8 +62,8 @@ __all__ = [
 # extra peak memory from 5.0x to 0.52x y_score (continuous scores) and
 # from 12.5x to 1.25x (ties); the chunks run on threads, 2.9x -> 2.0x
 # np.argsort with continuous scores (4.7x with ties either way).  The
-# chunks have as many rows as the engine's own (``_engine._CHUNK_BYTES``
-# of y_score), so rank() never splits a chunk again (no threads within
+# chunks have as many rows as the engine's own (``_engine._row_chunks``),
+# so rank() never splits a chunk again (no threads within
 # threads).  Every operation is row by row on rows of one width K, so the
 # per-query values are the same bit for bit whatever the chunks (tests
 # force tiny ones).  Smaller inputs (bench_threads.py's 10000 x 10 at
@@ -201,7 +201,7 @@ def rank_per_query(
                     None,  # scaled as a whole below (check_sample_weight)
                     None if per_query_k is None else per_query_k[a:b],
                 ),
-                _row_chunks(n, m * S.itemsize),
+                _row_chunks(n, m * S.itemsize, K),
             )
             q = {
                 name: None
@@ -303,8 +303,10 @@ def _cut_per_query(rk, ks):
     inside = rk.rank <= ks[:, None]
     masked = {
         "retrieved": rk.retrieved & inside,
-        "p_relevant": np.where(inside, rk.p_relevant, 0.0),
-        "mean_gain": np.where(inside, rk.mean_gain, 0.0),
+        "groups": rk.groups.replaced(
+            p_relevant=np.where(inside, rk.p_relevant, 0.0),
+            mean_gain=np.where(inside, rk.mean_gain, 0.0),
+        ),
     }
     if rk.ideal_gain is not None:
         width = rk.ideal_gain.shape[1]

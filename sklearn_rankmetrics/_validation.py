@@ -191,6 +191,8 @@ def check_grade_values(arr):
     Their minimum and maximum tell it (NaN propagates through both), two
     passes without temporaries.
     """
+    if arr.size == 0:
+        return
     if arr.dtype.kind == "f":
         low, high = arr.min(), arr.max()
         if not (np.isfinite(low) and np.isfinite(high)):

@@ -117,7 +117,7 @@ def test_full_sort_orders_ties_by_column():
     rng = np.random.default_rng(0)
     S = rng.integers(0, 4, (50, 30)).astype(float)
     S[S == 0] = -np.inf
-    idx, top = _sort_rows(S)
+    idx, top, _ = _sort_rows(S)
     expected = np.argsort(-S, axis=1, kind="stable")
     assert_array_equal(idx, expected)
     assert_array_equal(top, np.take_along_axis(S, expected, axis=1))
