@@ -149,9 +149,10 @@ def _arrow_state(table, *, columns, partition, k, metrics, options, per_query):
 
 # mapInArrow rather than mapInPandas: the columns go from Arrow to numpy
 # without a pandas DataFrame.  On bench_scale.py (4,000,000 rows in 16
-# partitions, local[2]) this saved the Python workers' pandas conversion,
-# about 0.3 of the report's ~10 CPU seconds; the rest is the JVM's (Parquet
-# decoding, the shuffle, rows to Arrow) -- see doc/user_guide/scale.rst.
+# partitions, local[2], three interleaved runs each) the Python workers
+# used 3.0 instead of 3.45 CPU s (median), about 4 % of the report's ~10
+# CPU s; the rest is mostly the JVM's (Parquet decoding, the shuffle, rows
+# to Arrow) -- see doc/user_guide/scale.rst.
 def _state_rows(batches, *, names, columns, k, metrics, options):
     """mapInArrow: the rows of one partition -> its state as one row
     (nothing for an empty partition)."""
