@@ -320,9 +320,13 @@ def bench_spark(path, cores, partitions):
         # 100,000,000 rows the plain sums after repartition measured 9.9 CPU
         # s against 8.3 for the read alone, too little for a shuffle of every
         # row (at 4,000,000 rows the shuffle was measured, 2.8 CPU s).
-        by_partition = sums + [F.sum(F.spark_partition_id())]
         _, out["jvm_shuffle"] = _timed(
-            lambda: df.repartition("qid").agg(*by_partition).collect()
+            lambda: (
+                df.repartition("qid")
+                .withColumn("partition", F.spark_partition_id())
+                .agg(*sums, F.sum("partition"))
+                .collect()
+            )
         )
         row, out["shuffle"] = _timed(
             lambda: (
