@@ -11,14 +11,21 @@ GAUC with ``sklearn_rankmetrics.dask.ranking_report`` (a
 core) and ``sklearn_rankmetrics.spark.ranking_report`` (``local[*]``).
 
 Reported per engine: the wall time and the CPU time of all the processes
-(workers, JVM); rows per CPU second against the in-memory engine
-(``ranking_report`` on one partition's worth of rows, one core; goal:
-within 2x; CPU time, unlike wall time, holds on a shared machine); the
-peak resident memory of each worker process (Dask workers, Spark's Python
-workers; goal: bounded by the partition, not the dataset); and the share
-of the shuffle by query alone (the same read and shuffle, followed by a
-row count instead of the report).  Both engines are warmed up first
-(workers started, the package imported) on a tiny frame.
+(workers, scheduler, JVM); rows per CPU second against the in-memory
+engine (``ranking_report`` on one partition's worth of rows, one core and
+one BLAS thread, median of 5; also with reading that partition's Parquet
+file, since the engines read Parquet too; goal: within 2x; CPU time,
+unlike wall time, holds on a shared machine); the peak resident memory of
+each worker process (Dask workers, Spark's Python workers, and Spark's
+JVM; goal: bounded by the partition, not the dataset); and the shuffle's
+share.  Dask: the same read and shuffle followed by a row count, and the
+report on the same log laid out by query (``--no-aligned`` skips it): the
+query id as the index with known divisions, so no shuffle.  Spark: the
+report's parts as jobs of their own -- reading the Parquet files, reading
+and shuffling by query (the JVM sums the columns), and handing the
+shuffled rows to Python as Arrow (a row count in Python).  Both engines
+are warmed up first (workers started, the package imported) on a tiny
+frame.
 
 The default is the issue's 100,000,000 rows / 5,000,000 queries; on a
 small machine run it smaller, e.g.::
@@ -74,22 +81,61 @@ def write_dataset(path, n_rows, n_queries, n_parts, seed):
     return time.perf_counter() - start
 
 
-def bench_in_memory(n_rows, n_queries, n_parts, seed):
+def write_aligned_dataset(path, n_rows, n_queries, n_parts, seed):
+    """The same log laid out by query: partition ``i`` holds queries
+    ``[i * n_queries / n_parts, (i + 1) * n_queries / n_parts)``, sorted, with
+    the query id as the index, so Dask reads known divisions and needs no
+    shuffle (a log written by a job that already grouped it by user)."""
+
+    sizes = np.full(n_parts, n_rows // n_parts)
+    sizes[: n_rows % n_parts] += 1
+    bounds = np.linspace(0, n_queries, n_parts + 1).astype(np.int64)
+    path.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    for i, size in enumerate(sizes):
+        part = generate_partition(i, int(size), int(bounds[i + 1] - bounds[i]), seed)
+        part["qid"] += bounds[i]
+        part = part.sort_values("qid", kind="stable").set_index("qid")
+        part.to_parquet(path / f"part-{i:05d}.parquet")
+    return time.perf_counter() - start
+
+
+def bench_in_memory(path, n_rows, n_queries, n_parts, seed, repeat=5):
     """The in-memory engine on one partition's worth of whole queries (the
-    rows per query of the full dataset), on one core."""
+    rows per query of the full dataset), on one core: the median CPU time
+    of ``repeat`` calls; and the same plus reading one partition's Parquet
+    file (the engines read Parquet too)."""
     rows = n_rows // n_parts
     part = generate_partition(0, rows, max(1, n_queries // n_parts), seed)
-    start = time.process_time()
-    srm.ranking_report(
-        part["click"],
-        part["score"],
-        query_id=part["qid"],
-        k=K,
-        metrics=METRICS,
-        output_dict=True,
-    )
-    elapsed = time.process_time() - start
-    return rows, elapsed
+    file = sorted(path.glob("*.parquet"))[0]
+    import pyarrow.parquet as pq
+    from threadpoolctl import threadpool_limits
+
+    def report(frame):
+        srm.ranking_report(
+            frame["click"],
+            frame["score"],
+            query_id=frame["qid"],
+            k=K,
+            metrics=METRICS,
+            output_dict=True,
+        )
+
+    def cpu(func):
+        times = []
+        for _ in range(repeat):
+            start = time.process_time()
+            func()
+            times.append(time.process_time() - start)
+        return float(np.median(times))
+
+    # One core: BLAS/OpenMP limited to one thread, as in the Dask and Spark
+    # workers (both set OMP_NUM_THREADS=1); with two threads the engine's
+    # CPU time doubled here for the same wall time (spinning threads).
+    with threadpool_limits(limits=1):
+        engine = cpu(lambda: report(part))
+    read = cpu(lambda: pq.read_table(file, use_threads=False).to_pandas())
+    return rows, engine, engine + read
 
 
 def _tiny():
@@ -122,7 +168,34 @@ def _peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench_dask(path, n_workers, partitions):
+def _timed(func):
+    """``func()``, its wall time and the CPU time of every process."""
+    cpu, start = cpu_seconds(), time.perf_counter()
+    out = func()
+    return out, (time.perf_counter() - start, cpu_seconds() - cpu)
+
+
+def _report(ranking_report, df, **kwargs):
+    return ranking_report(
+        df,
+        query_col="qid",
+        label_col="click",
+        score_col="score",
+        k=K,
+        metrics=METRICS,
+        output_dict=True,
+        **kwargs,
+    )
+
+
+def _count_rows(pdf):
+    return len(pdf)
+
+
+def bench_dask(path, aligned_path, n_workers, partitions):
+    """The report on the shuffled log; the shuffle alone (the same read and
+    shuffle, then a row count); and, if ``aligned_path``, the report on the
+    log laid out by query (no shuffle)."""
     import dask.dataframe as dd
     import distributed
 
@@ -138,41 +211,82 @@ def bench_dask(path, n_workers, partitions):
             memory_limit=None,
         )
         client = distributed.Client(cluster)
+    out = {}
     try:
         client.run(lambda: sys.path.insert(0, str(ROOT)))
         df = dd.read_parquet(str(path))
         if df.npartitions != partitions:
             df = df.repartition(npartitions=partitions)
         _warm_up(ranking_report, dd.from_pandas(_tiny(), npartitions=n_workers))
-        cpu, start = cpu_seconds(), time.perf_counter()
-        report = ranking_report(
-            df,
-            query_col="qid",
-            label_col="click",
-            score_col="score",
-            k=K,
-            metrics=METRICS,
-            output_dict=True,
+        out["report"], out["time"] = _timed(lambda: _report(ranking_report, df))
+        out["peaks"] = sorted(client.run(_peak_rss_mb).values())
+        out["n"], out["shuffle"] = _timed(
+            lambda: df.shuffle(on="qid").map_partitions(_count_rows).sum().compute()
         )
-        total = time.perf_counter() - start, cpu_seconds() - cpu
-        peaks = sorted(client.run(_peak_rss_mb).values())
-        cpu, start = cpu_seconds(), time.perf_counter()
-        n = df.shuffle(on="qid").map_partitions(len).sum().compute()
-        shuffle = time.perf_counter() - start, cpu_seconds() - cpu
+        if aligned_path is not None:
+            da = dd.read_parquet(
+                str(aligned_path), index="qid", calculate_divisions=True
+            )
+            assert da.known_divisions
+            out["aligned_report"], out["aligned"] = _timed(
+                lambda: _report(ranking_report, da)
+            )
     finally:
         client.close()
         cluster.close()
-    return report, total, shuffle, peaks, n
+    return out
 
 
-def _count_partition(batches):
-    import pandas as pd
+def _count_batches(batches):
+    import pyarrow as pa
 
-    n = sum(len(b) for b in batches)
-    yield pd.DataFrame({"n": [n], "rss": [_peak_rss_mb()]})
+    n = sum(b.num_rows for b in batches)
+    yield pa.RecordBatch.from_pydict({"n": pa.array([n], pa.int64())})
+
+
+def _report_rss(batches):
+    """The report's per-partition work, then the worker's peak RSS."""
+    import pyarrow as pa
+
+    from sklearn_rankmetrics._state import report_names
+    from sklearn_rankmetrics.spark import _state_rows
+
+    list(
+        _state_rows(
+            batches,
+            names=report_names(K, METRICS, {}),
+            columns=("qid", "click", "score", None),
+            k=K,
+            metrics=METRICS,
+            options={},
+        )
+    )
+    yield pa.RecordBatch.from_pydict({"rss": [_peak_rss_mb()]})
+
+
+def _jvm_peak_rss_mb():
+    """Peak resident memory (VmHWM) of the Spark JVM (driver and executor in
+    local mode), None if not found."""
+    import psutil
+
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if "java" not in proc.name():
+                continue
+            with open(f"/proc/{proc.pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except (psutil.NoSuchProcess, OSError):
+            continue
+    return None
 
 
 def bench_spark(path, cores, partitions):
+    """The report; then its parts, each a job of its own: reading the
+    Parquet files (the JVM sums the columns), reading and shuffling by
+    query (the JVM sums the shuffled columns), and reading, shuffling and
+    handing the rows to Python as Arrow (a row count in Python)."""
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     os.environ["PYTHONPATH"] = os.pathsep.join(
@@ -195,58 +309,51 @@ def bench_spark(path, cores, partitions):
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    out = {}
     try:
         df = spark.read.parquet(str(path))
         _warm_up(ranking_report, spark.createDataFrame(_tiny()))
-        cpu, start = cpu_seconds(), time.perf_counter()
-        report = ranking_report(
-            df,
-            query_col="qid",
-            label_col="click",
-            score_col="score",
-            k=K,
-            metrics=METRICS,
-            output_dict=True,
+        out["report"], out["time"] = _timed(lambda: _report(ranking_report, df))
+        sums = [F.sum(c) for c in ("qid", "click", "score")]
+        _, out["read"] = _timed(lambda: df.agg(*sums).collect())
+        # spark_partition_id() ties the sums to the shuffled partitions: at
+        # 100,000,000 rows the plain sums after repartition measured 9.9 CPU
+        # s against 8.3 for the read alone, too little for a shuffle of every
+        # row (at 4,000,000 rows the shuffle was measured, 2.8 CPU s).
+        _, out["jvm_shuffle"] = _timed(
+            lambda: (
+                df.repartition("qid")
+                .withColumn("partition", F.spark_partition_id())
+                .agg(*sums, F.sum("partition"))
+                .collect()
+            )
         )
-        total = time.perf_counter() - start, cpu_seconds() - cpu
-        cpu, start = cpu_seconds(), time.perf_counter()
-        counts = (
-            df.repartition("qid")
-            .mapInPandas(_count_partition, "n long, rss double")
-            .agg(F.sum("n").alias("n"), F.max("rss").alias("rss"))
-            .collect()[0]
+        row, out["shuffle"] = _timed(
+            lambda: (
+                df.repartition("qid")
+                .mapInArrow(_count_batches, "n long")
+                .agg(F.sum("n").alias("n"))
+                .collect()[0]
+            )
         )
-        shuffle = time.perf_counter() - start, cpu_seconds() - cpu
-        # the report's Python workers: the largest peak over the tasks
+        out["n"] = row["n"]
+        # the report's Python workers: the largest peak over the tasks, on a
+        # tenth of the files in a tenth of the partitions (partitions of the
+        # same size, a tenth of the time)
+        files = sorted(str(f) for f in path.glob("*.parquet"))
+        tenth = max(1, len(files) // 10)
         peak = (
-            df.repartition("qid")
-            .mapInPandas(_report_rss, "rss double")
+            spark.read.parquet(*files[:tenth])
+            .repartition(max(1, partitions * tenth // len(files)), "qid")
+            .mapInArrow(_report_rss, "rss double")
             .agg(F.max("rss"))
             .collect()[0][0]
         )
+        out["peaks"] = [peak]
+        out["jvm_peak"] = _jvm_peak_rss_mb()
     finally:
         spark.stop()
-    return report, total, shuffle, [peak], counts["n"]
-
-
-def _report_rss(batches):
-    """The report's per-partition work, then the worker's peak RSS."""
-    import pandas as pd
-
-    from sklearn_rankmetrics._frames import partition_state
-    from sklearn_rankmetrics.spark import _partition_frame
-
-    pdf = _partition_frame(batches)
-    if pdf is not None:
-        partition_state(
-            pdf,
-            columns=("qid", "click", "score", None),
-            partition=None,
-            k=K,
-            metrics=METRICS,
-            options={},
-        )
-    yield pd.DataFrame({"rss": [_peak_rss_mb()]})
+    return out
 
 
 def main():
@@ -260,10 +367,18 @@ def main():
     parser.add_argument("--cores", type=int, default=os.cpu_count())
     parser.add_argument("--data", default=None, help="Parquet directory (temp)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--no-aligned",
+        action="store_true",
+        help="skip Dask's report on the log laid out by query (no shuffle)",
+    )
     args = parser.parse_args()
 
     owned = args.data is None
-    path = Path(args.data or tempfile.mkdtemp(prefix="bench_scale_")) / "log"
+    root = Path(args.data or tempfile.mkdtemp(prefix="bench_scale_"))
+    path, aligned_path = root / "log", root / "log_by_query"
+    engines = args.engines.split(",")
+    with_aligned = "dask" in engines and not args.no_aligned
     print(
         f"{args.rows:,} rows, {args.queries:,} queries, {args.partitions} "
         f"partitions, {args.cores} cores; metrics {METRICS} at k={K}"
@@ -272,37 +387,86 @@ def main():
         if not path.exists():
             t = write_dataset(path, args.rows, args.queries, args.partitions, args.seed)
             print(f"generated and written partition by partition in {t:.1f} s")
-        rows, t = bench_in_memory(args.rows, args.queries, args.partitions, args.seed)
+        if with_aligned and not aligned_path.exists():
+            t = write_aligned_dataset(
+                aligned_path, args.rows, args.queries, args.partitions, args.seed
+            )
+            print(f"the same laid out by query in {t:.1f} s")
+        rows, t, t_read = bench_in_memory(
+            path, args.rows, args.queries, args.partitions, args.seed
+        )
         base = rows / t
         print(
-            f"in-memory engine, one partition ({rows:,} rows), one core: "
-            f"{t:.2f} CPU s, {base:,.0f} rows per CPU second"
+            f"in-memory engine, one partition ({rows:,} rows), one core, median "
+            f"of 5: {t:.3f} CPU s, {base:,.0f} rows per CPU second; with "
+            f"reading the partition's Parquet file: {rows / t_read:,.0f}"
         )
+
+        def per_core(label, n, wall, cpu):
+            return (
+                f"{label} {wall:.1f} s wall, {cpu:.1f} CPU s ({n / cpu:,.0f} rows "
+                f"per CPU s: {base * cpu / n:.2f}x the in-memory engine's cost, "
+                f"{rows / t_read * cpu / n:.2f}x with its Parquet read)"
+            )
+
         results = {}
-        for engine in args.engines.split(","):
-            run = bench_dask if engine == "dask" else bench_spark
-            report, (wall, cpu), (s_wall, s_cpu), peaks, n = run(
-                path, args.cores, args.partitions
-            )
-            assert n == args.rows, (n, args.rows)
-            results[engine] = report
-            per_cpu = args.rows / cpu
-            peaks_mb = ", ".join(f"{p:,.0f}" for p in peaks)
-            print(
-                f"{engine}: {wall:.1f} s wall ({args.rows / wall / args.cores:,.0f} "
-                f"rows/s/core), {cpu:.1f} CPU s ({per_cpu:,.0f} rows per CPU "
-                f"second: {base / per_cpu:.2f}x the in-memory cost); shuffle "
-                f"alone {s_wall:.1f} s wall, {s_cpu:.1f} CPU s ({s_cpu / cpu:.0%} "
-                f"of the report's CPU); peak RSS per worker {peaks_mb} MB"
-            )
-            print(f"   {report}")
+        for engine in engines:
+            if engine == "dask":
+                out = bench_dask(
+                    path,
+                    aligned_path if with_aligned else None,
+                    args.cores,
+                    args.partitions,
+                )
+            else:
+                out = bench_spark(path, args.cores, args.partitions)
+            assert out["n"] == args.rows, (out["n"], args.rows)
+            results[engine] = out["report"]
+            wall, cpu = out["time"]
+            s_wall, s_cpu = out["shuffle"]
+            print(per_core(f"{engine}:", args.rows, wall, cpu))
+            peaks_mb = ", ".join(f"{p:,.0f}" for p in out["peaks"])
+            what = "worker" if engine == "dask" else "Python worker"
+            print(f"   peak RSS per {what}: {peaks_mb} MB")
+            if engine == "spark":
+                r_cpu = out["read"][1]
+                j_cpu = out["jvm_shuffle"][1]
+                print(
+                    f"   peak RSS of the JVM (driver and executor): "
+                    f"{out['jvm_peak']:,.0f} MB"
+                )
+                print(
+                    f"   parts (CPU s, share of the report): Parquet read "
+                    f"{r_cpu:.1f} ({r_cpu / cpu:.0%}); read + shuffle {j_cpu:.1f} "
+                    f"({j_cpu / cpu:.0%}); read + shuffle + Arrow hand-off to "
+                    f"Python {s_cpu:.1f} ({s_cpu / cpu:.0%}); so the shuffle "
+                    f"{(j_cpu - r_cpu) / cpu:.0%}, the hand-off "
+                    f"{(s_cpu - j_cpu) / cpu:.0%}, the engine and the rest "
+                    f"{(cpu - s_cpu) / cpu:.0%}"
+                )
+            else:
+                print(
+                    f"   read + shuffle + row count alone: {s_wall:.1f} s wall, "
+                    f"{s_cpu:.1f} CPU s ({s_cpu / cpu:.0%} of the report's CPU)"
+                )
+                if "aligned" in out:
+                    a_wall, a_cpu = out["aligned"]
+                    print(
+                        per_core(
+                            "   laid out by query (no shuffle):",
+                            args.rows,
+                            a_wall,
+                            a_cpu,
+                        )
+                    )
+            print(f"   {out['report']}")
         if len(results) == 2:
             a, b = results.values()
             diff = max(abs(a[n] - b[n]) / abs(a[n]) for n in a)
             print(f"largest relative difference between engines: {diff:.1e}")
     finally:
         if owned:
-            shutil.rmtree(path.parent, ignore_errors=True)
+            shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -57,29 +57,10 @@ def _error(message, partition):
     return ValueError(f"sklearn_rankmetrics: {message.format(where=where)}")
 
 
-def _numeric(series, col, partition):
-    arr = series.to_numpy()
-    if arr.dtype.kind == "O" or not isinstance(arr.dtype, np.dtype):
-        try:  # pandas extension dtypes (nullable ints, Arrow doubles)
-            arr = series.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"sklearn_rankmetrics: column {col!r} must be numeric (bool, "
-                f"int or float); got dtype {series.dtype}"
-                + ("" if partition is None else f" in partition {partition}")
-                + ". Cast it, e.g. with .astype('float64')."
-            ) from None
-    return arr
-
-
-def partition_arrays(pdf, query_col, label_col, score_col, weight_col, partition):
-    """``(y_true, y_score, query_id, sample_weight)`` of a pandas partition,
-    with an error naming the column and the partition for a null value."""
-    used = [query_col, label_col, score_col] + (
-        [] if weight_col is None else [weight_col]
-    )
-    for col in used:
-        n_null = int(pdf[col].isna().sum())
+def check_nulls(null_counts, query_col, partition):
+    """An error naming the first column (and the partition) with nulls;
+    ``null_counts`` maps column name -> number of nulls."""
+    for col, n_null in null_counts.items():
         if n_null:
             fix = (
                 "every row needs a query id"
@@ -91,6 +72,34 @@ def partition_arrays(pdf, query_col, label_col, score_col, weight_col, partition
                 f"(e.g. df.dropna(subset=[{col!r}])).",
                 partition,
             )
+
+
+def not_numeric_error(col, dtype, partition):
+    return TypeError(
+        f"sklearn_rankmetrics: column {col!r} must be numeric (bool, "
+        f"int or float); got dtype {dtype}"
+        + ("" if partition is None else f" in partition {partition}")
+        + ". Cast it, e.g. with .astype('float64')."
+    )
+
+
+def _numeric(series, col, partition):
+    arr = series.to_numpy()
+    if arr.dtype.kind == "O" or not isinstance(arr.dtype, np.dtype):
+        try:  # pandas extension dtypes (nullable ints, Arrow doubles)
+            arr = series.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise not_numeric_error(col, series.dtype, partition) from None
+    return arr
+
+
+def partition_arrays(pdf, query_col, label_col, score_col, weight_col, partition):
+    """``(y_true, y_score, query_id, sample_weight)`` of a pandas partition,
+    with an error naming the column and the partition for a null value."""
+    used = [query_col, label_col, score_col] + (
+        [] if weight_col is None else [weight_col]
+    )
+    check_nulls({col: int(pdf[col].isna().sum()) for col in used}, query_col, partition)
     y = _numeric(pdf[label_col], label_col, partition)
     s = _numeric(pdf[score_col], score_col, partition)
     w = None if weight_col is None else _numeric(pdf[weight_col], weight_col, partition)

@@ -7,11 +7,11 @@ pair), where the rows of a query may be in any partitions:
 
 1. ``repartition`` by the query column: one shuffle, after which every
    query is whole in one partition;
-2. ``mapInPandas`` (Arrow batches) runs the in-memory vectorised engine on
-   each partition and emits one small row per metric: the sums of
-   weight * value and of weights;
-3. a ``groupBy().agg(sum)`` adds the partition rows up (Spark's partial
-   aggregation: a tree), and the driver collects one row per metric.
+2. ``mapInArrow`` runs the in-memory vectorised engine on each partition
+   (its Arrow columns as numpy arrays, without pandas) and emits one small
+   row: per metric, the sums of weight * value and of weights;
+3. a global ``agg(sum)`` adds the partition rows up (Spark's partial
+   aggregation: a tree), and the driver collects one row.
 
 No row of data is collected to the driver and no Python code loops over
 queries.  With ``per_query=True`` step 3 is skipped and a Spark DataFrame
@@ -32,19 +32,27 @@ import numpy as np
 
 from ._frames import (
     check_columns,
+    check_nulls,
     check_ties_option,
-    partition_per_query,
-    partition_state,
+    not_numeric_error,
     report_output,
 )
-from ._state import ReportState, report_names
+from ._state import ReportState, chunk_state, report_names
 
 __all__ = ["ranking_report"]
 
-_STATE_COLUMNS = (
-    "position long, metric string, weighted_sum double, weight_sum double, "
-    "n_scored long, n_queries long"
-)
+
+def _state_schema(n_names):
+    """One row per partition: its number of queries, then per scorer name
+    ``j`` the sum of weight * value, the sum of weights and the number of
+    scored queries."""
+    return ", ".join(
+        ["n_queries long"]
+        + [
+            f"weighted_sum_{j} double, weight_sum_{j} double, n_scored_{j} long"
+            for j in range(n_names)
+        ]
+    )
 
 
 def _import_pyspark():
@@ -57,14 +65,12 @@ def _import_pyspark():
         ) from exc
 
 
-def _partition_frame(batches):
-    """The whole partition as one pandas DataFrame (None if empty)."""
-    import pandas as pd
+def _partition_table(batches):
+    """The whole partition as one ``pyarrow.Table`` (None if empty)."""
+    import pyarrow as pa
 
-    batches = [b for b in batches if len(b)]
-    if not batches:
-        return None
-    return batches[0] if len(batches) == 1 else pd.concat(batches, ignore_index=True)
+    batches = [b for b in batches if b.num_rows]
+    return pa.Table.from_batches(batches) if batches else None
 
 
 def _partition_id():
@@ -74,41 +80,130 @@ def _partition_id():
     return None if context is None else context.partitionId()
 
 
-def _state_rows(batches, *, columns, k, metrics, options):
-    """mapInPandas: the rows of one partition -> its state, one row per
-    metric (nothing for an empty partition)."""
-    import pandas as pd
+def _arrow_numeric(column, col, partition):
+    """A label, score or weight column (a ``pyarrow.ChunkedArray`` without
+    nulls) as a numpy array: bool, int and float as they are, decimals as
+    float64 (as pandas would have)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    pdf = _partition_frame(batches)
-    if pdf is None:
+    dtype = column.type
+    if pa.types.is_decimal(dtype):
+        column = pc.cast(column, pa.float64())
+    elif not (
+        pa.types.is_integer(dtype)
+        or pa.types.is_floating(dtype)
+        or pa.types.is_boolean(dtype)
+    ):
+        raise not_numeric_error(col, dtype, partition)
+    return column.to_numpy()
+
+
+def _arrow_arrays(table, columns, partition):
+    """``(y_true, y_score, query_codes, sample_weight, ids)`` of a partition
+    of whole queries, read from its Arrow columns without pandas.
+
+    String query ids are replaced by integer codes (``dictionary_encode``):
+    the engine only groups rows by query, and grouping small ints is much
+    cheaper than ``np.unique`` over Python strings.  ``ids`` maps a code
+    back to its id (None for integer ids, which are used as they are).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    query_col, label_col, score_col, weight_col = columns
+    used = [query_col, label_col, score_col] + (
+        [] if weight_col is None else [weight_col]
+    )
+    check_nulls(
+        {col: table.column(col).null_count for col in used}, query_col, partition
+    )
+    y = _arrow_numeric(table.column(label_col), label_col, partition)
+    s = _arrow_numeric(table.column(score_col), score_col, partition)
+    w = (
+        None
+        if weight_col is None
+        else _arrow_numeric(table.column(weight_col), weight_col, partition)
+    )
+    query = table.column(query_col)
+    if pa.types.is_integer(query.type):
+        return y, s, query.to_numpy(), w, None
+    encoded = pc.dictionary_encode(query.combine_chunks())
+    return y, s, encoded.indices.to_numpy(), w, encoded.dictionary
+
+
+def _arrow_state(table, *, columns, partition, k, metrics, options, per_query):
+    y, s, q, w, ids = _arrow_arrays(table, columns, partition)
+    state = chunk_state(
+        y,
+        s,
+        query_id=q,
+        sample_weight=w,
+        k=k,
+        metrics=metrics,
+        per_query=per_query,
+        **options,
+    )
+    return state, ids
+
+
+# mapInArrow rather than mapInPandas: the columns go from Arrow to numpy
+# without a pandas DataFrame.  On bench_scale.py (4,000,000 rows in 16
+# partitions, local[2], three interleaved runs each) the Python workers
+# used 3.0 instead of 3.45 CPU s (median), about 4 % of the report's ~10
+# CPU s; the rest is mostly the JVM's (Parquet decoding, the shuffle, rows
+# to Arrow) -- see doc/user_guide/scale.rst.
+def _state_rows(batches, *, names, columns, k, metrics, options):
+    """mapInArrow: the rows of one partition -> its state as one row
+    (nothing for an empty partition)."""
+    import pyarrow as pa
+
+    table = _partition_table(batches)
+    if table is None:
         return
-    state = partition_state(
-        pdf,
+    state, _ = _arrow_state(
+        table,
         columns=columns,
         partition=_partition_id(),
         k=k,
         metrics=metrics,
         options=options,
+        per_query=False,
     )
-    n = len(state.names)
-    yield pd.DataFrame(
-        {
-            "position": range(n),
-            "metric": list(state.names),
-            "weighted_sum": state.weighted_sum,
-            "weight_sum": state.weight_sum,
-            "n_scored": state.n_scored.astype("int64"),
-            "n_queries": [state.n_queries] * n,
-        }
-    )
+    if state.names != names:  # cannot happen: the names come from report_names
+        raise RuntimeError(f"partition state gave metrics {state.names}")
+    row = {"n_queries": pa.array([state.n_queries], pa.int64())}
+    for j in range(len(names)):
+        row[f"weighted_sum_{j}"] = pa.array(state.weighted_sum[j : j + 1], pa.float64())
+        row[f"weight_sum_{j}"] = pa.array(state.weight_sum[j : j + 1], pa.float64())
+        row[f"n_scored_{j}"] = pa.array(state.n_scored[j : j + 1], pa.int64())
+    yield pa.RecordBatch.from_pydict(row)
 
 
 def _per_query_rows(batches, *, names, **config):
-    """mapInPandas: the rows of one partition -> one row per query."""
-    pdf = _partition_frame(batches)
-    if pdf is None:
+    """mapInArrow: the rows of one partition -> one row per query (the
+    query column as it came, then one double column per scorer name)."""
+    import pyarrow as pa
+
+    table = _partition_table(batches)
+    if table is None:
         return
-    yield partition_per_query(pdf, partition=_partition_id(), names=names, **config)
+    query_col = config["columns"][0]
+    state, ids = _arrow_state(
+        table, partition=_partition_id(), per_query=True, **config
+    )
+    if state.names != names:  # cannot happen: the names come from report_names
+        raise RuntimeError(f"partition state gave metrics {state.names}")
+    query_type = table.schema.field(query_col).type
+    if ids is None:
+        query = pa.array(state.query_id, query_type)
+    else:
+        query = ids.take(pa.array(state.query_id))
+    columns = {query_col: query}
+    columns.update(
+        (n, pa.array(state.values[:, j], pa.float64())) for j, n in enumerate(names)
+    )
+    yield pa.RecordBatch.from_pydict(columns)
 
 
 def _check_types(schema, label_col, score_col, weight_col):
@@ -163,7 +258,7 @@ def ranking_report(
 
     The same values as :func:`sklearn_rankmetrics.ranking_report` on the
     same rows (to rounding, about 1e-15 relative), computed on the
-    executors: one ``repartition`` by query, ``mapInPandas`` running the
+    executors: one ``repartition`` by query, ``mapInArrow`` running the
     in-memory engine on each partition, and a sum of a few numbers per
     metric.
 
@@ -303,32 +398,32 @@ def ranking_report(
         schema = StructType(
             [df.schema[query_col]] + [StructField(n, DoubleType(), True) for n in names]
         )
-        return by_query.mapInPandas(
+        return by_query.mapInArrow(
             functools.partial(_per_query_rows, names=names, **config), schema
         )
-    states = by_query.mapInPandas(
-        functools.partial(_state_rows, **config), _STATE_COLUMNS
+    states = by_query.mapInArrow(
+        functools.partial(_state_rows, names=names, **config),
+        _state_schema(len(names)),
     )
-    totals = states.groupBy("position", "metric").agg(
-        F.sum("weighted_sum").alias("weighted_sum"),
-        F.sum("weight_sum").alias("weight_sum"),
-        F.sum("n_scored").alias("n_scored"),
-        F.sum("n_queries").alias("n_queries"),
-    )
+    # A global aggregate: partial sums in each task, then one final task
+    # (a groupBy by metric would add a stage of spark.sql.shuffle.partitions
+    # tasks -- 400 on bench_scale.py -- to add up a few numbers).
+    sums = [F.count(F.lit(1)).alias("n_partitions")] + [
+        F.sum(c).alias(c) for c in states.columns
+    ]
     try:
-        rows = sorted(totals.collect(), key=lambda row: row["position"])
+        total = states.agg(*sums).collect()[0]
     except Exception as exc:
         _reraise_executor_error(exc)
         raise
     state = ReportState()
-    if rows:
+    if total["n_partitions"]:
+        n = len(names)
         state = ReportState(
-            names=tuple(row["metric"] for row in rows),
-            weighted_sum=np.array([row["weighted_sum"] for row in rows]),
-            weight_sum=np.array([row["weight_sum"] for row in rows]),
-            n_queries=int(rows[0]["n_queries"]),
-            n_scored=np.array([row["n_scored"] for row in rows]),
+            names=names,
+            weighted_sum=np.array([total[f"weighted_sum_{j}"] for j in range(n)]),
+            weight_sum=np.array([total[f"weight_sum_{j}"] for j in range(n)]),
+            n_queries=int(total["n_queries"]),
+            n_scored=np.array([total[f"n_scored_{j}"] for j in range(n)]),
         )
-        if state.names != names:  # cannot happen: every partition had them
-            raise RuntimeError(f"partition states gave metrics {state.names}")
     return report_output(state, k=k, output_dict=output_dict, digits=digits)

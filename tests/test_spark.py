@@ -200,3 +200,168 @@ def test_spark_preset_matches_spark_ranking_metrics(spark):
         y_true, y_score, convention="spark"
     )
     assert whole == pytest.approx(metrics.meanAveragePrecision, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# The executors' side (mapInArrow) on Arrow batches, without a Spark job
+# ---------------------------------------------------------------------------
+pa = pytest.importorskip("pyarrow")
+
+from sklearn_rankmetrics._state import ReportState  # noqa: E402
+from sklearn_rankmetrics._state import report_names as _report_names  # noqa: E402
+from sklearn_rankmetrics.spark import _per_query_rows, _state_rows  # noqa: E402
+
+
+def _batches(frame, n_batches, schema=None):
+    """``frame`` as Arrow record batches (some empty), as mapInArrow
+    passes a partition."""
+    table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False)
+    cuts = np.linspace(0, len(frame), n_batches + 1).astype(int)
+    out = [pa.RecordBatch.from_pylist([], schema=table.schema)]
+    for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+        out.extend(table.slice(a, b - a).to_batches())
+    return out
+
+
+def _state_of(rows, names):
+    """The ReportState of the one-row batches _state_rows yields."""
+    state = ReportState()
+    for batch in rows:
+        (row,) = batch.to_pylist()
+        n = len(names)
+        state = state.merge(
+            ReportState(
+                names=names,
+                weighted_sum=np.array([row[f"weighted_sum_{j}"] for j in range(n)]),
+                weight_sum=np.array([row[f"weight_sum_{j}"] for j in range(n)]),
+                n_queries=row["n_queries"],
+                n_scored=np.array([row[f"n_scored_{j}"] for j in range(n)]),
+            )
+        )
+    return state
+
+
+def _config(weight_col="w", **options):
+    names = _report_names(K, None, options)
+    config = dict(
+        columns=("qid", "rel", "score", weight_col),
+        k=K,
+        metrics=None,
+        options=options,
+    )
+    return names, config
+
+
+@pytest.mark.parametrize("string_ids", [False, True])
+def test_arrow_partitions_equal_in_memory(string_ids):
+    """Whole queries over three partitions, each in several Arrow batches
+    (an empty one first), with weights and ties: the merged state is the
+    in-memory report."""
+    frame = make_frame(21, string_ids=string_ids).drop(columns="other")
+    names, config = _config()
+    ids = frame["qid"].unique()
+    rows = []
+    for part_ids in np.array_split(ids, 3):
+        part = frame[frame["qid"].isin(part_ids)]
+        rows.extend(_state_rows(_batches(part, 4), names=names, **config))
+    assert len(rows) == 3
+    assert_same(_state_of(rows, names).means(), in_memory(frame, output_dict=True))
+    # an empty partition yields no row at all
+    assert list(_state_rows([], names=names, **config)) == []
+    assert list(_state_rows(_batches(frame.iloc[:0], 1), names=names, **config)) == []
+
+
+def test_arrow_column_types():
+    """Boolean labels, decimal scores and int8 labels are read as numbers;
+    a string label column (which the driver's schema check also refuses)
+    and nulls are errors naming the column."""
+    from decimal import Decimal
+
+    frame = make_frame(22).drop(columns="other")
+    names, config = _config(weight_col=None)
+    want = _state_of(_state_rows(_batches(frame, 2), names=names, **config), names)
+    assert_same(want.means(), in_memory(frame, weighted=False, output_dict=True))
+    schema = pa.schema(
+        [
+            ("qid", pa.int32()),
+            ("rel", pa.int8()),
+            ("score", pa.decimal128(4, 2)),
+            ("w", pa.float64()),
+        ]
+    )
+    as_decimal = frame.assign(score=[Decimal(f"{s:.2f}") for s in frame["score"]])
+    rows = _state_rows(_batches(as_decimal, 2, schema), names=names, **config)
+    assert_same(_state_of(rows, names).means(), want.means())
+
+    binary = frame.assign(rel=frame["rel"] > 0)
+    names, config = _config(weight_col=None, relevance_threshold=1)
+    rows = _state_rows(_batches(binary, 2), names=names, **config)
+    assert_same(
+        _state_of(rows, names).means(),
+        in_memory(binary, weighted=False, relevance_threshold=1, output_dict=True),
+    )
+
+    names, config = _config()
+    with pytest.raises(TypeError, match=r"column 'rel' must be numeric.*string"):
+        list(
+            _state_rows(
+                _batches(frame.assign(rel=frame["rel"].astype(str)), 2),
+                names=names,
+                **config,
+            )
+        )
+    with_null = pa.Table.from_pandas(frame, preserve_index=False)
+    w = with_null.column("w").to_pylist()
+    w[3] = None
+    with_null = with_null.set_column(3, "w", pa.array(w, pa.float64()))
+    with pytest.raises(ValueError, match=r"column 'w' has 1 null value\(s\);"):
+        list(_state_rows(with_null.to_batches(), names=names, **config))
+
+
+@pytest.mark.parametrize("qid_type", ["int64", "string", "date32"])
+def test_arrow_per_query_keeps_the_ids(qid_type):
+    import datetime
+
+    frame = make_frame(23).drop(columns="other")
+    want = in_memory(frame, per_query=True)
+    names, config = _config()
+    if qid_type == "string":
+        frame["qid"] = [f"u{q:03d}" for q in frame["qid"]]
+        expected_ids = [f"u{q:03d}" for q in want["query_id"]]
+    elif qid_type == "date32":
+        day = datetime.date(2020, 1, 1)
+        frame["qid"] = [day + datetime.timedelta(days=int(q)) for q in frame["qid"]]
+        expected_ids = [day + datetime.timedelta(days=int(q)) for q in want["query_id"]]
+    else:
+        expected_ids = list(want["query_id"])
+    (batch,) = _per_query_rows(_batches(frame, 3), names=names, **config)
+    got = batch.to_pandas()
+    assert (
+        batch.schema.field("qid").type
+        == pa.Table.from_pandas(frame).schema.field("qid").type
+    )
+    order = np.argsort([expected_ids.index(q) for q in got["qid"]])
+    got = got.iloc[order].reset_index(drop=True)
+    assert list(got["qid"]) == expected_ids
+    assert list(got.columns[1:]) == list(want.columns[1:])
+    assert_allclose(
+        got.iloc[:, 1:].to_numpy(float), want.iloc[:, 1:].to_numpy(float), rtol=RTOL
+    )
+    assert list(_per_query_rows([], names=names, **config)) == []
+
+
+def test_decimal_and_boolean_columns_and_null_weight(spark):
+    """Through a Spark job: decimal scores and boolean labels give the
+    in-memory report; a null weight is an error naming the column."""
+    frame = make_frame(24)
+    df = to_spark(spark, frame, 3)
+    F = pyspark_sql.functions
+    cast = df.withColumn("score", df["score"].cast("decimal(4,2)")).withColumn(
+        "rel", df["rel"] > 0
+    )
+    got = ranking_report(cast, **COLS, weight_col="w", k=K, output_dict=True)
+    binary = frame.assign(rel=(frame["rel"] > 0).astype(int))
+    assert_same(got, in_memory(binary, output_dict=True))
+    with_null = df.withColumn("w", F.when(df["rel"] == 3, None).otherwise(df["w"]))
+    with pytest.raises(ValueError, match=r"column 'w' has \d+ null value\(s\)"):
+        ranking_report(with_null, **COLS, weight_col="w", output_dict=True)
