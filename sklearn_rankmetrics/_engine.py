@@ -790,21 +790,12 @@ def row_sum(x):
 # ---------------------------------------------------------------------------
 # Tie groups and the per-rank description every metric reads
 # ---------------------------------------------------------------------------
-_GROUP_FIELDS = (
-    "group_start",
-    "group_size",
-    "group_relevant",
-    "relevant_before",
-    "p_relevant",
-    "mean_gain",
-)
-
-
 class TieGroups:
     """The tie-group fields of a ranking's ranks, each built when first read.
 
-    ``make`` maps every name of ``_GROUP_FIELDS`` to a function returning
-    that field's (n_queries, K) array.  A metric reads two or three of the
+    ``make`` maps the name of every tie-group field of :class:`Ranking`
+    (``group_start`` ... ``mean_gain``) to a function returning that
+    field's (n_queries, K) array.  A metric reads two or three of the
     six fields (NDCG only ``mean_gain``), and the others are never built:
     on bench_full_ranking.py (k=None, one thread) that spares the running
     count of relevant items before each rank, 60 ms of 450 with continuous
