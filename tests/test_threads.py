@@ -113,14 +113,53 @@ def test_nan_scores_are_found_in_any_position():
         srm.ndcg_at_k(Y[:2], S_nan, k=2)
 
 
-def test_full_sort_orders_ties_by_column():
+@pytest.mark.parametrize("levels", [4, 40, 400, None])
+def test_full_sort_orders_ties_by_column(levels):
+    """Rows full of ties (one sort per row) or with a few (the tied items
+    only): equal scores by column either way, as a stable sort does."""
     rng = np.random.default_rng(0)
-    S = rng.integers(0, 4, (50, 30)).astype(float)
+    if levels is None:  # continuous, a few equal pairs
+        S = rng.random((50, 300))
+        S[:, 1::50] = S[:, ::50]
+    else:
+        S = rng.integers(0, levels, (50, 300)).astype(float)
     S[S == 0] = -np.inf
-    idx, top, _ = _sort_rows(S)
+    idx, top, ties = _sort_rows(S)
     expected = np.argsort(-S, axis=1, kind="stable")
     assert_array_equal(idx, expected)
     assert_array_equal(top, np.take_along_axis(S, expected, axis=1))
+    assert ties
+
+
+def test_row_chunks_bound_the_scores_and_the_per_rank_arrays():
+    row_bytes = 5000 * 8
+    top_k = _engine._row_chunks(2000, row_bytes, 10)  # per-rank arrays small
+    whole = _engine._row_chunks(2000, row_bytes, 5000)  # as wide as the rows
+    assert top_k[0] == (0, _engine._CHUNK_BYTES // row_bytes)
+    assert whole[0] == (0, _engine._RANK_CHUNK_BYTES // row_bytes)
+    for chunks in (top_k, whole):  # every row once, in order
+        rows = np.concatenate([np.arange(a, b) for a, b in chunks])
+        assert_array_equal(rows, np.arange(2000))
+    assert _engine._row_chunks(3, 10**9, 10**9) == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_full_sort_says_when_there_is_no_tie():
+    S = np.random.default_rng(0).random((20, 300))
+    idx, top, ties = _sort_rows(S)
+    assert not ties
+    assert_array_equal(idx, np.argsort(-S, axis=1))
+
+
+def test_tie_statistics_are_built_only_when_read():
+    """NDCG reads the mean gains of the tie groups; the other statistics of
+    the ranking (running counts of relevant items, ...) are never built."""
+    Y, S = random_case(0, 6, 12, score_levels=3)
+    rk = _engine.rank(Y, S, k=None, query_id=None, sample_weight=None)
+    assert rk.groups._built == {}
+    mean_gain = rk.mean_gain
+    assert set(rk.groups._built) == {"mean_gain"}
+    assert np.shares_memory(rk.at(4).mean_gain, mean_gain)  # built once
+    assert_array_equal(rk.at(4).relevant_before, rk.relevant_before[:, :4])
 
 
 # ---------------------------------------------------------------------------
