@@ -282,7 +282,7 @@ def _dense_top(S, K, ignore_ties):
         # order (bench_threads.py: a stable sort of -cand and a sort of
         # the columns beforehand cost 8 % of the call).
         order = np.argsort(cand, axis=1)[:, ::-1]
-        idx = np.take_along_axis(idx, order, axis=1)
+        idx = _take_rows(np.ascontiguousarray(idx), order)
         cand = _take_rows(cand, order)
         ties = _columns_in_runs(idx, cand, m)
     floor = cand[:, -1]  # the smallest candidate: every other item <= it
