@@ -4,11 +4,11 @@ Target 1 of issue 9: ``ndcg_at_k(y_true, y_score, k=10)`` on a 10000 x 2000
 float64 score matrix (graded relevance, ~2 % of the items), the default call,
 at most 1.0x one whole-array ``np.argpartition(y_score, -10, axis=1)`` timed
 in the same run (the two interleaved, round by round).  Also times the call
-with 1 thread and with each thread count up to the CPUs of the process (``config_context(n_threads=...)``),
-checks that every thread count gives bit-identical per-query values, and
-reports the peak memory allocated beyond the inputs (tracemalloc).  The
-machine load (``os.getloadavg``) is printed: the ratios are only
-meaningful within one run.
+with 1 thread and with each thread count up to the CPUs of the process
+(``config_context(n_threads=...)``), checks that every thread count gives
+bit-identical per-query values, and reports the peak memory allocated
+beyond the inputs (tracemalloc).  The machine load (``os.getloadavg``) is
+printed: the ratios are only meaningful within one run.
 
 Run from the repository root::
 
