@@ -214,8 +214,9 @@ class Selection(NamedTuple):
 # and reductions).  A chunk and its temporaries stay in the CPU caches, and
 # the per-chunk Python overhead (~0.3 ms) stays small next to its work.
 # The chunks do not depend on the thread count, and no result depends on
-# the chunks.  bench_threads.py (10000 x 2000, k=10, load 1.6 on 2 CPUs):
-# 1.17x np.argpartition on 2 threads, 1.81x on 1 (2.0-3.6x before).
+# the chunks.  bench_threads.py (10000 x 2000, k=10, load 1.2 on 2 CPUs):
+# 0.93-1.07x np.argpartition on 2 threads, 1.45-1.9x on 1 (2.0-3.6x
+# before chunks and threads; larger or smaller chunks were no faster).
 _CHUNK_BYTES = 4 << 20
 
 # ... and, when the per-rank arrays are wide (k=None, or a large k), of at
