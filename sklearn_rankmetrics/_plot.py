@@ -8,6 +8,7 @@ is imported inside ``plot`` only.
 
 import numpy as np
 
+from ._engine import weighted_sum
 from ._report import _check_cutoffs, _per_query_report, available_metrics
 from ._scorer import (
     _RESPONSE_METHOD,
@@ -205,7 +206,7 @@ or array-like of shape (n_rows,) with ``query_id``
             w = report.weights[name_k]
             keep = ~np.isnan(v)
             total = w[keep].sum()
-            values.append(np.dot(w[keep], v[keep]) / total if total else np.nan)
+            values.append(weighted_sum(w[keep], v[keep]) / total if total else np.nan)
         display = cls(k=np.array(ks), values=values, metric=metric, name=name)
         return display.plot(ax=ax, **kwargs) if plot else display
 

@@ -19,7 +19,13 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._auc import gauc_per_query
-from ._engine import average_queries, check_inputs, exact_threshold, query_weights
+from ._engine import (
+    average_queries,
+    check_inputs,
+    exact_threshold,
+    query_weights,
+    weighted_sum,
+)
 from ._ranking import KERNELS, items_per_query, rank_per_query
 from ._validation import check_no_relevant, check_option, check_real
 
@@ -73,7 +79,7 @@ class PerQueryReport(NamedTuple):
     """Per-query values of a report, and the weights that average them.
 
     ``np.average`` of ``values[name]`` over its non-nan entries with
-    ``weights[name]`` (as ``np.dot(w, v) / w.sum()``) is the report's, and
+    ``weights[name]`` (as ``sum(w * v) / w.sum()``) is the report's, and
     the metric function's, value of ``name``.
     """
 
@@ -298,7 +304,7 @@ def _weighted_mean(values, weights):
     total = w.sum()
     if total == 0:
         return float("nan")
-    return float(np.dot(w, values[keep]) / total)
+    return weighted_sum(w, values[keep]) / float(total)
 
 
 def _means(per_query):

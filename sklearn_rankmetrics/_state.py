@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._engine import weighted_sum
 from ._report import _per_query_report
 from ._validation import _as_array, check_query_id, check_sample_weight
 
@@ -216,16 +217,16 @@ def chunk_state(
     names = tuple(report.values)
     values = np.column_stack([report.values[n] for n in names])
     weights = np.column_stack([report.weights[n] for n in names])
-    weighted_sum = np.empty(len(names))
+    sums = np.empty(len(names))
     weight_sum = np.empty(len(names))
-    for j in range(len(names)):  # as the in-memory mean: a dot over the scored
+    for j in range(len(names)):  # as the in-memory mean, over the scored
         keep = ~np.isnan(values[:, j])
         w = weights[keep, j]
-        weighted_sum[j] = np.dot(w, values[keep, j])
+        sums[j] = weighted_sum(w, values[keep, j])
         weight_sum[j] = w.sum()
     return ReportState(
         names=names,
-        weighted_sum=np.ldexp(weighted_sum, scale_exp),
+        weighted_sum=np.ldexp(sums, scale_exp),
         weight_sum=np.ldexp(weight_sum, scale_exp),
         n_queries=values.shape[0],
         n_scored=np.count_nonzero(~np.isnan(values), axis=0),

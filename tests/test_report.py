@@ -102,7 +102,7 @@ def test_per_query_report_equals_the_metric_functions(seed, options, weighted):
             # the documented recipe: weighted mean over the non-nan values
             keep = ~np.isnan(values)
             ww = rep.weights[name][keep]
-            assert np.dot(ww, values[keep]) / ww.sum() == mean, msg
+            assert np.add.reduce(ww * values[keep]) / ww.sum() == mean, msg
 
 
 def test_per_query_report_keys_and_default_metrics():

@@ -369,3 +369,28 @@ def test_whole_ranking_of_very_unequal_queries(ignore_ties):
                 no_relevant=0.0,
             )
             np.testing.assert_allclose(got[q], alone[0], rtol=1e-12, atol=1e-15)
+
+
+def test_averages_do_not_depend_on_the_blas_threads():
+    """The weighted mean over queries is numpy's pairwise sum, not
+    ``np.dot``, whose split over OpenBLAS's threads (more than 10,000
+    items) changes the last bit with their number: a joblib worker (one
+    BLAS thread) and the main process must agree bit for bit."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        Y = (rng.random((40_000, 8)) < 0.3).astype(int)
+        S = rng.random((40_000, 8))
+        W = rng.random(40_000)
+        per_query = srm.ndcg_at_k(Y, S, k=5, sample_weight=W, average=None)
+        keep = ~np.isnan(per_query)
+        expected = np.add.reduce(W[keep] * per_query[keep]) / W[keep].sum()
+        got = srm.ndcg_at_k(Y, S, k=5, sample_weight=W)
+        with threadpoolctl.threadpool_limits(1):
+            one_blas_thread = srm.ndcg_at_k(Y, S, k=5, sample_weight=W)
+        assert got == expected
+        assert one_blas_thread == got
+        report = srm.ranking_report(
+            Y, S, k=5, metrics=["ndcg"], sample_weight=W, output_dict=True
+        )
+        assert report["ndcg@5"] == got
