@@ -328,7 +328,14 @@ def _means(per_query):
 def _as_table(per_query, output_dict):
     """Per-query values as a DataFrame (ids in column ``query_id``), or a
     dict of arrays without pandas or with ``output_dict``."""
-    table = {"query_id": per_query.query_id, **per_query.values}
+    return table_output(
+        {"query_id": per_query.query_id, **per_query.values}, output_dict
+    )
+
+
+def table_output(table, output_dict):
+    """The dict of columns ``table`` as a DataFrame, or as it is without
+    pandas or with ``output_dict``."""
     if output_dict:
         return table
     try:

@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._engine import weighted_sum
-from ._report import _per_query_report
+from ._report import _per_query_report, table_output
 from ._validation import _as_array, check_query_id, check_sample_weight
 
 __all__ = ["RankingEvaluator"]
@@ -156,13 +156,7 @@ class ReportState:
         values = self.values[order]
         table = {"query_id": ids}
         table.update((name, values[:, j]) for j, name in enumerate(self.names))
-        if output_dict:
-            return table
-        try:
-            import pandas as pd
-        except ImportError:
-            return table
-        return pd.DataFrame(table)
+        return table_output(table, output_dict)
 
 
 def _concatenate_ids(a, b):
