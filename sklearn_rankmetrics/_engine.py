@@ -250,7 +250,7 @@ def _map_chunks(func, chunks):
         return list(pool.map(func, *zip(*chunks, strict=True)))
 
 
-def _dense_top(S, K, ignore_ties):
+def _dense_top(S, K, ignore_ties, canonical=True):
     """Each row's K best items, sorted by decreasing score, and its cut group.
 
     Returns ``idx, top, rows, (r, c), ties``: the (n, K) column indices and
@@ -258,7 +258,9 @@ def _dense_top(S, K, ignore_ties):
     group at rank K continues past it, the (row, column) positions of every
     item of those groups, and False if no two of those scores are equal.
     With ``ignore_ties`` the top K takes the earliest columns of that group.
-    Raises on NaN scores.
+    Raises on NaN scores.  ``canonical=False`` (see :func:`_sums_exact`)
+    lets a whole-row sort (K >= the row length) leave equal scores in the
+    sort's order.
 
     ``argpartition`` keeps a few more candidates than K, so the group cut by
     K is almost always among them: every other item scores at most the
@@ -270,7 +272,7 @@ def _dense_top(S, K, ignore_ties):
     empty = np.zeros(0, dtype=np.intp)
     C = min(m, 2 * K + 16)  # candidates
     if C >= m:  # every item is a candidate
-        idx, cand, ties = _sort_rows(S)
+        idx, cand, ties = _sort_rows(S, canonical or ignore_ties or K < m)
         if K >= m:
             return idx, cand, empty, (empty, empty), ties
     else:
@@ -371,9 +373,10 @@ def _columns_in_runs(idx, top, n_columns):
     return True
 
 
-def _sort_rows(S):
+def _sort_rows(S, canonical=True):
     """Column indices and scores of each row sorted by decreasing score,
-    equal scores by column, and whether two scores of a row are equal.
+    equal scores by column (or, if not ``canonical``, in the sort's own
+    order), and whether two scores of a row are equal.
 
     The whole-row sort (k=None) is numpy's default sort, not a stable one
     (3x slower on float64), ascending and read backwards (no negated copy
@@ -390,7 +393,10 @@ def _sort_rows(S):
     if np.isnan(top[:, 0]).any():  # the sort puts NaN last, read first
         raise_nan_scores()
     idx -= offsets  # columns
-    ties = _columns_in_runs(idx, top, m)
+    if canonical:
+        ties = _columns_in_runs(idx, top, m)
+    else:
+        ties = m > 1 and bool((top[:, 1:] == top[:, :-1]).any())
     return idx, top, ties
 
 
@@ -483,7 +489,8 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         # faster than the boolean index Y[positive].)
         graded = np.take(Y.reshape(-1), np.flatnonzero(positive))
     check_grade_values(Y if graded is None else graded)
-    idx, top, rows, (r, c), ties = _dense_top(S, K, ignore_ties)
+    canonical = not _sums_exact(Y, graded, gain)
+    idx, top, rows, (r, c), ties = _dense_top(S, K, ignore_ties, canonical)
     cut = _NO_CUT if ignore_ties else _record_cut(n, rows, r, Y[r, c], threshold, gain)
     if threshold is None:
         n_rel = n_pos
@@ -504,6 +511,25 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         ideal=_dense_ideal(Y, positive, n_pos, graded, K, gain) if need_ideal else None,
         maybe_ties=ties,
     )
+
+
+def _sums_exact(Y, graded, gain):
+    """Whether every sum of a row's gains (and relevance flags) is exact in
+    any order of its terms: integer grades whose gains, times the row
+    length, stay below 2**53.
+
+    Then the order of tied items within a run of equal scores changes no
+    tie-group statistic, and a whole-row sort (k=None) may leave them in
+    the sort's own order instead of column order (a second sort of every
+    tied run; benchmarks/bench_full_ranking.py's scores with ties).
+    """
+    if Y.dtype.kind == "b":
+        return True
+    if Y.dtype.kind not in "iu" or Y.size == 0:
+        return Y.size == 0
+    top = float((Y if graded is None else graded).max(initial=0))
+    largest = 2.0**top - 1.0 if gain == "exponential" else top
+    return largest * Y.shape[1] < 2.0**53
 
 
 def _row_counts(mask):

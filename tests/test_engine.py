@@ -98,3 +98,46 @@ def test_kernel_table_matches_the_public_functions():
         values = np.where(getattr(rk, kernel.defined_by) > 0, values, np.nan)
         expected = public[name](Y, S, k=4, average=None, **opts)
         assert_array_equal(values, expected, err_msg=name)
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@pytest.mark.parametrize("seed", range(6))
+def test_whole_row_sort_order_of_ties_changes_no_value(seed, gain):
+    # With integer grades a whole-row sort (k=None) leaves equal scores in
+    # the sort's own order (_engine._sums_exact); float grades keep them in
+    # column order.  Every per-query value must be the same bit for bit,
+    # and the same again with the columns permuted.
+    rng = np.random.default_rng(seed)
+    n, m = 7, int(rng.integers(2, 60))
+    Y = np.where(rng.random((n, m)) < 0.3, rng.integers(1, 4, (n, m)), 0)
+    S = np.round(rng.random((n, m)), 1)  # many ties
+    S[rng.random((n, m)) < 0.1] = -np.inf
+    perm = rng.permutation(m)
+    for name, kernel in KERNELS.items():
+        values = [
+            kernel(
+                rank(
+                    y,
+                    s,
+                    k=None,
+                    query_id=None,
+                    sample_weight=None,
+                    gain=gain,
+                    need_ideal=True,
+                )
+            )
+            for y, s in ((Y, S), (Y.astype(np.float64), S), (Y[:, perm], S[:, perm]))
+        ]
+        assert_array_equal(values[0], values[1], err_msg=name)
+        assert_array_equal(values[0], values[2], err_msg=name)
+
+
+def test_sums_exact_only_for_small_integer_gains():
+    from sklearn_rankmetrics._engine import _sums_exact
+
+    Y = np.array([[0, 3, 1]])
+    assert _sums_exact(Y, None, "linear")
+    assert _sums_exact(Y.astype(bool), None, "linear")
+    assert not _sums_exact(Y.astype(np.float64), None, "linear")
+    assert not _sums_exact(np.array([[0, 60, 1]]), None, "exponential")
+    assert _sums_exact(np.array([[0, 40, 1]]), None, "exponential")
