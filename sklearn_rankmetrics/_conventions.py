@@ -36,12 +36,14 @@ CONVENTIONS = {
             "precision_denominator": "k",
             "ap_denominator": "relevant",
             "persistence": 0.9,
-            "no_relevant": "skip",
+            "no_relevant": 0.0,
         },
         per_metric={},
         source=(
-            "trec_eval 9 (usnistgov/trec_eval; its regression outputs are "
-            "reproduced in the tests): P_k divides by k, map_cut by the "
+            "trec_eval 9 and 10 (usnistgov/trec_eval; its regression outputs "
+            "are reproduced in the tests): a judged query without relevant "
+            "document scores 0 and stays in the mean (as in pytrec_eval), "
+            "P_k divides by k, map_cut by the "
             "number of relevant documents, ndcg_cut uses the grade as gain, "
             "rbp's default persistence is 0.9; ties are broken by decreasing "
             "document id, so the rows must come in that order (as TREC run "

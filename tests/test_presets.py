@@ -67,7 +67,7 @@ def test_explicit_options_win():
     assert lgb == plain
     # an explicit ignore_ties replaces the preset's tie rule
     te = srm.ndcg_at_k(y_true, y_score, k=3, convention="trec_eval", ignore_ties=False)
-    assert te == srm.ndcg_at_k(y_true, y_score, k=3)
+    assert te == srm.ndcg_at_k(y_true, y_score, k=3, no_relevant=0.0)
 
 
 def test_convention_in_scorers():
@@ -427,3 +427,101 @@ def test_threshold_ties_are_sklearns_average_precision():
         srm.average_precision_at_k([[1, 0]], [[1, 1]], k=1, ties="threshold")
     with pytest.raises(ValueError, match="ties must be one of"):
         srm.ndcg_at_k([[1, 0]], [[1, 1]], ties="threshold")
+
+
+# ---------------------------------------------------------------------------
+# trec_eval against pytrec_eval, through TREC files, on hard cases
+# ---------------------------------------------------------------------------
+def test_trec_eval_preset_keeps_queries_without_relevant_documents(tmp_path):
+    """Issue 18: trec_eval scores a judged query without relevant document
+    0 and keeps it in the mean."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("3 0 d416 0\n4 0 d512 2\n")
+    run.write_text("3 Q0 d693 1 0.6 t\n4 Q0 d512 1 1.3 t\n")
+    y, s, q = srm.trec_to_long_form(qrels, run)
+    # by hand: P_3 is 0 for query 3, 1/3 for query 4
+    got = srm.precision_at_k(y, s, query_id=q, k=3, convention="trec_eval")
+    assert got == pytest.approx(1 / 6, rel=0, abs=1e-15)
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    res = pytrec_eval.RelevanceEvaluator(
+        {"3": {"d416": 0}, "4": {"d512": 2}}, {"P.3"}
+    ).evaluate({"3": {"d693": 0.6}, "4": {"d512": 1.3}})
+    assert got == pytest.approx(np.mean([r["P_3"] for r in res.values()]), abs=1e-15)
+
+
+def _random_trec_files(seed, tmp_path):
+    """Random qrels and run with the hard cases: queries only in the qrels or
+    only in the run, judged queries without relevant document, unjudged
+    retrieved documents, judged documents not retrieved (-inf in the long
+    form), tied scores, negative and graded judgments."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for i in range(30):
+        qid = f"q{i:02d}"
+        docs = [
+            f"d{j:03d}" for j in rng.choice(60, size=rng.integers(1, 25), replace=False)
+        ]
+        kind = rng.random()
+        if kind > 0.1:  # judged (else: a query only in the run)
+            judged = [d for d in docs if rng.random() < 0.7] or docs[:1]
+            grades = rng.choice([-1, 0, 0, 0, 1, 2, 3], size=len(judged))
+            if rng.random() < 0.2:
+                grades = np.minimum(grades, 0)  # no relevant document
+            qrels[qid] = {d: int(g) for d, g in zip(judged, grades, strict=True)}
+            qrels[qid][f"x{i}"] = int(rng.integers(0, 3))  # never retrieved
+        if kind < 0.9:  # retrieved (else: a query only in the qrels)
+            scores = rng.integers(0, 5, size=len(docs)).astype(float)
+            # a document scored -inf in our long form is not retrieved: the
+            # run leaves it out (a run *line* scored -inf is trec_eval's
+            # retrieved document, read by trec_to_long_form: issue 18, 3.)
+            scores[rng.random(len(docs)) < 0.1] = -np.inf
+            run[qid] = {
+                d: float(v) for d, v in zip(docs, scores, strict=True) if v > -np.inf
+            } or {docs[0]: 0.0}
+    qpath, rpath = tmp_path / f"qrels{seed}", tmp_path / f"run{seed}"
+    qpath.write_text(
+        "".join(
+            f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()
+        )
+    )
+    rpath.write_text(
+        "".join(
+            f"{q} Q0 {d} {r} {v!r} t\n"
+            for q, docs in run.items()
+            for r, (d, v) in enumerate(docs.items())
+        )
+    )
+    return qrels, run, qpath, rpath
+
+
+TREC_MEASURES = {
+    "P_5": (srm.precision_at_k, {"k": 5}),
+    "recall_10": (srm.recall_at_k, {"k": 10}),
+    "map": (srm.average_precision_at_k, {}),
+    "map_cut_10": (srm.average_precision_at_k, {"k": 10}),
+    "ndcg": (srm.ndcg_at_k, {}),
+    "ndcg_cut_5": (srm.ndcg_at_k, {"k": 5}),
+    "recip_rank": (srm.reciprocal_rank_at_k, {}),
+    "Rprec": (srm.r_precision_score, {}),
+    "success_5": (srm.success_at_k, {"k": 5}),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_trec_eval_preset_matches_pytrec_eval_on_hard_files(seed, tmp_path):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run, qpath, rpath = _random_trec_files(seed, tmp_path)
+    measures = {"P.5", "recall.10", "map", "map_cut.10", "ndcg", "ndcg_cut.5",
+                "recip_rank", "Rprec", "success.5"}  # fmt: skip
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    y, s, q = srm.trec_to_long_form(qpath, rpath)
+    queries = sorted(theirs)
+    assert list(np.unique(q)) == queries
+    no_relevant = [qid for qid in queries if max(qrels[qid].values()) <= 0]
+    assert no_relevant  # the case of issue 18 is present
+    for name, (func, kw) in TREC_MEASURES.items():
+        want = np.array([theirs[qid][name] for qid in queries])
+        ours = func(y, s, query_id=q, convention="trec_eval", average=None, **kw)
+        _close(ours, want)
+        mean = func(y, s, query_id=q, convention="trec_eval", **kw)
+        assert mean == pytest.approx(want.mean(), rel=RTOL, abs=ATOL), name
