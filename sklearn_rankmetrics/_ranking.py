@@ -1103,6 +1103,7 @@ def fbeta_at_k(
     return average_queries(q.values, defined, q.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def f1_at_k(
     y_true,

@@ -51,8 +51,9 @@ def test_presets_set_only_options_that_exist():
             accepted |= set(inspect.signature(getattr(srm, name)).parameters)
     for preset in CONVENTIONS.values():
         assert set(preset.options) <= accepted
-        for options in preset.per_metric.values():
-            assert set(options) <= accepted
+        for name, options in preset.per_metric.items():
+            params = inspect.signature(getattr(srm, name)).parameters
+            assert set(options) <= set(params), name
 
 
 def test_unknown_convention_raises():
@@ -525,3 +526,98 @@ def test_trec_eval_preset_matches_pytrec_eval_on_hard_files(seed, tmp_path):
         _close(ours, want)
         mean = func(y, s, query_id=q, convention="trec_eval", **kw)
         assert mean == pytest.approx(want.mean(), rel=RTOL, abs=ATOL), name
+
+
+# ---------------------------------------------------------------------------
+# Every metric function takes every convention
+# ---------------------------------------------------------------------------
+def _metric_functions():
+    names = []
+    for name in srm.__all__:
+        func = getattr(srm, name)
+        if not callable(func) or isinstance(func, type):
+            continue
+        params = inspect.signature(func).parameters
+        if name.endswith(("_at_k", "_score")) and "y_score" in params:
+            names.append(name)
+    return names
+
+
+def test_every_metric_function_is_walked():
+    names = _metric_functions()
+    assert {"f1_at_k", "group_auc_score", "bpref_score", "ndcg_at_k"} <= set(names)
+    assert len(names) >= 17
+
+
+@pytest.mark.parametrize("convention", PRESETS)
+@pytest.mark.parametrize("name", _metric_functions())
+def test_every_metric_takes_every_convention(name, convention):
+    func = getattr(srm, name)
+    assert "convention" in inspect.signature(func).parameters
+    y_true, y_score = random_case(7, 12, 6, score_levels=3)
+    accepted = set(inspect.signature(func).parameters)
+    expected = CONVENTIONS[convention].options | CONVENTIONS[convention].per_metric.get(
+        name, {}
+    )
+    explicit = {key: v for key, v in expected.items() if key in accepted}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # undefined metrics warn
+        got = func(y_true, y_score, convention=convention, average=None)
+        # the preset is the options it lists, given explicitly
+        want = func(y_true, y_score, average=None, **explicit)
+    _close(got, want)
+    assert np.all(np.isnan(got) | np.isfinite(got))
+
+
+# ---------------------------------------------------------------------------
+# The sklearn preset on average_precision_at_k, torchmetrics' GAUC
+# ---------------------------------------------------------------------------
+def test_sklearn_preset_is_average_precision_score():
+    from sklearn.metrics import average_precision_score
+
+    assert srm.average_precision_at_k([[1, 0]], [[0.5, 0.5]], convention="sklearn") == (
+        pytest.approx(average_precision_score([1, 0], [0.5, 0.5]), abs=1e-15)
+    )
+    rng = np.random.default_rng(5)
+    y_true = rng.integers(0, 3, size=(40, 9))
+    y_true[y_true.sum(axis=1) == 0, 2] = 1
+    y_score = rng.integers(0, 3, size=(40, 9)).astype(float)  # many ties
+    ours = srm.average_precision_at_k(
+        y_true, y_score, convention="sklearn", average=None
+    )
+    want = [
+        average_precision_score(t > 0, s) for t, s in zip(y_true, y_score, strict=True)
+    ]
+    _close(ours, want)
+    assert srm.average_precision_at_k(
+        y_true, y_score, convention="sklearn"
+    ) == pytest.approx(np.mean(want), rel=RTOL)
+
+
+def _retrieval_auroc_reference(y_true, y_score, query_id):
+    """torchmetrics.retrieval.RetrievalAUROC as documented: the binary ROC
+    AUC of each query's predictions, averaged over the queries with equal
+    weight; with empty_target_action="skip" the queries without positive
+    are left out (and those without negative have no AUC)."""
+    from sklearn.metrics import roc_auc_score
+
+    values = []
+    for q in np.unique(query_id):
+        rows = query_id == q
+        t, s = y_true[rows] > 0, y_score[rows]
+        if t.all() or not t.any():
+            continue
+        values.append(roc_auc_score(t, s))
+    return np.mean(values)
+
+
+def test_torchmetrics_preset_group_auc_is_retrieval_auroc():
+    rng = np.random.default_rng(6)
+    n = 500
+    qid = rng.integers(0, 40, n)
+    y = (rng.random(n) < 0.3).astype(int)
+    s = np.round(rng.random(n), 1)  # ties
+    got = srm.group_auc_score(y, s, query_id=qid, convention="torchmetrics")
+    assert got == pytest.approx(_retrieval_auroc_reference(y, s, qid), rel=1e-12)
+    # the impressions weighting (the default) differs here: the test can fail
+    assert srm.group_auc_score(y, s, query_id=qid) != pytest.approx(got, rel=1e-6)
