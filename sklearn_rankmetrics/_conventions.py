@@ -52,11 +52,13 @@ CONVENTIONS = {
     ),
     "sklearn": Convention(
         options={"ties": "expected", "gain": "linear", "no_relevant": 0.0},
-        per_metric={},
+        per_metric={"average_precision_at_k": {"ties": "threshold"}},
         source=(
             "sklearn.metrics.ndcg_score / dcg_score: ties averaged "
             "(McSherry and Najork), the grade as gain, rows without a "
-            "relevant item scored 0 and kept in the mean."
+            "relevant item scored 0 and kept in the mean; "
+            "average_precision_score: tied items are one threshold "
+            "(ties='threshold', k=None only)."
         ),
     ),
     "lightgbm": Convention(
@@ -120,6 +122,7 @@ CONVENTIONS = {
             "ndcg_at_k": {"ties": "expected"},
             "dcg_at_k": {"ties": "expected"},
             "average_precision_at_k": {"ap_denominator": "hits"},
+            "group_auc_score": {"query_weighting": "uniform"},
         },
         source=(
             "torchmetrics.functional.retrieval (checked against torchmetrics "
@@ -131,7 +134,11 @@ CONVENTIONS = {
             "relevant items in the top k; precision divides by k "
             "(adaptive_k=True is precision_denominator='retrieved'); its "
             "retrieval_precision counts only items scored > 0: give the "
-            "others a score of -inf to match."
+            "others a score of -inf to match.  RetrievalAUROC is the "
+            "unweighted mean of the per-query AUCs (query_weighting="
+            "'uniform'); the queries with one class are left out, its "
+            "empty_target_action='skip' (its default 'neg' scores a query "
+            "without positive 0)."
         ),
     ),
     "recommenders": Convention(
