@@ -36,6 +36,7 @@ CONVENTIONS = {
             "precision_denominator": "k",
             "ap_denominator": "relevant",
             "persistence": 0.9,
+            "rbp_gain": "max_normalized",
             "no_relevant": 0.0,
         },
         per_metric={},
@@ -45,7 +46,9 @@ CONVENTIONS = {
             "document scores 0 and stays in the mean (as in pytrec_eval), "
             "P_k divides by k, map_cut by the "
             "number of relevant documents, ndcg_cut uses the grade as gain, "
-            "rbp's default persistence is 0.9; ties are broken by decreasing "
+            "rbp's default persistence is 0.9 and trec_eval 10 weighs a "
+            "document by its grade over the query's top grade (on 0/1 "
+            "judgments, trec_eval 9's binary rbp); ties are broken by decreasing "
             "document id, so the rows must come in that order (as TREC run "
             "readers give them)."
         ),
@@ -101,12 +104,14 @@ CONVENTIONS = {
             "gain": "linear",
             "ap_denominator": "relevant",
             "precision_denominator": "k",
+            "rbp_gain": "raw",
             "no_relevant": 0.0,
         },
         per_metric={},
         source=(
             "ranx (checked against ranx 0.3.21 in the tests): the run's "
-            "order breaks ties, 'ndcg' uses the grade as gain "
+            "order breaks ties, 'rbp.p' weighs a document by its grade, "
+            "'ndcg' uses the grade as gain "
             "('ndcg_burges' is gain='exponential'), queries without "
             "relevant document score 0."
         ),

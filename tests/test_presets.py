@@ -621,3 +621,145 @@ def test_torchmetrics_preset_group_auc_is_retrieval_auroc():
     assert got == pytest.approx(_retrieval_auroc_reference(y, s, qid), rel=1e-12)
     # the impressions weighting (the default) differs here: the test can fail
     assert srm.group_auc_score(y, s, query_id=qid) != pytest.approx(got, rel=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Graded RBP: rbp_gain, against a brute force over tie orderings, ranx and
+# the trec_eval binary
+# ---------------------------------------------------------------------------
+def _rbp_reference(rel, score, *, k, p, rule):
+    """RBP of one query, averaged over every ordering of its tied items."""
+    from tests._reference import tie_orderings
+
+    top = max(rel)
+    values = []
+    for order in tie_orderings(tuple(score), k):
+        ranked = [c for c in order if score[c] > -np.inf][:k]
+        total = 0.0
+        for i, c in enumerate(ranked):
+            g = rel[c]
+            if rule == "binary":
+                g = float(g > 0)
+            elif rule == "max_normalized":
+                g = g / top if top > 0 else 0.0
+            total += (1 - p) * p**i * g
+        values.append(total)
+    return float(np.mean(values))
+
+
+@pytest.mark.parametrize("rule", ["binary", "max_normalized", "raw"])
+@pytest.mark.parametrize("k", [None, 3])
+def test_rbp_gain_matches_brute_force(rule, k):
+    y_true, y_score = random_case(11, 25, 6, score_levels=3)
+    w = random_weights(11, 25)
+    got = srm.rank_biased_precision_at_k(
+        y_true, y_score, k=k, persistence=0.7, rbp_gain=rule, average=None,
+        no_relevant=0.0,
+    )  # fmt: skip
+    want = [
+        _rbp_reference(list(r), list(s), k=k, p=0.7, rule=rule)
+        for r, s in zip(y_true, y_score, strict=True)
+    ]
+    _close(got, want)
+    mean = srm.rank_biased_precision_at_k(
+        y_true, y_score, k=k, persistence=0.7, rbp_gain=rule, sample_weight=w
+    )
+    keep = (y_true > 0).any(axis=1) & (w > 0)
+    assert mean == pytest.approx(
+        np.average(np.array(want)[keep], weights=w[keep]), rel=1e-12
+    )
+    # the long form, shuffled, gives the same values
+    n, m = y_true.shape
+    r, c = np.divmod(np.random.default_rng(2).permutation(n * m), m)
+    keep_rows = y_score[r, c] > -np.inf
+    long = srm.rank_biased_precision_at_k(
+        y_true[r, c][keep_rows], y_score[r, c][keep_rows], query_id=r[keep_rows],
+        k=k, persistence=0.7, rbp_gain=rule, average=None, no_relevant=0.0,
+    )  # fmt: skip
+    assert long.shape == (n,)  # every query keeps a retrieved row here
+    if rule != "max_normalized":  # the top grade may be an unretrieved row
+        _close(long, want)
+
+
+def test_rbp_gain_refuses_other_gains():
+    with pytest.raises(ValueError, match="rbp_gain must be one of"):
+        srm.rank_biased_precision_at_k([[1, 0]], [[2, 1]], rbp_gain="graded")
+
+
+def test_ranx_preset_rbp_is_graded():
+    ranx = pytest.importorskip("ranx")
+    y_true, y_score = random_case(8, 20, 8, score_levels=3, p_no_relevant=0.0)
+    y_true[3] = 0
+    qrels, run = _dicts(y_true, y_score)
+    qrels["q3"] = {"d0": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.evaluate(
+            ranx.Qrels(qrels), ranx.Run(run), ["rbp.8"], return_mean=False
+        )
+    ours = srm.rank_biased_precision_at_k(
+        y_true, y_score, persistence=0.8, convention="ranx", average=None
+    )
+    assert (y_true > 1).any()  # graded: binary RBP would differ
+    order = sorted(range(len(y_true)), key=lambda i: f"q{i}")  # ranx's order
+    _close(ours[order], theirs)
+
+
+@pytest.fixture(scope="session")
+def trec_eval_binary(tmp_path_factory):
+    """trec_eval built once per session from ../shared/peer-data."""
+    import shutil
+    import subprocess
+
+    src = _peer_dir().parent / "trec_eval_src"
+    if not src.is_dir() or shutil.which("make") is None or shutil.which("cc") is None:
+        pytest.skip("no trec_eval source or no C compiler")
+    build = tmp_path_factory.mktemp("trec_eval") / "src"
+    shutil.copytree(src, build)
+    done = subprocess.run(["make", "-C", str(build)], capture_output=True, text=True)
+    if done.returncode != 0 or not (build / "trec_eval").exists():
+        pytest.skip(f"trec_eval did not build: {done.stderr[-300:]}")
+    return build / "trec_eval"
+
+
+def _run_trec_eval(binary, qpath, rpath, measure):
+    import subprocess
+
+    out = subprocess.run(
+        [str(binary), "-q", "-c", "-m", measure, str(qpath), str(rpath)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    values = {}
+    for line in out.splitlines():
+        _, qid, value = line.split()
+        values[qid] = float(value)
+    return values
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_trec_eval_preset_matches_the_trec_eval_binary(
+    seed, tmp_path, trec_eval_binary
+):
+    """The C binary itself: graded rbp (trec_eval 10: grade / the query's top
+    grade), P, map and ndcg, on files with every hard case."""
+    qrels, run, qpath, rpath = _random_trec_files(seed, tmp_path)
+    # this trec_eval exits on a qrels query missing from the run unless -c
+    # (every qrels query: those missing score 0): all_queries=True
+    y, s, q = srm.trec_to_long_form(qpath, rpath, all_queries=True)
+    queries = list(np.unique(q))
+    pairs = [
+        ("rbp.p=0.5", srm.rank_biased_precision_at_k, {"persistence": 0.5}),
+        ("rbp", srm.rank_biased_precision_at_k, {}),
+        ("P.5", srm.precision_at_k, {"k": 5}),
+        ("map", srm.average_precision_at_k, {}),
+        ("ndcg", srm.ndcg_at_k, {}),
+    ]
+    for measure, func, kw in pairs:
+        theirs = _run_trec_eval(trec_eval_binary, qpath, rpath, measure)
+        assert sorted(k for k in theirs if k != "all") == queries
+        ours = func(y, s, query_id=q, convention="trec_eval", average=None, **kw)
+        want = [theirs[qid] for qid in queries]
+        # trec_eval prints 4 decimals
+        assert_allclose(ours, want, rtol=0, atol=5e-5 + 1e-12, err_msg=measure)
+        mean = func(y, s, query_id=q, convention="trec_eval", **kw)
+        assert abs(mean - theirs["all"]) <= 5e-5 + 1e-12, measure
