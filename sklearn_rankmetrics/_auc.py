@@ -180,12 +180,10 @@ def gauc_per_query(
             query_w = rows
         elif query_weighting == "clicks":
             query_w = total_pos
-        # 1, or the mean row weight: a query whose rows all weigh w counts
-        # w, as the same query weighted w in the 2-D form does
-        elif w is None:
-            query_w = np.ones(n_q)
         else:
-            query_w = rows / np.bincount(codes, minlength=n_q)
+            # each query counts once: row weights weigh the rows inside its
+            # AUC, not the query (a query whose weights are all 0 has no AUC)
+            query_w = np.ones(n_q)
     else:
         auc, total_pos, _ = _auc_per_query(q, s, pos, None, n_q)
         if query_weighting == "impressions":
@@ -241,9 +239,10 @@ array-like of shape (n_rows,) with ``query_id``
 
     query_weighting : {"impressions", "uniform", "clicks"}, default="impressions"
         Weight of a query in the mean: its number of rows (impressions, the
-        DIN paper; the sum of its row weights in the long form), 1, or its
-        number of positive rows (clicks; summed row weights).  In the 2-D
-        form the query's ``sample_weight`` multiplies it.
+        DIN paper; the sum of its row weights in the long form), 1 (each
+        query counts once, whatever its row weights), or its number of
+        positive rows (clicks; summed row weights).  In the 2-D form the
+        query's ``sample_weight`` multiplies it.
 
     constant_scores : {"keep", "skip"}, default="keep"
         "skip" leaves out the queries whose items all have the same score

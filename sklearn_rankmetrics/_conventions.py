@@ -36,25 +36,32 @@ CONVENTIONS = {
             "precision_denominator": "k",
             "ap_denominator": "relevant",
             "persistence": 0.9,
-            "no_relevant": "skip",
+            "rbp_gain": "max_normalized",
+            "no_relevant": 0.0,
         },
         per_metric={},
         source=(
-            "trec_eval 9 (usnistgov/trec_eval; its regression outputs are "
-            "reproduced in the tests): P_k divides by k, map_cut by the "
+            "trec_eval 9 and 10 (usnistgov/trec_eval; its regression outputs "
+            "are reproduced in the tests): a judged query without relevant "
+            "document scores 0 and stays in the mean (as in pytrec_eval), "
+            "P_k divides by k, map_cut by the "
             "number of relevant documents, ndcg_cut uses the grade as gain, "
-            "rbp's default persistence is 0.9; ties are broken by decreasing "
+            "rbp's default persistence is 0.9 and trec_eval 10 weighs a "
+            "document by its grade over the query's top grade (on 0/1 "
+            "judgments, trec_eval 9's binary rbp); ties are broken by decreasing "
             "document id, so the rows must come in that order (as TREC run "
             "readers give them)."
         ),
     ),
     "sklearn": Convention(
         options={"ties": "expected", "gain": "linear", "no_relevant": 0.0},
-        per_metric={},
+        per_metric={"average_precision_at_k": {"ties": "threshold"}},
         source=(
             "sklearn.metrics.ndcg_score / dcg_score: ties averaged "
             "(McSherry and Najork), the grade as gain, rows without a "
-            "relevant item scored 0 and kept in the mean."
+            "relevant item scored 0 and kept in the mean; "
+            "average_precision_score: tied items are one threshold "
+            "(ties='threshold', k=None only)."
         ),
     ),
     "lightgbm": Convention(
@@ -97,12 +104,14 @@ CONVENTIONS = {
             "gain": "linear",
             "ap_denominator": "relevant",
             "precision_denominator": "k",
+            "rbp_gain": "raw",
             "no_relevant": 0.0,
         },
         per_metric={},
         source=(
             "ranx (checked against ranx 0.3.21 in the tests): the run's "
-            "order breaks ties, 'ndcg' uses the grade as gain "
+            "order breaks ties, 'rbp.p' weighs a document by its grade, "
+            "'ndcg' uses the grade as gain "
             "('ndcg_burges' is gain='exponential'), queries without "
             "relevant document score 0."
         ),
@@ -118,6 +127,7 @@ CONVENTIONS = {
             "ndcg_at_k": {"ties": "expected"},
             "dcg_at_k": {"ties": "expected"},
             "average_precision_at_k": {"ap_denominator": "hits"},
+            "group_auc_score": {"query_weighting": "uniform"},
         },
         source=(
             "torchmetrics.functional.retrieval (checked against torchmetrics "
@@ -129,7 +139,11 @@ CONVENTIONS = {
             "relevant items in the top k; precision divides by k "
             "(adaptive_k=True is precision_denominator='retrieved'); its "
             "retrieval_precision counts only items scored > 0: give the "
-            "others a score of -inf to match."
+            "others a score of -inf to match.  RetrievalAUROC is the "
+            "unweighted mean of the per-query AUCs (query_weighting="
+            "'uniform'); the queries with one class are left out, its "
+            "empty_target_action='skip' (its default 'neg' scores a query "
+            "without positive 0)."
         ),
     ),
     "recommenders": Convention(

@@ -661,8 +661,24 @@ def _rbp_weights(rk, persistence):
     return (1.0 - persistence) * persistence ** (rk.rank - 1.0)
 
 
-def _rbp_values(rk, persistence=0.8):
-    return rk.sum_ranks(rk.p_relevant * _rbp_weights(rk, persistence))
+_RBP_GAINS = ("binary", "max_normalized", "raw")
+
+
+def _rbp_values(rk, persistence=0.8, rbp_gain="binary"):
+    if rbp_gain == "binary":
+        return rk.sum_ranks(rk.p_relevant * _rbp_weights(rk, persistence))
+    if rk.gain != "linear" or rk.ideal_gain is None:
+        # the binary rule needs neither: the kernel's callers build them
+        # only for rank_biased_precision_at_k's graded rules
+        raise ValueError(
+            f"rbp_gain={rbp_gain!r} reads the grades and each query's top "
+            "grade: rank with gain='linear' and the ideal ranking."
+        )
+    # the expected grade at each rank (linear in the grades: exact with ties)
+    total = rk.sum_ranks(rk.mean_gain * _rbp_weights(rk, persistence))
+    if rbp_gain == "raw":
+        return total
+    return _divide(total, rk.ideal_gain[:, 0])  # the query's top grade
 
 
 def _rbp_residual_values(rk, persistence=0.8):
@@ -738,7 +754,7 @@ KERNELS = {
         options=("max_grade",),
         requires=("exponential_gain",),
     ),
-    "rbp": Kernel(_rbp_values, "n_rel", options=("persistence",)),
+    "rbp": Kernel(_rbp_values, "n_rel", options=("persistence", "rbp_gain")),
     "rbp_residual": Kernel(_rbp_residual_values, "n_rel", options=("persistence",)),
     "bpref": Kernel(_bpref_values, "n_rel", requires=("whole_list", "n_items")),
 }
@@ -1103,6 +1119,7 @@ def fbeta_at_k(
     return average_queries(q.values, defined, q.weights, average, no_relevant, name)
 
 
+@with_convention
 @fill_doc
 def f1_at_k(
     y_true,
@@ -2081,6 +2098,7 @@ def rank_biased_precision_at_k(
     k=None,
     query_id=None,
     persistence=0.8,
+    rbp_gain="binary",
     relevance_threshold=None,
     ties=None,
     ignore_ties=False,
@@ -2112,6 +2130,14 @@ def rank_biased_precision_at_k(
         :math:`p`, the probability that the user goes on from one rank to
         the next (Moffat and Zobel use 0.5, 0.8 and 0.95).
 
+    rbp_gain : {"binary", "max_normalized", "raw"}, default="binary"
+        The worth :math:`g_i` of the item at rank i: 1 if relevant else 0
+        (trec_eval 9 on binary judgments), its grade divided by the
+        query's top grade (trec_eval 10's graded rbp, which rescales the
+        gains to [0, 1]), or its grade (ranx, trectools).  The graded
+        rules read the grades themselves: ``relevance_threshold`` then
+        only decides which queries have a relevant item.
+
     %(relevance_threshold)s
 
     %(ties)s
@@ -2136,9 +2162,9 @@ def rank_biased_precision_at_k(
     -----
     .. math::
 
-        RBP@k = (1 - p) \sum_{i=1}^{k} rel_i\, p^{i-1} .
+        RBP@k = (1 - p) \sum_{i=1}^{k} g_i\, p^{i-1} .
 
-    Linear in the relevance indicators, hence exact with ties.
+    Linear in the gains, hence exact with ties.
     %(ties_note)s
 
     References
@@ -2155,8 +2181,13 @@ def rank_biased_precision_at_k(
     >>> y_score = [[0.9, 0.5, 0.1]]
     >>> rank_biased_precision_at_k(y_true, y_score, persistence=0.5)  # (1 + 1/4) / 2
     0.625
+    >>> y_true = [[1, 0, 2]]
+    >>> rank_biased_precision_at_k(y_true, y_score, persistence=0.5, rbp_gain="raw")
+    0.75
     """
     persistence = _check_persistence(persistence)
+    rbp_gain = check_option("rbp_gain", rbp_gain, _RBP_GAINS)
+    graded = rbp_gain != "binary"
     q, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -2168,7 +2199,8 @@ def rank_biased_precision_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(values=_rbp_values(rk, persistence)),
+        need_ideal=graded,
+        per_query=lambda rk: dict(values=_rbp_values(rk, persistence, rbp_gain)),
     )
     name = "rank_biased_precision_at_k"
     return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)

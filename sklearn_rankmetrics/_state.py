@@ -218,10 +218,13 @@ def chunk_state(
         w = weights[keep, j]
         sums[j] = weighted_sum(w, values[keep, j])
         weight_sum[j] = w.sum()
+    # GAUC's "uniform" query weights are 1 whatever the row weights' scale
+    uniform = options.get("query_weighting") == "uniform"
+    exps = np.array([0 if uniform and n == "gauc" else scale_exp for n in names])
     return ReportState(
         names=names,
-        weighted_sum=np.ldexp(sums, scale_exp),
-        weight_sum=np.ldexp(weight_sum, scale_exp),
+        weighted_sum=np.ldexp(sums, exps),
+        weight_sum=np.ldexp(weight_sum, exps),
         n_queries=values.shape[0],
         n_scored=np.count_nonzero(~np.isnan(values), axis=0),
         query_id=report.query_id if per_query else None,

@@ -268,6 +268,8 @@ def check_query_id(query_id, n):
     if sp.issparse(query_id):
         raise TypeError("query_id must be a dense 1-D array of ids, not sparse.")
     qid = _as_array("query_id", query_id)
+    if qid.dtype.kind in "US" and isinstance(query_id, (list, tuple)):
+        _refuse_mixed_ids(query_id)
     if qid.ndim != 1:
         raise ValueError(
             f"query_id must be 1-D (one id per row of the long form), got "
@@ -307,6 +309,17 @@ def check_query_id(query_id, n):
             "strings); use one type for every id."
         ) from None
     return codes.reshape(-1).astype(np.intp, copy=False), uniques
+
+
+def _refuse_mixed_ids(ids):
+    """numpy turns ``[1, "1"]`` into strings: refuse, not merge the two."""
+    text = sum(isinstance(q, (str, bytes, np.str_, np.bytes_)) for q in ids)
+    if 0 < text < len(ids):
+        raise TypeError(
+            "query_id mixes strings with other ids (numpy would read 1 and "
+            "'1' as one query); use one type for every id, e.g. "
+            "[str(q) for q in query_id]."
+        )
 
 
 def _is_missing(value):

@@ -300,3 +300,16 @@ def test_k_per_query_errors():
         srm.ndcg_at_k([[1, 0]], [[1, 2]], k=[0])
     with pytest.raises(ValueError, match="one cut-off per query"):
         srm.ndcg_at_k([[1, 0]], [[1, 2]], k=[1.5])
+
+
+def test_mixed_int_and_str_query_ids_are_refused():
+    """numpy reads [1, "1"] as two equal strings: refuse, never merge them."""
+    y, s = [1, 0, 1, 0], [1.0, 2.0, 3.0, 4.0]
+    for func in (srm.precision_at_k, srm.group_auc_score):
+        with pytest.raises(TypeError, match="query_id mixes"):
+            func(y, s, query_id=[1, "1", 1, "1"])
+        with pytest.raises(TypeError, match="query_id mixes"):
+            func(y, s, query_id=np.array([1, "1", 1, "1"], dtype=object))
+    # one type is fine, in lists and tuples
+    assert srm.precision_at_k(y, s, query_id=("a", "b", "a", "b"), k=1) == 1.0
+    assert srm.precision_at_k(y, s, query_id=[1, 2, 1, 2], k=1) == 1.0

@@ -5,7 +5,8 @@ impression, a click label, a predicted probability, a user id), loops over
 the queries in ``np.unique`` order, skips the ones with a single class, and
 averages ``roc_auc_score(y, s, sample_weight=w)`` with the query weights of
 ``query_weighting``: the number of rows (sum of row weights when weighted)
-for "impressions", 1 (the mean row weight when weighted) for "uniform".
+for "impressions", 1 for "uniform" (each query counts once, whatever its
+row weights).
 """
 
 import numpy as np
@@ -41,7 +42,7 @@ def reference_gauc(y_true, y_score, query_id, *, weighting, sample_weight=None,
         if weighting == "impressions":
             weights.append(wq.sum())
         else:
-            weights.append(wq.mean())
+            weights.append(1.0)
     values, weights = np.array(values), np.array(weights)
     keep = ~np.isnan(values)
     return values, np.average(values[keep], weights=weights[keep])
@@ -99,10 +100,11 @@ def test_2d_forms_equal_roc_auc_per_row(weighting):
     S[rng.random((40, 15)) < 0.1] = -np.inf
     qw = rng.integers(0, 4, 40).astype(float)
     r, c = np.divmod(np.arange(Y.size), Y.shape[1])
-    _, mean = reference_gauc(
-        Y.ravel(), S.ravel(), r, weighting=weighting, sample_weight=qw[r]
-    )
     values, _ = reference_gauc(Y.ravel(), S.ravel(), r, weighting=weighting)
+    # 2-D: the query weight times the row count ("impressions") or times 1
+    base = Y.shape[1] if weighting == "impressions" else 1.0
+    keep = ~np.isnan(values)
+    mean = np.average(values[keep], weights=(base * qw)[keep])
     for y_true in (Y, sp.csr_matrix(Y), sp.csc_matrix(Y)):
         got = srm.group_auc_score(
             y_true, S, query_weighting=weighting, sample_weight=qw
@@ -111,13 +113,52 @@ def test_2d_forms_equal_roc_auc_per_row(weighting):
         assert_allclose(
             srm.group_auc_score(y_true, S, average=None), values, rtol=0, atol=1e-12
         )
-    # the long form of the same data, shuffled, with the query weight per row
+    # the long form of the same data, shuffled, with the query weight per
+    # row: "impressions" sums it, so it equals the 2-D value; "uniform"
+    # counts each query with a nonzero weight once
     perm = rng.permutation(Y.size)
     got = srm.group_auc_score(
         Y.ravel()[perm], S.ravel()[perm], query_id=r[perm],
         query_weighting=weighting, sample_weight=qw[r][perm],
     )  # fmt: skip
+    if weighting == "uniform":
+        mean = np.mean(values[keep & (qw > 0)])
     assert got == pytest.approx(mean, rel=0, abs=1e-12)
+
+
+def test_uniform_weighting_counts_each_weighted_query_once():
+    """Issue 18: row weights weigh the rows inside each query's AUC, never
+    the query, under query_weighting="uniform" (long form and report)."""
+    y = [1, 0, 0, 1, 0, 1]
+    s = [0.9, 0.5, 0.95, 0.2, 0.3, 0.8]
+    qid = [0, 0, 0, 1, 1, 1]
+    w = [1.0, 1.0, 3.0, 2.0, 1.0, 1.0]
+    per_query = [
+        roc_auc_score(y[:3], s[:3], sample_weight=w[:3]),
+        roc_auc_score(y[3:], s[3:], sample_weight=w[3:]),
+    ]
+    assert per_query == pytest.approx([0.25, 1 / 3], abs=1e-12)  # by hand
+    got = srm.group_auc_score(
+        y, s, query_id=qid, sample_weight=w, query_weighting="uniform"
+    )
+    assert got == pytest.approx(np.mean(per_query), rel=0, abs=1e-12)
+    report = srm.ranking_report(
+        y, s, query_id=qid, sample_weight=w, metrics=["gauc"], k=1,
+        query_weighting="uniform", output_dict=True,
+    )  # fmt: skip
+    assert report["gauc"] == pytest.approx(np.mean(per_query), rel=0, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_report_gauc_equals_reference(seed):
+    y, s, qid, row_w = click_log(seed)
+    for weighting in ("impressions", "uniform"):
+        _, mean = reference_gauc(y, s, qid, weighting=weighting, sample_weight=row_w)
+        report = srm.ranking_report(
+            y, s, query_id=qid, sample_weight=row_w, metrics=["gauc"], k=1,
+            query_weighting=weighting, output_dict=True,
+        )  # fmt: skip
+        assert report["gauc"] == pytest.approx(mean, rel=0, abs=1e-12)
 
 
 def test_all_queries_single_class_is_nan_with_warning():

@@ -67,6 +67,11 @@ def test_input_forms_agree(weighting, skip):
         y_true[r, c], y_score[r, c], query_id=r, sample_weight=w[r], **kw
     )
     assert sparse == pytest.approx(dense, rel=1e-12)
+    if weighting == "uniform":
+        # row weights weigh rows inside a query: each weighted query counts 1
+        dense = srm.group_auc_score(
+            y_true, y_score, sample_weight=(w > 0).astype(float), **kw
+        )
     assert long == pytest.approx(dense, rel=1e-12)
 
 

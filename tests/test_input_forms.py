@@ -338,6 +338,10 @@ def test_gauc_forms_agree(weighting):
     got = srm.group_auc_score(
         y, s, query_id=qid, query_weighting=weighting, sample_weight=w_rows
     )
+    if weighting == "uniform":  # row weights: each weighted query counts once
+        expected = srm.group_auc_score(
+            Y, S, query_weighting=weighting, sample_weight=(w > 0).astype(float)
+        )
     assert_same(got, expected, exact=False)  # weighted sums inside each AUC
     assert_same(srm.group_auc_score(y, s, query_id=qid, average=None), per_query)
 
@@ -603,12 +607,11 @@ def test_gauc_row_weights_may_vary_within_a_query():
     # query 1: AUC 1, weight 1 + 2; query 2: AUC 0, weight 3 + 3
     got = srm.group_auc_score(y0, s0, query_id=q0, sample_weight=[1, 2, 3, 3])
     assert got == pytest.approx(3 / 9, abs=1e-15)
-    # uniform: the mean row weight, 1.5 and 3 (a query whose rows all weigh
-    # w counts w, as in the 2-D form)
+    # uniform: each query counts once, whatever its row weights (issue 18)
     got = srm.group_auc_score(
         y0, s0, query_id=q0, sample_weight=[1, 2, 3, 3], query_weighting="uniform"
     )
-    assert got == pytest.approx(1.5 / 4.5, abs=1e-15)
+    assert got == pytest.approx(0.5, abs=1e-15)
     got = srm.group_auc_score(y0, s0, query_id=q0, query_weighting="uniform")
     assert got == 0.5
 

@@ -336,7 +336,7 @@ def test_new_kernels_match_the_public_functions():
         "bpref": srm.bpref_score,
     }
     Y, S = random_case(3, 7, 9, score_levels=4)
-    options = {"persistence": 0.6, "max_grade": 5.0}
+    options = {"persistence": 0.6, "max_grade": 5.0, "rbp_gain": "max_normalized"}
     for name, func in public.items():
         kernel = KERNELS[name]
         opts = {o: options[o] for o in kernel.options}
