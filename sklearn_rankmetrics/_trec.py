@@ -779,11 +779,17 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     in_run[q_run] = True
     evaluated = in_qrels if all_queries else in_qrels & in_run
 
+    # Every line of a run is a retrieved document, even one scored -inf
+    # (trec_eval and pytrec_eval rank it last): it takes the lowest finite
+    # score, so that -inf keeps meaning "not retrieved" in the long form.
+    score = run.value
+    if np.isneginf(score).any():
+        score = np.where(np.isneginf(score), np.finfo(np.float64).min, score)
     # the run's rows of evaluated queries, in trec_eval's order
     src = src[evaluated[q_run[src]]]
-    order = _score_order(q_run[src], run.value[src])
+    order = _score_order(q_run[src], score[src])
     src = src[order]
-    q_run, s_run = q_run[src], run.value[src]
+    q_run, s_run = q_run[src], score[src]
     _break_ties_by_doc(q_run, s_run, src, run.doc)
     d_run = d_run[src]
 
@@ -887,7 +893,10 @@ def trec_to_long_form(
     trec_eval's value (``ignore_ties=False`` gives the tie-exact expected
     value instead).  Judged documents the run did not retrieve become rows
     scored ``-inf``: they take no rank but count in recall and in the
-    ideal DCG.  Retrieved documents without a judgement get grade 0, and
+    ideal DCG.  A run line scored ``-inf`` is a retrieved document (as for
+    trec_eval): it gets the lowest finite float, ``np.finfo(float).min``,
+    and ranks after the query's other documents.  Retrieved documents
+    without a judgement get grade 0, and
     negative grades (trec_eval's "in the pool but unjudged") become 0.
 
     Read more in the :ref:`User Guide <command_line>`.

@@ -85,10 +85,12 @@ def _json(capsys, *argv):
     return json.loads(out)
 
 
+@pytest.mark.parametrize("neg_inf", [False, True])
 @pytest.mark.parametrize("level", [1, 2])
-def test_cli_matches_pytrec_eval_on_generated_files(tmp_path, capsys, level):
+def test_cli_matches_pytrec_eval_on_generated_files(tmp_path, capsys, level, neg_inf):
+    # neg_inf: run lines scored -inf are retrieved documents (num_ret)
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qrels_path, run_path = random_files(tmp_path, 3 + level)
+    qrels_path, run_path = random_files(tmp_path, 3 + level, neg_inf=neg_inf)
     with open(qrels_path) as fh:
         qrels = pytrec_eval.parse_qrel(fh)
     with open(run_path) as fh:
@@ -663,3 +665,14 @@ def test_long_fits_in_one_chunk_counts_rows_not_lines(tmp_path):
     path.write_text("q,y,s\n1,1,0.5\n1,0,0.2\n2,1,0.3\n")
     assert _fits_in_one_chunk(str(path), 3)
     assert not _fits_in_one_chunk(str(path), 2)
+
+
+def test_run_line_scored_minus_inf_is_retrieved(tmp_path, capsys):
+    # The case: trec_eval gives num_ret 2 and map 0.5 (d1, the only
+    # relevant document, is retrieved at rank 2).
+    qrels = tmp_path / "qrels"
+    qrels.write_text("301 0 d1 1\n301 0 d2 0\n")
+    run = tmp_path / "run"
+    run.write_text("301 Q0 d1 1 -inf r\n301 Q0 d2 2 1.0 r\n")
+    result = _json(capsys, "-m", "map", "-m", "num_ret", str(qrels), str(run))
+    assert result["r"]["all"] == {"num_ret": 2, "map": 0.5}

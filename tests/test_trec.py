@@ -220,9 +220,11 @@ def test_trec_eval_regression_through_public_functions(name, backend):
 # ---------------------------------------------------------------------------
 # pytrec_eval on generated files
 # ---------------------------------------------------------------------------
-def random_files(tmp_path, seed, n_queries=30):
+def random_files(tmp_path, seed, n_queries=30, neg_inf=False):
     """A qrels and a run file with ties, unjudged and unretrieved documents,
-    graded judgements, queries only in the qrels and only in the run."""
+    graded judgements, queries only in the qrels and only in the run; with
+    ``neg_inf``, run lines scored -inf too (retrieved documents that rank
+    last, for trec_eval)."""
     rng = np.random.default_rng(seed)
     qrels_lines, run_lines = [], []
     for i in range(n_queries):
@@ -238,6 +240,8 @@ def random_files(tmp_path, seed, n_queries=30):
                 qrels_lines.append(f"{qid} 0 {docs[j]} {grade}")
         if in_run:
             scores = np.round(rng.normal(size=n_ret), 1)  # many ties
+            if neg_inf:
+                scores[rng.random(n_ret) < 0.3] = -np.inf
             for rank, (doc, sc) in enumerate(zip(docs, scores, strict=False)):
                 run_lines.append(f"{qid} Q0 {doc} {rank} {sc} gen{seed}")
     order = rng.permutation(len(run_lines))
@@ -246,11 +250,12 @@ def random_files(tmp_path, seed, n_queries=30):
     return qrels, run
 
 
+@pytest.mark.parametrize("neg_inf", [False, True])
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("level", [1, 2])
-def test_matches_pytrec_eval_on_generated_files(tmp_path, seed, level):
+def test_matches_pytrec_eval_on_generated_files(tmp_path, seed, level, neg_inf):
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qrels_path, run_path = random_files(tmp_path, seed)
+    qrels_path, run_path = random_files(tmp_path, seed, neg_inf=neg_inf)
     with open(qrels_path) as fh:
         qrels = pytrec_eval.parse_qrel(fh)
     with open(run_path) as fh:
