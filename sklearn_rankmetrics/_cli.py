@@ -32,11 +32,17 @@ from . import __version__
 from ._auc import group_auc_score
 from ._ranking import (
     average_precision_at_k,
+    bpref_score,
     dcg_at_k,
+    expected_reciprocal_rank_at_k,
     f1_at_k,
+    fallout_at_k,
     hit_rate_at_k,
     ndcg_at_k,
     precision_at_k,
+    r_precision_score,
+    rank_biased_precision_at_k,
+    rbp_residual_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
 )
@@ -49,16 +55,24 @@ PROG = "rankmetrics"
 # ---------------------------------------------------------------------------
 # package metric name -> function (the names of get_scorer)
 _FUNCTIONS = {
+    "bpref": bpref_score,
     "dcg": dcg_at_k,
+    "err": expected_reciprocal_rank_at_k,
     "f1": f1_at_k,
+    "fallout": fallout_at_k,
     "gauc": group_auc_score,
     "hit_rate": hit_rate_at_k,
     "map": average_precision_at_k,
     "mrr": reciprocal_rank_at_k,
     "ndcg": ndcg_at_k,
     "precision": precision_at_k,
+    "r_precision": r_precision_score,
+    "rbp": rank_biased_precision_at_k,
+    "rbp_residual": rbp_residual_at_k,
     "recall": recall_at_k,
 }
+# metrics of the whole list: no @k
+_NO_CUTOFF = ("gauc", "r_precision", "bpref")
 _COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 
 _TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -71,6 +85,8 @@ _TREC_MEASURES = {
     "num_rel": ("num_rel", None, "num_rel"),
     "num_rel_ret": ("num_rel_ret", None, "num_rel_ret"),
     "map": ("map", None, "map"),
+    "Rprec": ("r_precision", None, "Rprec"),
+    "bpref": ("bpref", None, "bpref"),
     "recip_rank": ("mrr", None, "recip_rank"),
     "P": ("precision", _TREC_CUTS, "P_"),
     "recall": ("recall", _TREC_CUTS, "recall_"),
@@ -81,21 +97,29 @@ _TREC_MEASURES = {
     "set_P": ("precision", None, "set_P"),
     "set_recall": ("recall", None, "set_recall"),
     "set_F": ("f1", None, "set_F"),
+    "rbp": ("rbp", None, "rbp"),
 }
+# trec_eval's own options of a measure (its defaults; rbp.p=0.8 sets p):
+# rbp weighs a document by its grade over the query's top grade (trec_eval
+# 10), with persistence 0.9.
+_TREC_OPTIONS = {"rbp": {"persistence": 0.9, "rbp_gain": "max_normalized"}}
+_TREC_PARAMS = {"rbp": {"p": "persistence"}}
 # trec_eval measures this package does not compute (yet); all_trec and
 # official skip them with a note on stderr.
 _TREC_MISSING = (
-    "gm_map Rprec bpref iprec_at_recall relstring unj rbp rbp_resid infAP "
+    "gm_map iprec_at_recall relstring unj rbp_resid infAP "
     "gm_bpref utility 11pt_avg relative_P Rprec_mult ndcg_rel Rndcg binG G "
     "set_relative_P set_map num_nonrel_judged_ret"
 ).split()
 _NICKNAMES = {
     "all_trec": [m for m in _TREC_MEASURES],
-    "official": "runid num_q num_ret num_rel num_rel_ret map recip_rank P".split(),
+    "official": (
+        "runid num_q num_ret num_rel num_rel_ret map Rprec bpref recip_rank P"
+    ).split(),
 }
 _NICKNAME_MISSING = {
     "all_trec": _TREC_MISSING,
-    "official": "gm_map Rprec bpref iprec_at_recall".split(),
+    "official": "gm_map iprec_at_recall".split(),
 }
 _LONG_DEFAULT = "ndcg@10 map@10 mrr@10 precision@10 recall@10 hit_rate@10 gauc".split()
 _PACKAGE_RE = re.compile(r"^([a-z_]+?)(?:@(\d+))?$")
@@ -108,6 +132,7 @@ class Measure(NamedTuple):
     metric: str  # a key of _FUNCTIONS, a count, or "runid"
     k: object  # int or None
     order: tuple  # sort key: trec_eval's table order, then as requested
+    options: tuple = ()  # (name, value) pairs for the metric function
 
 
 class UsageError(Exception):
@@ -155,7 +180,7 @@ def parse_measures(names, *, default, notes):
                 "set_P, set_recall, set_F, num_ret, all_trec, ...)."
             )
         metric, k = match.group(1), match.group(2)
-        if k is not None and (metric == "gauc" or metric in _COUNTS):
+        if k is not None and (metric in _NO_CUTOFF or metric in _COUNTS):
             raise UsageError(f"measure {raw!r}: {metric} takes no cut-off @k.")
         if k is not None and int(k) < 1:
             raise UsageError(f"measure {raw!r}: the cut-off must be >= 1.")
@@ -165,8 +190,34 @@ def parse_measures(names, *, default, notes):
     return sorted(found.values(), key=lambda m: m.order)
 
 
+def _trec_options(base, params, raw):
+    """trec_eval's options of ``base`` with ``params`` (``p=0.8``)."""
+    options = dict(_TREC_OPTIONS.get(base, {}))
+    names = _TREC_PARAMS[base]
+    for item in params.split(","):
+        key, _, value = item.partition("=")
+        if key not in names:
+            raise UsageError(
+                f"measure {raw!r}: {base} takes "
+                + ", ".join(f"{n}=<number>" for n in names)
+                + f" (e.g. {base}.{next(iter(names))}=0.8)."
+            )
+        try:
+            options[names[key]] = float(value)
+        except ValueError:
+            raise UsageError(f"measure {raw!r}: {key} must be a number.") from None
+    return options
+
+
 def _add_trec(found, base, params, trec_order, raw=None):
     metric, cuts, prefix = _TREC_MEASURES[base]
+    if base in _TREC_PARAMS:
+        options = _TREC_OPTIONS.get(base, {})
+        if params is not None:
+            options = _trec_options(base, params, raw)
+        m = Measure(base, metric, None, (0, trec_order[base], 0))
+        found.setdefault(base, m._replace(options=tuple(options.items())))
+        return
     if params is not None and cuts is None:
         raise UsageError(
             f"measure {raw!r}: {base} takes no parameters here (trec_eval's "
@@ -179,6 +230,7 @@ def _add_trec(found, base, params, trec_order, raw=None):
         try:
             cuts = sorted({int(c) for c in params.split(",")})
         except ValueError:
+            # trec_eval itself reads "23.4" as 23: refuse instead
             raise UsageError(
                 f"measure {raw!r}: the cut-offs after '.' must be integers "
                 f"separated by commas, e.g. {base}.5,10."
@@ -204,14 +256,16 @@ def per_query_values(
     no_relevant,
     relevance_threshold=None,
     sample_weight=None,
+    judged=None,
 ):
     """Measure label -> per-query values (queries in ``np.unique`` order).
 
     ``query_id`` are integer codes 0..n_queries-1 whose order is the
     output order.  Every metric is computed by the package's public
     function with ``average=None``; the counts (num_ret, num_rel,
-    num_rel_ret) are bincounts over the rows.  This is the single place to
-    switch to ``ranking_report(..., per_query=True)`` once it exists.
+    num_rel_ret) are bincounts over the rows.  ``judged`` (TREC runs)
+    marks the rows whose document is judged: bpref reads those only, as
+    trec_eval does.
     """
     values = {}
     common = {"query_id": query_id, "average": None}
@@ -230,12 +284,35 @@ def per_query_values(
             )
             continue
         opts = dict(common, ignore_ties=ignore_ties, no_relevant=no_relevant)
-        if relevance_threshold is not None and m.metric not in ("dcg", "ndcg"):
-            opts["relevance_threshold"] = relevance_threshold
-        values[m.label] = func(
-            y_true, y_score, k=m.k, sample_weight=sample_weight, **opts
+        opts.update(m.options)
+        graded = m.metric in ("dcg", "ndcg", "err") or (
+            opts.get("rbp_gain", "binary") != "binary"
         )
+        if relevance_threshold is not None and not graded:
+            opts["relevance_threshold"] = relevance_threshold
+        if m.metric not in _NO_CUTOFF:
+            opts["k"] = m.k
+        if m.metric == "bpref" and judged is not None:
+            values[m.label] = _on_rows(
+                func, judged, y_true, y_score, n_queries, sample_weight, opts
+            )
+            continue
+        values[m.label] = func(y_true, y_score, sample_weight=sample_weight, **opts)
     return values
+
+
+def _on_rows(func, rows, y_true, y_score, n_queries, sample_weight, opts):
+    """``func`` on the ``rows`` only, per query; 0 for a query left with
+    no row (trec_eval scores a judged query 0 when nothing is left)."""
+    codes = opts["query_id"][rows]
+    out = np.zeros(n_queries)
+    if codes.size:
+        w = None if sample_weight is None else np.asarray(sample_weight)[rows]
+        opts = dict(opts, query_id=codes)
+        out[np.unique(codes)] = func(
+            y_true[rows], y_score[rows], sample_weight=w, **opts
+        )
+    return out
 
 
 def _counts(kind, y_true, y_score, codes, n_queries, threshold):
@@ -351,6 +428,7 @@ def _evaluate_trec(args, measures, progress):
             y_true,
             y_score,
             aligned.codes,
+            judged=aligned.judged,
             **options,
         )
         if cut:

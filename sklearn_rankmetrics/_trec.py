@@ -614,7 +614,9 @@ class _Aligned(NamedTuple):
     (0 for an unjudged document; negative grades are kept as read).
     ``score`` is the run's score, ``-inf`` for unretrieved rows; ``rank``
     is a score with the ties already broken trec_eval's way (decreasing
-    with the row position), ``-inf`` for unretrieved rows.
+    with the row position), ``-inf`` for unretrieved rows.  ``judged``
+    tells the rows whose document the qrels judge with a grade >= 0
+    (trec_eval's bpref reads those only).
     """
 
     query_ids: np.ndarray
@@ -623,6 +625,7 @@ class _Aligned(NamedTuple):
     score: np.ndarray
     rank: np.ndarray
     run_tag: str
+    judged: np.ndarray  # bool: the qrels judge the row's document (grade >= 0)
 
 
 def _as_file(obj, reader, what):
@@ -803,6 +806,8 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     judged_row = by_key[pos[found]]
     g_run = np.zeros(q_run.size, dtype=np.int64)
     g_run[found] = g_qrels[judged_row]
+    j_run = found.copy()
+    j_run[found] = g_qrels[judged_row] >= 0
 
     # trec_eval's -M: only the first max_docs documents of each ranking
     start = np.searchsorted(q_run, np.arange(n_q))
@@ -816,6 +821,7 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     seen[judged_row[retrieved[found]]] = True
     missing = np.flatnonzero(~seen & evaluated[q_qrels])
     q_ret, g_ret, s_ret = q_run[retrieved], g_run[retrieved], s_run[retrieved]
+    j_ret = j_run[retrieved]
 
     # insert them after their query's ranked rows (both parts are sorted by
     # query: one merge pass instead of a sort)
@@ -825,12 +831,13 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     q_all = np.insert(q_ret, at, q_miss)
     g_all = np.insert(g_ret, at, g_qrels[missing])
     s_all = np.insert(s_ret, at, -np.inf)
+    j_all = np.insert(j_ret, at, g_qrels[missing] >= 0)
     rank = np.where(s_all > -np.inf, -np.arange(q_all.size, dtype=np.float64), -np.inf)
 
     # number the evaluated queries 0..n-1 in id order
     new_code = np.cumsum(evaluated) - 1
     query_ids = _vocab_numpy(qvocab, np.flatnonzero(evaluated))
-    return _Aligned(query_ids, new_code[q_all], g_all, s_all, rank, run.tag)
+    return _Aligned(query_ids, new_code[q_all], g_all, s_all, rank, run.tag, j_all)
 
 
 def _score_order(q, s):

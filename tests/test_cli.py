@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 IN_SCOPE = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank")
 IN_SCOPE_PREFIX = ("P_", "recall_", "ndcg_cut_", "map_cut_", "success_")
 IN_SCOPE_EXACT = (*IN_SCOPE, "runid", "ndcg", "set_P", "set_recall", "set_F")
+IN_SCOPE_EXACT += ("Rprec", "bpref", "rbp")
 
 CASES = {
     "aq": ["qrels.test", "results.test"],
@@ -65,7 +66,7 @@ def test_trec_eval_default_measures_and_single_measures(capsys):
     qrels, run = str(PEER / "qrels.test"), str(PEER / "results.test")
     expected = (PEER / "out.test.aq").read_text().splitlines(keepends=True)
     code, out, _ = run_cli(capsys, "evaluate", qrels, run)
-    official = ("runid", *IN_SCOPE)
+    official = ("runid", *IN_SCOPE, "Rprec", "bpref")
     want = [
         line
         for line in expected
@@ -300,7 +301,11 @@ def test_usage_errors(tmp_path, capsys):
     qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
     run = write(tmp_path, "run", "q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n")
     for argv, message in [
-        (["-m", "bpref", qrels, run], "bpref is not implemented"),
+        (["-m", "rbp_resid", qrels, run], "rbp_resid is not implemented"),
+        (["-m", "bpref@5", qrels, run], "takes no cut-off"),
+        (["-m", "rbp.q=0.5", qrels, run], "rbp takes p=<number>"),
+        (["-m", "rbp.p=x", qrels, run], "p must be a number"),
+        (["-m", "ndcg_cut.23.4", qrels, run], "cut-offs after '.' must be integers"),
         (["-m", "nope@3", qrels, run], "unknown measure 'nope@3'"),
         (["-m", "P.x", qrels, run], "cut-offs after '.' must be integers"),
         (["-m", "gauc@5", qrels, run], "takes no cut-off"),
@@ -676,3 +681,36 @@ def test_run_line_scored_minus_inf_is_retrieved(tmp_path, capsys):
     run.write_text("301 Q0 d1 1 -inf r\n301 Q0 d2 2 1.0 r\n")
     result = _json(capsys, "-m", "map", "-m", "num_ret", str(qrels), str(run))
     assert result["r"]["all"] == {"num_ret": 2, "map": 0.5}
+
+
+@needs_peer
+def test_rbp_persistence_and_package_names_of_whole_list_metrics(capsys):
+    # rbp.p=0.5 is rank_biased_precision_at_k with trec_eval's graded rule;
+    # the package's names of the whole-list metrics are accepted too.
+    qrels, run = PEER / "qrels.test", PEER / "results.test"
+    y, s, q = srm.trec_to_long_form(qrels, run)
+    common = dict(query_id=q, ignore_ties=True, no_relevant=0.0)
+    got = _json(
+        capsys,
+        "-m",
+        "rbp.p=0.5",
+        "-m",
+        "r_precision",
+        "-m",
+        "err@10",
+        str(qrels),
+        str(run),
+    )
+    (values,) = [r["all"] for r in got.values()]
+    assert values["rbp"] == pytest.approx(
+        srm.rank_biased_precision_at_k(
+            y, s, persistence=0.5, rbp_gain="max_normalized", **common
+        ),
+        rel=1e-12,
+    )
+    assert values["r_precision"] == pytest.approx(
+        srm.r_precision_score(y, s, **common), rel=1e-12
+    )
+    assert values["err@10"] == pytest.approx(
+        srm.expected_reciprocal_rank_at_k(y, s, k=10, **common), rel=1e-12
+    )
