@@ -23,6 +23,7 @@ more in the :ref:`User Guide <scale>`.
 
 from ._frames import (
     check_columns,
+    check_options,
     check_ties_option,
     merge_states,
     partition_per_query,
@@ -228,6 +229,7 @@ def ranking_report(
     )
     _check_dtypes(df.dtypes, label_col, score_col, weight_col)
     check_ties_option(options, "Dask")
+    check_options(options, "sklearn_rankmetrics.dask.ranking_report")
     names = report_names(k, metrics, options)  # checks k, metrics, options
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an int >= 2; got {split_every!r}.")

@@ -33,6 +33,7 @@ import numpy as np
 from ._frames import (
     check_columns,
     check_nulls,
+    check_options,
     check_ties_option,
     not_numeric_error,
     report_output,
@@ -376,6 +377,7 @@ def ranking_report(
     )
     _check_types(df.schema, label_col, score_col, weight_col)
     check_ties_option(options, "Spark")
+    check_options(options, "sklearn_rankmetrics.spark.ranking_report")
     names = report_names(k, metrics, options)  # checks k, metrics, options
     if num_partitions is not None and (
         not isinstance(num_partitions, int) or num_partitions < 1

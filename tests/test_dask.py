@@ -164,3 +164,27 @@ def test_bad_frames(client):
     )
     with pytest.raises(ValueError, match="constant within each query"):
         ranking_report(dd.from_pandas(uneven, npartitions=3), **COLS, weight_col="w")
+
+
+def _explode(pdf):
+    raise RuntimeError("a task ran")
+
+
+@pytest.mark.parametrize(
+    "option, error, match",
+    [
+        ({"gian": "exponential"}, TypeError, r"^sklearn_rankmetrics\.dask\.ranking"),
+        ({"ignore_ties": True}, ValueError, "ignore_ties=True breaks ties by row"),
+        ({"ties": "input_order"}, ValueError, 'ties="input_order" breaks ties'),
+        ({"convention": "trec_eval"}, ValueError, "convention='trec_eval' breaks"),
+        ({"convention": "lightgbm"}, ValueError, "convention='lightgbm' breaks"),
+    ],
+)
+def test_options_checked_on_the_driver(client, option, error, match):
+    # A frame whose every task fails: the option error comes first, before
+    # any task runs, and names the public function, not the private engine.
+    frame = make_frame(5)
+    df = dd.from_pandas(frame, npartitions=2).map_partitions(_explode, meta=frame)
+    with pytest.raises(error, match=match) as info:
+        ranking_report(df, **COLS, **option)
+    assert "_per_query_report" not in str(info.value)

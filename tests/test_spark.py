@@ -365,3 +365,19 @@ def test_decimal_and_boolean_columns_and_null_weight(spark):
     with_null = df.withColumn("w", F.when(df["rel"] == 3, None).otherwise(df["w"]))
     with pytest.raises(ValueError, match=r"column 'w' has \d+ null value\(s\)"):
         ranking_report(with_null, **COLS, weight_col="w", output_dict=True)
+
+
+@pytest.mark.parametrize(
+    "option, error, match",
+    [
+        ({"gian": "exponential"}, TypeError, r"^sklearn_rankmetrics\.spark\.ranking"),
+        ({"ignore_ties": True}, ValueError, "ignore_ties=True breaks ties by row"),
+        ({"ties": "input_order"}, ValueError, 'ties="input_order" breaks ties'),
+        ({"convention": "trec_eval"}, ValueError, "convention='trec_eval' breaks"),
+    ],
+)
+def test_options_checked_on_the_driver(spark, option, error, match):
+    df = to_spark(spark, make_frame(5, n_queries=3), 2)
+    with pytest.raises(error, match=match) as info:
+        ranking_report(df, **COLS, **option)
+    assert "_per_query_report" not in str(info.value)
