@@ -188,3 +188,29 @@ def test_options_checked_on_the_driver(client, option, error, match):
     with pytest.raises(error, match=match) as info:
         ranking_report(df, **COLS, **option)
     assert "_per_query_report" not in str(info.value)
+
+
+@pytest.mark.parametrize("shuffle_method", ["tasks", "p2p", "disk", None])
+def test_shuffle_methods_give_the_same_values(client, shuffle_method):
+    frame = make_frame(11)
+    df = dd.from_pandas(frame, npartitions=5)
+    got = ranking_report(
+        df,
+        **COLS,
+        weight_col="w",
+        k=K,
+        output_dict=True,
+        npartitions=3,
+        shuffle_method=shuffle_method,
+    )
+    assert_same(got, in_memory(frame, output_dict=True))
+    reference = ranking_report(
+        df, **COLS, weight_col="w", k=K, output_dict=True, npartitions=3
+    )
+    assert_array_equal(list(got.values()), list(reference.values()))
+
+
+def test_bad_shuffle_method(client):
+    df = dd.from_pandas(make_frame(3), npartitions=2)
+    with pytest.raises(ValueError, match='shuffle_method must be "tasks"'):
+        ranking_report(df, **COLS, shuffle_method="hash")
