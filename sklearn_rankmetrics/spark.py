@@ -413,11 +413,23 @@ def ranking_report(
     sums = [F.count(F.lit(1)).alias("n_partitions")] + [
         F.sum(c).alias(c) for c in states.columns
     ]
+    # Arrow batches of 1M rows for this job rather than Spark's 10,000:
+    # fewer hand-offs to the Python workers (issue 19 measured 5.14 -> 4.30
+    # CPU s with 2 shuffle partitions); the session's setting is restored.
+    conf = df.sparkSession.conf
+    batch_key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    previous = conf.get(batch_key, None)
+    conf.set(batch_key, "1000000")
     try:
         total = states.agg(*sums).collect()[0]
     except Exception as exc:
         _reraise_executor_error(exc)
         raise
+    finally:
+        if previous is None:
+            conf.unset(batch_key)
+        else:
+            conf.set(batch_key, previous)
     state = ReportState()
     if total["n_partitions"]:
         n = len(names)

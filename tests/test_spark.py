@@ -381,3 +381,21 @@ def test_options_checked_on_the_driver(spark, option, error, match):
     with pytest.raises(error, match=match) as info:
         ranking_report(df, **COLS, **option)
     assert "_per_query_report" not in str(info.value)
+
+
+def test_arrow_batch_size_restored(spark):
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    frame = make_frame(17, n_queries=8)
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, "3")  # tiny batches: a partition spans many
+    try:
+        got = ranking_report(
+            to_spark(spark, frame, 3), **COLS, weight_col="w", k=K, output_dict=True
+        )
+        assert spark.conf.get(key) == "3"
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+    assert_same(got, in_memory(frame, output_dict=True))
