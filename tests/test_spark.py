@@ -399,3 +399,21 @@ def test_arrow_batch_size_restored(spark):
         else:
             spark.conf.set(key, before)
     assert_same(got, in_memory(frame, output_dict=True))
+
+
+def test_assume_grouped(spark):
+    frame = make_frame(19, n_queries=9)
+    want = in_memory(frame, output_dict=True)
+    grouped = to_spark(spark, frame, 3).repartition(4, "qid")
+    got = ranking_report(
+        grouped, **COLS, weight_col="w", k=K, output_dict=True, assume_grouped=True
+    )
+    assert_same(got, want)
+    # rows of queries spread over partitions: an error, never a double count
+    spread = to_spark(spark, frame, 3)
+    with pytest.raises(ValueError, match="more than one partition"):
+        ranking_report(spread, **COLS, output_dict=True, assume_grouped=True)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        ranking_report(grouped, **COLS, per_query=True, assume_grouped=True)
+    with pytest.raises(TypeError, match="assume_grouped must be a bool"):
+        ranking_report(grouped, **COLS, assume_grouped="yes")
