@@ -222,7 +222,7 @@ def bench_dask(path, aligned_path, n_workers, partitions):
         out["peaks"] = sorted(client.run(_peak_rss_mb).values())
         out["n"], out["shuffle"] = _timed(
             lambda: (
-                df.shuffle(on="qid", method="tasks")
+                df.shuffle(on="qid", shuffle_method="tasks")
                 .map_partitions(_count_rows)
                 .sum()
                 .compute()

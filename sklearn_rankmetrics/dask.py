@@ -74,7 +74,9 @@ def _by_query(df, query_col, cols, npartitions, shuffle_method):
         df = df[cols[1:]].reset_index()
     else:
         df = df[cols]
-    return df.shuffle(on=query_col, npartitions=npartitions, method=shuffle_method)
+    return df.shuffle(
+        on=query_col, npartitions=npartitions, shuffle_method=shuffle_method
+    )
 
 
 def _tree_reduce(dask, states, split_every):
@@ -165,7 +167,7 @@ def ranking_report(
         Fan-in of the tree reduction of the partition states.
 
     shuffle_method : {"tasks", "p2p", "disk"} or None, default="tasks"
-        How Dask shuffles the rows by query (``method=`` of
+        How Dask shuffles the rows by query (``shuffle_method=`` of
         :meth:`dask.dataframe.DataFrame.shuffle`; None: Dask's default,
         ``"p2p"`` on a distributed cluster).  ``"tasks"`` measured the
         cheapest on ``benchmarks/bench_scale.py`` and logs no P2P shuffle

@@ -214,3 +214,17 @@ def test_bad_shuffle_method(client):
     df = dd.from_pandas(make_frame(3), npartitions=2)
     with pytest.raises(ValueError, match='shuffle_method must be "tasks"'):
         ranking_report(df, **COLS, shuffle_method="hash")
+
+
+@pytest.mark.parametrize(
+    "shuffle_method, key", [("tasks", "taskshuffle"), ("p2p", "p2pshuffle")]
+)
+def test_shuffle_method_is_used(client, shuffle_method, key):
+    # the lazy per-query frame's graph names the shuffle Dask will run
+    df = dd.from_pandas(make_frame(3), npartitions=2)
+    kwargs = {} if shuffle_method == "tasks" else {"shuffle_method": shuffle_method}
+    lazy = ranking_report(df, **COLS, per_query=True, **kwargs)
+    names = " ".join(
+        str(k[0] if isinstance(k, tuple) else k) for k in lazy.__dask_graph__()
+    )
+    assert key in names
