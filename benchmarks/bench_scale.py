@@ -221,7 +221,12 @@ def bench_dask(path, aligned_path, n_workers, partitions):
         out["report"], out["time"] = _timed(lambda: _report(ranking_report, df))
         out["peaks"] = sorted(client.run(_peak_rss_mb).values())
         out["n"], out["shuffle"] = _timed(
-            lambda: df.shuffle(on="qid").map_partitions(_count_rows).sum().compute()
+            lambda: (
+                df.shuffle(on="qid", shuffle_method="tasks")
+                .map_partitions(_count_rows)
+                .sum()
+                .compute()
+            )
         )
         if aligned_path is not None:
             da = dd.read_parquet(

@@ -41,15 +41,62 @@ def check_columns(available, *, query_col, label_col, score_col, weight_col):
     return cols
 
 
-def check_ties_option(options, engine):
+def _input_order_ties(options):
+    """Why ``options`` break ties by row order (None if they do not)."""
     if options.get("ignore_ties", False):
+        return "ignore_ties=True breaks ties by row order"
+    if options.get("ties") == "input_order":
+        return 'ties="input_order" breaks ties by row order'
+    convention = options.get("convention")
+    if isinstance(convention, str):
+        from ._conventions import CONVENTIONS
+
+        preset = CONVENTIONS.get(convention)
+        if preset is not None:
+            rules = [preset.options, *preset.per_metric.values()]
+            if any(rule.get("ties") == "input_order" for rule in rules):
+                return (
+                    f"convention={convention!r} breaks ties by row order "
+                    "(as its library does)"
+                )
+    return None
+
+
+def check_ties_option(options, engine):
+    """Refuse options whose tie rule is the row order: a shuffle does not
+    keep it, so the result would depend on the partitioning."""
+    why = _input_order_ties(options)
+    if why is not None:
         raise ValueError(
-            f"ignore_ties=True breaks ties by row order, which {engine}'s "
-            "shuffle by query does not keep; tied scores would be ordered "
-            "differently from run to run. Keep ignore_ties=False (ties count "
-            "exactly), or break the ties in the score column itself (e.g. "
-            "add a small tie-breaking term)."
+            f"{why}, which {engine}'s shuffle by query does not keep; tied "
+            "scores would be ordered differently from one partitioning to "
+            "the next. Count ties exactly (the default ties, "
+            "ignore_ties=False), or break the ties in the score column "
+            "itself (e.g. add a small term ordered by the item id)."
         )
+
+
+def check_options(options, func):
+    """Refuse an option the report does not take, naming the public
+    ``func`` (not the private engine) and listing the accepted ones."""
+    import inspect
+
+    from ._report import _per_query_report
+
+    params = inspect.signature(_per_query_report).parameters
+    accepted = [
+        name
+        for name, p in params.items()
+        if p.kind is p.KEYWORD_ONLY
+        and p.default is not p.empty
+        and name not in ("sample_weight",)
+    ]
+    for name in options:
+        if name not in accepted:
+            raise TypeError(
+                f"{func}() got an unexpected keyword argument {name!r}; "
+                f"its options are: {', '.join(accepted)}."
+            )
 
 
 def _error(message, partition):

@@ -23,6 +23,7 @@ more in the :ref:`User Guide <scale>`.
 
 from ._frames import (
     check_columns,
+    check_options,
     check_ties_option,
     merge_states,
     partition_per_query,
@@ -65,7 +66,7 @@ def _check_dtypes(dtypes, label_col, score_col, weight_col):
             )
 
 
-def _by_query(df, query_col, cols, npartitions):
+def _by_query(df, query_col, cols, npartitions, shuffle_method):
     """``df[cols]`` with every query whole in one partition."""
     if query_col not in df.columns:  # the query ids are the index
         if df.known_divisions and npartitions is None:
@@ -73,7 +74,9 @@ def _by_query(df, query_col, cols, npartitions):
         df = df[cols[1:]].reset_index()
     else:
         df = df[cols]
-    return df.shuffle(on=query_col, npartitions=npartitions)
+    return df.shuffle(
+        on=query_col, npartitions=npartitions, shuffle_method=shuffle_method
+    )
 
 
 def _tree_reduce(dask, states, split_every):
@@ -106,6 +109,7 @@ def ranking_report(
     digits=4,
     npartitions=None,
     split_every=8,
+    shuffle_method="tasks",
     **options,
 ):
     """Report every ranking metric at every cut-off on a Dask DataFrame.
@@ -161,6 +165,13 @@ def ranking_report(
 
     split_every : int, default=8
         Fan-in of the tree reduction of the partition states.
+
+    shuffle_method : {"tasks", "p2p", "disk"} or None, default="tasks"
+        How Dask shuffles the rows by query (``shuffle_method=`` of
+        :meth:`dask.dataframe.DataFrame.shuffle`; None: Dask's default,
+        ``"p2p"`` on a distributed cluster).  ``"tasks"`` measured the
+        cheapest on ``benchmarks/bench_scale.py`` and logs no P2P shuffle
+        warnings; the values do not depend on it.
 
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
@@ -228,10 +239,16 @@ def ranking_report(
     )
     _check_dtypes(df.dtypes, label_col, score_col, weight_col)
     check_ties_option(options, "Dask")
+    check_options(options, "sklearn_rankmetrics.dask.ranking_report")
     names = report_names(k, metrics, options)  # checks k, metrics, options
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an int >= 2; got {split_every!r}.")
-    aligned = _by_query(df, query_col, cols, npartitions)
+    if shuffle_method not in ("tasks", "p2p", "disk", None):
+        raise ValueError(
+            'shuffle_method must be "tasks", "p2p", "disk" or None; '
+            f"got {shuffle_method!r}."
+        )
+    aligned = _by_query(df, query_col, cols, npartitions, shuffle_method)
     columns = (query_col, label_col, score_col, weight_col)
     config = dict(columns=columns, k=k, metrics=metrics, options=options)
     if per_query:

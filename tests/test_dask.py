@@ -164,3 +164,67 @@ def test_bad_frames(client):
     )
     with pytest.raises(ValueError, match="constant within each query"):
         ranking_report(dd.from_pandas(uneven, npartitions=3), **COLS, weight_col="w")
+
+
+def _explode(pdf):
+    raise RuntimeError("a task ran")
+
+
+@pytest.mark.parametrize(
+    "option, error, match",
+    [
+        ({"gian": "exponential"}, TypeError, r"^sklearn_rankmetrics\.dask\.ranking"),
+        ({"ignore_ties": True}, ValueError, "ignore_ties=True breaks ties by row"),
+        ({"ties": "input_order"}, ValueError, 'ties="input_order" breaks ties'),
+        ({"convention": "trec_eval"}, ValueError, "convention='trec_eval' breaks"),
+        ({"convention": "lightgbm"}, ValueError, "convention='lightgbm' breaks"),
+    ],
+)
+def test_options_checked_on_the_driver(client, option, error, match):
+    # A frame whose every task fails: the option error comes first, before
+    # any task runs, and names the public function, not the private engine.
+    frame = make_frame(5)
+    df = dd.from_pandas(frame, npartitions=2).map_partitions(_explode, meta=frame)
+    with pytest.raises(error, match=match) as info:
+        ranking_report(df, **COLS, **option)
+    assert "_per_query_report" not in str(info.value)
+
+
+@pytest.mark.parametrize("shuffle_method", ["tasks", "p2p", "disk", None])
+def test_shuffle_methods_give_the_same_values(client, shuffle_method):
+    frame = make_frame(11)
+    df = dd.from_pandas(frame, npartitions=5)
+    got = ranking_report(
+        df,
+        **COLS,
+        weight_col="w",
+        k=K,
+        output_dict=True,
+        npartitions=3,
+        shuffle_method=shuffle_method,
+    )
+    assert_same(got, in_memory(frame, output_dict=True))
+    reference = ranking_report(
+        df, **COLS, weight_col="w", k=K, output_dict=True, npartitions=3
+    )
+    assert_array_equal(list(got.values()), list(reference.values()))
+
+
+def test_bad_shuffle_method(client):
+    df = dd.from_pandas(make_frame(3), npartitions=2)
+    with pytest.raises(ValueError, match='shuffle_method must be "tasks"'):
+        ranking_report(df, **COLS, shuffle_method="hash")
+
+
+@pytest.mark.parametrize(
+    "shuffle_method, key", [("tasks", "taskshuffle"), ("p2p", "p2pshuffle")]
+)
+def test_shuffle_method_is_used(client, shuffle_method, key):
+    # the lazy per-query frame's graph names the shuffle Dask will run
+    df = dd.from_pandas(make_frame(3), npartitions=2)
+    kwargs = {} if shuffle_method == "tasks" else {"shuffle_method": shuffle_method}
+    lazy = ranking_report(df, **COLS, per_query=True, **kwargs)
+    names = " ".join(
+        str(k[0] if isinstance(k, tuple) else k) for k in lazy.__dask_graph__()
+    )
+    assert key in names

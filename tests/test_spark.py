@@ -365,3 +365,55 @@ def test_decimal_and_boolean_columns_and_null_weight(spark):
     with_null = df.withColumn("w", F.when(df["rel"] == 3, None).otherwise(df["w"]))
     with pytest.raises(ValueError, match=r"column 'w' has \d+ null value\(s\)"):
         ranking_report(with_null, **COLS, weight_col="w", output_dict=True)
+
+
+@pytest.mark.parametrize(
+    "option, error, match",
+    [
+        ({"gian": "exponential"}, TypeError, r"^sklearn_rankmetrics\.spark\.ranking"),
+        ({"ignore_ties": True}, ValueError, "ignore_ties=True breaks ties by row"),
+        ({"ties": "input_order"}, ValueError, 'ties="input_order" breaks ties'),
+        ({"convention": "trec_eval"}, ValueError, "convention='trec_eval' breaks"),
+    ],
+)
+def test_options_checked_on_the_driver(spark, option, error, match):
+    df = to_spark(spark, make_frame(5, n_queries=3), 2)
+    with pytest.raises(error, match=match) as info:
+        ranking_report(df, **COLS, **option)
+    assert "_per_query_report" not in str(info.value)
+
+
+def test_arrow_batch_size_restored(spark):
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    frame = make_frame(17, n_queries=8)
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, "3")  # tiny batches: a partition spans many
+    try:
+        got = ranking_report(
+            to_spark(spark, frame, 3), **COLS, weight_col="w", k=K, output_dict=True
+        )
+        assert spark.conf.get(key) == "3"
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+    assert_same(got, in_memory(frame, output_dict=True))
+
+
+def test_assume_grouped(spark):
+    frame = make_frame(19, n_queries=9)
+    want = in_memory(frame, output_dict=True)
+    grouped = to_spark(spark, frame, 3).repartition(4, "qid")
+    got = ranking_report(
+        grouped, **COLS, weight_col="w", k=K, output_dict=True, assume_grouped=True
+    )
+    assert_same(got, want)
+    # rows of queries spread over partitions: an error, never a double count
+    spread = to_spark(spark, frame, 3)
+    with pytest.raises(ValueError, match="more than one partition"):
+        ranking_report(spread, **COLS, output_dict=True, assume_grouped=True)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        ranking_report(grouped, **COLS, per_query=True, assume_grouped=True)
+    with pytest.raises(TypeError, match="assume_grouped must be a bool"):
+        ranking_report(grouped, **COLS, assume_grouped="yes")
