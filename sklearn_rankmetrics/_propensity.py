@@ -19,21 +19,23 @@ __all__ = [
 ]
 
 
-def _check_propensity(propensity, y_true, min_propensity=None):
-    """A float copy of ``propensity``, one value in (0, 1] per cell."""
+def _check_propensity(propensity, y_true, min_propensity=None, query_id=None):
+    """A float copy of ``propensity``, one value in (0, 1] per cell (2-D
+    form) or per row (long form, with ``query_id``)."""
     y_true = np.asarray(y_true)
-    if y_true.ndim != 2:
+    if y_true.ndim != (1 if query_id is not None else 2):
         raise ValueError(
-            "y_true must be a 2-D array (one query per row) for the IPS "
-            f"metrics; got {y_true.ndim} dimension(s)."
+            "y_true must be a 2-D array (one query per row), or 1-D rows with "
+            f"query_id=, for the IPS metrics; got {y_true.ndim} dimension(s)."
         )
     p = np.asarray(propensity, dtype=np.float64)
-    if p.ndim == 1 and p.shape[0] == y_true.shape[1]:
+    if y_true.ndim == 2 and p.ndim == 1 and p.shape[0] == y_true.shape[1]:
         p = np.broadcast_to(p, y_true.shape)  # one propensity per item
     if p.shape != y_true.shape:
         raise ValueError(
             f"propensity has shape {p.shape}; give one value per cell of "
-            f"y_true {y_true.shape} (or one per item, shape ({y_true.shape[1]},))."
+            f"y_true {y_true.shape} (or, 2-D, one per item: shape "
+            f"({y_true.shape[-1]},))."
         )
     if min_propensity is not None:
         _check_min(min_propensity)
@@ -57,8 +59,10 @@ def _check_min(min_propensity):
         )
 
 
-def _ips_sum(y_true, y_score, propensity, k, discount, ties, min_propensity):
-    p = _check_propensity(propensity, y_true, min_propensity)
+def _ips_sum(
+    y_true, y_score, propensity, k, discount, ties, min_propensity, query_id=None
+):
+    p = _check_propensity(propensity, y_true, min_propensity, query_id)
     weighted = np.asarray(y_true, dtype=np.float64) / p
     # One ranking by the engine; the per-item weights rel / p ride as linear
     # grades, so tied items share their group's mean weight (exact ties).
@@ -66,6 +70,7 @@ def _ips_sum(y_true, y_score, propensity, k, discount, ties, min_propensity):
         weighted,
         y_score,
         k=k,
+        query_id=query_id,
         gain="linear",
         discount=discount,
         ties=ties,
@@ -75,24 +80,35 @@ def _ips_sum(y_true, y_score, propensity, k, discount, ties, min_propensity):
 
 
 def ips_dcg_at_k(
-    y_true, y_score, *, propensity, k=None, ties=None, min_propensity=None
+    y_true,
+    y_score,
+    *,
+    propensity,
+    k=None,
+    ties=None,
+    min_propensity=None,
+    query_id=None,
 ):
     r"""IPS estimate of DCG@k (linear gain) from logged relevance.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_queries, n_items)
-        Observed relevance (0 where not observed as relevant).
-    y_score : array-like of shape (n_queries, n_items)
+    y_true : array-like of shape (n_queries, n_items) or (n_rows,)
+        Observed relevance (0 where not observed as relevant); 1-D rows of
+        the long form with ``query_id``.
+    y_score : array-like, shape of ``y_true``
         Scores of the ranking under evaluation.
-    propensity : array-like of shape (n_queries, n_items) or (n_items,)
-        Probability in (0, 1] that each cell's relevance was observed.
+    propensity : array-like, shape of ``y_true``, or (n_items,) for 2-D
+        Probability in (0, 1] that each cell's (row's) relevance was
+        observed.
     k : int, default=None
         Cutoff (None: the whole list).
     ties : {"expected", "optimistic", "pessimistic"}, default=None
         Tie handling as in :func:`dcg_at_k` (None: the configured default).
     min_propensity : float, default=None
         Clip propensities below this value (less variance, some bias).
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row (long form).
 
     Returns
     -------
@@ -122,18 +138,29 @@ def ips_dcg_at_k(
     3.0
     """
     return float(
-        np.mean(_ips_sum(y_true, y_score, propensity, k, "log", ties, min_propensity))
+        np.mean(
+            _ips_sum(
+                y_true, y_score, propensity, k, "log", ties, min_propensity, query_id
+            )
+        )
     )
 
 
 def ips_precision_at_k(
-    y_true, y_score, *, propensity, k, ties=None, min_propensity=None
+    y_true,
+    y_score,
+    *,
+    propensity,
+    k,
+    ties=None,
+    min_propensity=None,
+    query_id=None,
 ):
     r"""IPS estimate of precision@k from logged relevance.
 
     Parameters
     ----------
-    y_true, y_score, propensity, ties, min_propensity
+    y_true, y_score, propensity, ties, min_propensity, query_id
         As in :func:`ips_dcg_at_k`.
     k : int
         Cutoff (the denominator).
@@ -165,7 +192,7 @@ def ips_precision_at_k(
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}.")
     per_query = _ips_sum(
-        y_true, y_score, propensity, k, np.ones_like, ties, min_propensity
+        y_true, y_score, propensity, k, np.ones_like, ties, min_propensity, query_id
     )
     return float(np.mean(per_query) / k)
 

@@ -213,3 +213,21 @@ def test_inputs_not_modified_and_clipping():
     assert ips_dcg_at_k(y, [[3, 2, 1]], propensity=[0.5, 1, 1]) == pytest.approx(
         2 + 0.5
     )
+
+
+def test_long_form_equals_2d():
+    rng = np.random.default_rng(11)
+    y_true, y_score, p = _random(rng, n_q=6, n_i=5)
+    qid = np.repeat(np.arange(6), 5)
+    perm = rng.permutation(qid.size)  # rows out of order
+    long = dict(query_id=qid[perm], propensity=p.ravel()[perm])
+    yt, ys = y_true.ravel()[perm], y_score.ravel()[perm]
+    for k in (None, 2):
+        assert ips_dcg_at_k(yt, ys, k=k, **long) == pytest.approx(
+            ips_dcg_at_k(y_true, y_score, propensity=p, k=k)
+        )
+    assert ips_precision_at_k(yt, ys, k=3, **long) == pytest.approx(
+        ips_precision_at_k(y_true, y_score, propensity=p, k=3)
+    )
+    with pytest.raises(ValueError, match="propensity has shape"):
+        ips_dcg_at_k(yt, ys, query_id=qid, propensity=p.ravel()[:-1])
