@@ -12,6 +12,13 @@ from ._config import config_context, get_config, set_config
 from ._idlists import ranked_lists_to_arrays
 from ._ltr import QueryRanker
 from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
+from ._propensity import (
+    ips_dcg_at_k,
+    ips_precision_at_k,
+    ips_recall_at_k,
+    popularity_propensity,
+    position_propensity,
+)
 from ._ranking import (
     average_precision_at_k,
     bpref_score,
@@ -57,8 +64,13 @@ __all__ = [
     "get_scorer_names",
     "group_auc_score",
     "hit_rate_at_k",
+    "ips_dcg_at_k",
+    "ips_precision_at_k",
+    "ips_recall_at_k",
     "make_scoring",
     "ndcg_at_k",
+    "popularity_propensity",
+    "position_propensity",
     "precision_at_k",
     "r_precision_score",
     "rank_biased_precision_at_k",

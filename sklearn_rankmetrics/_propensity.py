@@ -1,0 +1,380 @@
+"""Inverse-propensity-scored (IPS) metrics and propensity estimates.
+
+Logged feedback only shows the relevant items a user was exposed to.  With
+a known exposure probability ``p`` per cell, dividing each observed relevant
+item's contribution by ``p`` makes every metric that is a sum over relevant
+items (DCG@k, precision@k) unbiased for its full-information value.
+"""
+
+import numpy as np
+
+from ._ranking import dcg_at_k
+
+__all__ = [
+    "ips_dcg_at_k",
+    "ips_precision_at_k",
+    "ips_recall_at_k",
+    "popularity_propensity",
+    "position_propensity",
+]
+
+
+def _check_propensity(propensity, y_true, min_propensity=None, query_id=None):
+    """A float copy of ``propensity``, one value in (0, 1] per cell (2-D
+    form) or per row (long form, with ``query_id``)."""
+    y_true = np.asarray(y_true)
+    if y_true.ndim != (1 if query_id is not None else 2):
+        raise ValueError(
+            "y_true must be a 2-D array (one query per row), or 1-D rows with "
+            f"query_id=, for the IPS metrics; got {y_true.ndim} dimension(s)."
+        )
+    p = np.asarray(propensity, dtype=np.float64)
+    if y_true.ndim == 2 and p.ndim == 1 and p.shape[0] == y_true.shape[1]:
+        p = np.broadcast_to(p, y_true.shape)  # one propensity per item
+    if p.shape != y_true.shape:
+        raise ValueError(
+            f"propensity has shape {p.shape}; give one value per cell of "
+            f"y_true {y_true.shape} (or, 2-D, one per item: shape "
+            f"({y_true.shape[-1]},))."
+        )
+    if min_propensity is not None:
+        _check_min(min_propensity)
+        p = np.maximum(p, min_propensity)
+    bad = ~((p > 0) & (p <= 1))  # also catches NaN
+    if bad.any():
+        raise ValueError(
+            "propensity must be in (0, 1] (no 0, negative, NaN or value above "
+            f"1); got {p[bad].ravel()[0]!r}. Clip small values with "
+            "min_propensity=."
+        )
+    if np.asarray(y_true, dtype=np.float64).min(initial=0.0) < 0:
+        raise ValueError("y_true must be >= 0 for the IPS metrics.")
+    return p
+
+
+def _check_min(min_propensity):
+    if not (isinstance(min_propensity, (int, float)) and 0 < min_propensity <= 1):
+        raise ValueError(
+            f"min_propensity must be a number in (0, 1]; got {min_propensity!r}."
+        )
+
+
+def _ips_sum(
+    y_true, y_score, propensity, k, discount, ties, min_propensity, query_id=None
+):
+    p = _check_propensity(propensity, y_true, min_propensity, query_id)
+    weighted = np.asarray(y_true, dtype=np.float64) / p
+    # One ranking by the engine; the per-item weights rel / p ride as linear
+    # grades, so tied items share their group's mean weight (exact ties).
+    return dcg_at_k(
+        weighted,
+        y_score,
+        k=k,
+        query_id=query_id,
+        gain="linear",
+        discount=discount,
+        ties=ties,
+        no_relevant=0.0,
+        average=None,
+    )
+
+
+def ips_dcg_at_k(
+    y_true,
+    y_score,
+    *,
+    propensity,
+    k=None,
+    ties=None,
+    min_propensity=None,
+    query_id=None,
+):
+    r"""IPS estimate of DCG@k (linear gain) from logged relevance.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_queries, n_items) or (n_rows,)
+        Observed relevance (0 where not observed as relevant); 1-D rows of
+        the long form with ``query_id``.
+    y_score : array-like, shape of ``y_true``
+        Scores of the ranking under evaluation.
+    propensity : array-like, shape of ``y_true``, or (n_items,) for 2-D
+        Probability in (0, 1] that each cell's (row's) relevance was
+        observed.
+    k : int, default=None
+        Cutoff (None: the whole list).
+    ties : {"expected", "optimistic", "pessimistic"}, default=None
+        Tie handling as in :func:`dcg_at_k` (None: the configured default).
+    min_propensity : float, default=None
+        Clip propensities below this value (less variance, some bias).
+    query_id : array-like of shape (n_rows,), default=None
+        Query of each row (long form).
+
+    Returns
+    -------
+    score : float
+        Mean over queries; a query with no observed relevant item counts 0
+        (it is not skipped: skipping it would bias the estimate).
+
+    See Also
+    --------
+    dcg_at_k, ips_precision_at_k, popularity_propensity
+
+    Notes
+    -----
+    :math:`\widehat{DCG}@k = \sum_{i: r_i \le k} \frac{o_i y_i}{p_i \log_2(1 + r_i)}`,
+    unbiased since :math:`E[o_i] = p_i`. It is DCG with linear gain of the
+    per-item weights :math:`y_i / p_i`.
+
+    References
+    ----------
+    .. [1] Yang et al., "Unbiased offline recommender evaluation for
+       missing-not-at-random implicit feedback", RecSys 2018.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import ips_dcg_at_k
+    >>> ips_dcg_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], propensity=[[0.5, 1, 0.5]])
+    3.0
+    """
+    return float(
+        np.mean(
+            _ips_sum(
+                y_true, y_score, propensity, k, "log", ties, min_propensity, query_id
+            )
+        )
+    )
+
+
+def ips_precision_at_k(
+    y_true,
+    y_score,
+    *,
+    propensity,
+    k,
+    ties=None,
+    min_propensity=None,
+    query_id=None,
+):
+    r"""IPS estimate of precision@k from logged relevance.
+
+    Parameters
+    ----------
+    y_true, y_score, propensity, ties, min_propensity, query_id
+        As in :func:`ips_dcg_at_k`.
+    k : int
+        Cutoff (the denominator).
+
+    Returns
+    -------
+    score : float
+        Mean over queries of :math:`\frac1k \sum_{r_i \le k} o_i y_i / p_i`.
+
+    See Also
+    --------
+    precision_at_k, ips_dcg_at_k
+
+    Notes
+    -----
+    Unbiased, as a sum over relevant items with a constant weight ``1/k``.
+
+    References
+    ----------
+    .. [1] Yang et al., RecSys 2018.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import ips_precision_at_k
+    >>> y_true, y_score = [[1, 0, 1]], [[0.9, 0.5, 0.1]]
+    >>> ips_precision_at_k(y_true, y_score, propensity=[[0.5, 1, 0.5]], k=2)
+    1.0
+    """
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}.")
+    per_query = _ips_sum(
+        y_true, y_score, propensity, k, np.ones_like, ties, min_propensity, query_id
+    )
+    return float(np.mean(per_query) / k)
+
+
+def ips_recall_at_k(y_true, y_score, *, propensity, k, ties=None, min_propensity=None):
+    r"""Self-normalised IPS (SNIPS) estimate of recall@k.
+
+    Parameters
+    ----------
+    y_true, y_score, propensity, ties, min_propensity
+        As in :func:`ips_dcg_at_k`.
+    k : int
+        Cutoff.
+
+    Returns
+    -------
+    score : float
+        Mean, over queries with an observed relevant item, of
+        :math:`\sum_{r_i \le k} o_i y_i / p_i \,/\, \sum_i o_i y_i / p_i`.
+
+    See Also
+    --------
+    recall_at_k, ips_precision_at_k
+
+    Notes
+    -----
+    Recall divides by the unknown number of relevant items; its IPS
+    estimate is the ratio above, which is consistent (not unbiased): it
+    converges to recall@k as the number of items grows. With all
+    propensities 1 it equals :func:`recall_at_k` (binary relevance). It is
+    invariant to scaling all propensities of a query.
+
+    References
+    ----------
+    .. [1] Yang et al., RecSys 2018.
+    .. [2] Schnabel et al., "Recommendations as treatments", ICML 2016.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import ips_recall_at_k
+    >>> y_true, y_score = [[1, 0, 1]], [[0.9, 0.5, 0.1]]
+    >>> ips_recall_at_k(y_true, y_score, propensity=[[0.5, 1, 0.25]], k=1)
+    0.3333333333333333
+    """
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}.")
+    top = _ips_sum(y_true, y_score, propensity, k, np.ones_like, ties, min_propensity)
+    p = _check_propensity(propensity, y_true, min_propensity)
+    total = (np.asarray(y_true, dtype=np.float64) / p).sum(axis=1)
+    keep = total > 0
+    if not keep.any():
+        raise ValueError("no query of y_true has an observed relevant item.")
+    return float(np.mean(top[keep] / total[keep]))
+
+
+def popularity_propensity(X, *, gamma, min_propensity=None):
+    r"""Item propensities from popularity (Yang et al. 2018).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_users, n_items)
+        Training interactions; a cell > 0 counts as an observation.
+    gamma : float
+        Popularity exponent: :math:`p_i \propto n_i^{(\gamma + 1) / 2}`.
+    min_propensity : float, default=None
+        Lower clip. Small propensities give large weights ``1/p`` and a
+        high-variance estimate; clipping bounds the weights at
+        ``1/min_propensity`` at the price of a bias (towards the naive metric).
+
+    Returns
+    -------
+    propensity : ndarray of shape (n_items,)
+        Scaled so that the most popular item has propensity 1. Items never
+        observed get ``min_propensity`` (or the smallest positive value).
+
+    See Also
+    --------
+    position_propensity, ips_dcg_at_k
+
+    Notes
+    -----
+    Only relative propensities matter for SNIPS-type ratios; the scaling to
+    1 for the top item assumes it is always observed when relevant.
+
+    References
+    ----------
+    .. [1] Yang et al., RecSys 2018.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import popularity_propensity
+    >>> popularity_propensity([[1, 1], [1, 0], [1, 0], [1, 0]], gamma=1.0)
+    array([1.  , 0.25])
+    """
+    import scipy.sparse as sp
+
+    if not np.isscalar(gamma) or not np.isfinite(gamma):
+        raise ValueError(f"gamma must be a finite number; got {gamma!r}.")
+    obs = (X > 0) if sp.issparse(X) else np.asarray(X) > 0
+    if obs.ndim != 2:
+        raise ValueError("X must be 2-D (users x items).")
+    n = np.asarray(obs.sum(axis=0), dtype=np.float64).ravel()
+    if n.max(initial=0) == 0:
+        raise ValueError("X has no interaction (no cell > 0).")
+    p = (n / n.max()) ** ((gamma + 1.0) / 2.0)
+    floor = min_propensity
+    if floor is not None:
+        _check_min(floor)
+    else:
+        floor = p[p > 0].min()
+    return np.maximum(p, floor)
+
+
+def position_propensity(
+    rank=None, *, eta=1.0, clicks=None, n_ranks=None, min_propensity=None
+):
+    r"""Position-based propensities: ``1 / rank ** eta``, or from a
+    result-randomisation log.
+
+    Parameters
+    ----------
+    rank : array-like of int
+        1-based ranks. Without ``clicks``: the propensity of each rank.
+        With ``clicks``: the displayed rank of each logged impression.
+    eta : float, default=1.0
+        Examination exponent (ignored with ``clicks``).
+    clicks : array-like of {0, 1}, default=None
+        Clicks of a randomised log (items shuffled, so relevance does not
+        depend on rank): the propensity of rank r is CTR(r) / CTR(1).
+    n_ranks : int, default=None
+        With ``clicks``: the ranks 1..n_ranks estimated (default max rank).
+    min_propensity : float, default=None
+        Lower clip (see :func:`popularity_propensity`).
+
+    Returns
+    -------
+    propensity : ndarray
+        Per element of ``rank``, or with ``clicks`` per rank 1..n_ranks.
+
+    See Also
+    --------
+    popularity_propensity
+
+    Notes
+    -----
+    Under the position-based model :math:`P(click) = P(exam \mid r) P(rel)`
+    and randomisation makes :math:`P(rel)` equal at every rank.
+
+    References
+    ----------
+    .. [1] Joachims et al., "Unbiased learning-to-rank with biased
+       feedback", WSDM 2017.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import position_propensity
+    >>> position_propensity([1, 2, 4], eta=1.0)
+    array([1.  , 0.5 , 0.25])
+    >>> position_propensity([1, 1, 2, 2], clicks=[1, 1, 1, 0])
+    array([1. , 0.5])
+    """
+    r = np.asarray(rank)
+    if r.size == 0 or not np.issubdtype(r.dtype, np.integer) or r.min() < 1:
+        raise ValueError("rank must be a non-empty array of integers >= 1.")
+    if min_propensity is not None:
+        _check_min(min_propensity)
+    if clicks is None:
+        p = 1.0 / r.astype(np.float64) ** float(eta)
+    else:
+        c = np.asarray(clicks, dtype=np.float64)
+        if c.shape != r.shape or not np.isin(c, (0, 1)).all():
+            raise ValueError("clicks must be 0/1, one per element of rank.")
+        size = int(n_ranks or r.max())
+        shown = np.bincount(r, minlength=size + 1)[1 : size + 1]
+        clicked = np.bincount(r, weights=c, minlength=size + 1)[1 : size + 1]
+        if shown[0] == 0 or clicked[0] == 0:
+            raise ValueError("the log needs clicks at rank 1 to scale CTRs.")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ctr = np.where(shown > 0, clicked / np.maximum(shown, 1), np.nan)
+        p = ctr / ctr[0]
+        if np.isnan(p).any():
+            raise ValueError("every rank 1..n_ranks must appear in the log.")
+    if min_propensity is not None:
+        p = np.maximum(p, min_propensity)
+    return np.minimum(p, 1.0)
