@@ -2304,6 +2304,7 @@ def bpref_score(
     y_score,
     *,
     query_id=None,
+    judged=None,
     relevance_threshold=None,
     ties=None,
     ignore_ties=False,
@@ -2315,8 +2316,10 @@ def bpref_score(
 
     The measure of Buckley and Voorhees [2]_ built for incomplete
     judgments, as computed by trec_eval (``bpref``).  Every item of the
-    input counts as judged: to reproduce trec_eval on a run with unjudged
-    documents, leave them out of the input (bpref only reads the relative
+    input counts as judged unless ``judged`` says otherwise: to reproduce
+    trec_eval on a run with unjudged documents, pass the mask that
+    ``trec_to_long_form(..., return_judged=True)`` returns (or leave the
+    unjudged documents out of the input: bpref only reads the relative
     order of judged items, so dropping them changes nothing else).
 
     Read more in the :ref:`User Guide <metrics>`.
@@ -2328,6 +2331,12 @@ def bpref_score(
     %(y_score)s
 
     %(query_id)s
+
+    judged : array-like of bool, of the shape of ``y_score``, default=None
+        Which items were judged; None: all of them.  Unjudged items are
+        ignored, as trec_eval ignores unjudged documents: they take no
+        rank and are not counted in :math:`N`.  An unjudged item must have
+        ``y_true == 0``.
 
     %(relevance_threshold)s
 
@@ -2348,10 +2357,11 @@ def bpref_score(
     See Also
     --------
     average_precision_at_k
+    trec_to_long_form
 
     Notes
     -----
-    With :math:`R` relevant and :math:`N` non-relevant items in the query
+    With :math:`R` relevant and :math:`N` judged non-relevant items in the query
     (retrieved or not), and :math:`n_r` the non-relevant items retrieved
     above the relevant item :math:`r`,
 
@@ -2379,8 +2389,16 @@ def bpref_score(
     >>> y_score = [[0.9, 0.8, 0.1, 0.7]]
     >>> bpref_score(y_true, y_score)  # each relevant item has 1 of 2 above it
     0.5
+    >>> bpref_score(y_true, y_score, judged=[[False, True, True, True]])
+    1.0
     """
-    n_items = _n_items_once(y_score, query_id)
+    if judged is not None:
+        y_true, y_score, query_id, sample_weight, n_judged = _judged_only(
+            y_true, y_score, query_id, sample_weight, judged
+        )
+        n_items = lambda: n_judged  # noqa: E731
+    else:
+        n_items = _n_items_once(y_score, query_id)
     q, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -2397,6 +2415,46 @@ def bpref_score(
     return average_queries(
         q.values, q.n_rel > 0, q.weights, average, no_relevant, "bpref_score"
     )
+
+
+def _judged_only(y_true, y_score, query_id, sample_weight, judged):
+    """The long form of the inputs with the unjudged items scored -inf
+    (they then rank below every judged item and change no count above a
+    relevant one), and the number of judged items of each query."""
+    mask = np.asarray(judged)
+    if mask.dtype != bool:
+        raise TypeError(
+            f"judged must be an array of bool (True: judged); got dtype {mask.dtype}."
+        )
+    if query_id is None:  # 2-D: one query per row, as a long form
+        score = np.asarray(y_score, dtype=np.float64)
+        if score.ndim != 2 or mask.shape != score.shape:
+            raise ValueError(
+                f"judged must have the shape of y_score, {score.shape}; "
+                f"got {mask.shape}."
+            )
+        n, m = score.shape
+        dense = y_true.toarray() if hasattr(y_true, "toarray") else y_true
+        y_true = np.asarray(dense).reshape(-1)
+        y_score, query_id = score.reshape(-1), np.repeat(np.arange(n), m)
+        if sample_weight is not None:
+            sample_weight = np.repeat(np.asarray(sample_weight), m)
+        mask = mask.reshape(-1)
+    else:
+        y_score = np.asarray(y_score, dtype=np.float64)
+        if mask.shape != y_score.shape:
+            raise ValueError(
+                f"judged must have one value per row, shape {y_score.shape}; "
+                f"got {mask.shape}."
+            )
+    if np.any(np.asarray(y_true)[~mask] != 0):
+        raise ValueError(
+            "judged is False for an item with y_true > 0: a relevant item was "
+            "judged; fix the mask or the grades."
+        )
+    codes, ids = check_query_id(query_id, len(query_id))
+    n_judged = np.bincount(codes, weights=mask, minlength=ids.shape[0])
+    return y_true, np.where(mask, y_score, -np.inf), query_id, sample_weight, n_judged
 
 
 @with_convention

@@ -60,6 +60,15 @@ class TrecLongForm(NamedTuple):
     query_id: np.ndarray
 
 
+class TrecJudgedLongForm(NamedTuple):
+    """:class:`TrecLongForm` and which rows the qrels judge."""
+
+    y_true: np.ndarray
+    y_score: np.ndarray
+    query_id: np.ndarray
+    judged: np.ndarray
+
+
 class TrecFormatError(ValueError):
     """A TREC file that cannot be read (malformed line, duplicate pair)."""
 
@@ -890,7 +899,13 @@ def _break_ties_by_doc(q, s, src, doc):
 
 
 def trec_to_long_form(
-    qrels, run, *, max_docs=None, all_queries=False, duplicates="error"
+    qrels,
+    run,
+    *,
+    max_docs=None,
+    all_queries=False,
+    duplicates="error",
+    return_judged=False,
 ):
     """Join a TREC run with its qrels into the long form, trec_eval's way.
 
@@ -930,12 +945,19 @@ def trec_to_long_form(
         naming both lines (trec_eval stops too), or keep the first or the
         last occurrence.
 
+    return_judged : bool, default=False
+        Also return ``judged``, a boolean array telling the rows whose
+        document the qrels judge (grade >= 0): :func:`bpref_score` takes
+        it (``judged=``) to ignore unjudged documents as trec_eval does.
+
     Returns
     -------
     long_form : TrecLongForm
         A named tuple ``(y_true, y_score, query_id)`` of 1-D arrays: grades
         (``int64``, >= 0), scores (``float64``) and query ids (object
-        array of ``str``), sorted by query id, then by trec_eval's rank.
+        array of ``str``), sorted by query id, then by trec_eval's rank;
+        with ``return_judged=True`` a 4-tuple ``(y_true, y_score, query_id,
+        judged)``.
 
     See Also
     --------
@@ -974,8 +996,11 @@ def trec_to_long_form(
         all_queries=bool(all_queries),
         duplicates=duplicates,
     )
-    return TrecLongForm(
+    out = TrecLongForm(
         np.maximum(aligned.grade, 0),
         aligned.score,
         aligned.query_ids[aligned.codes],
     )
+    if return_judged:
+        return TrecJudgedLongForm(*out, aligned.judged)
+    return out

@@ -261,11 +261,11 @@ def test_matches_pytrec_eval_on_generated_files(tmp_path, seed, level, neg_inf):
     with open(run_path) as fh:
         run = pytrec_eval.parse_run(fh)
     measures = {"map", "recip_rank", "ndcg", "P.3,10", "recall.3,10"}
-    measures |= {"ndcg_cut.3,10", "map_cut.3,10", "success.1,5"}
+    measures |= {"ndcg_cut.3,10", "map_cut.3,10", "success.1,5", "bpref"}
     theirs = pytrec_eval.RelevanceEvaluator(
         qrels, measures, relevance_level=level
     ).evaluate(run)
-    y, s, q = srm.trec_to_long_form(qrels_path, run_path)
+    y, s, q, judged = srm.trec_to_long_form(qrels_path, run_path, return_judged=True)
     queries = np.unique(q)
     assert sorted(theirs) == sorted(queries)
     common = dict(query_id=q, ignore_ties=True, no_relevant=0.0, average=None)
@@ -274,6 +274,7 @@ def test_matches_pytrec_eval_on_generated_files(tmp_path, seed, level, neg_inf):
         "map": srm.average_precision_at_k(y, s, **binary),
         "recip_rank": srm.reciprocal_rank_at_k(y, s, **binary),
         "ndcg": srm.ndcg_at_k(y, s, **common),
+        "bpref": srm.bpref_score(y, s, judged=judged, **binary),
     }
     for k in (3, 10):
         ours[f"P_{k}"] = srm.precision_at_k(y, s, k=k, **binary)
@@ -340,3 +341,64 @@ def test_string_hash_tells_different_ids_apart():
     assert len(set(h[:5].tolist())) == 5
     sliced = _trec._string_hash(ids.slice(2, 2))  # an offset into the buffers
     np.testing.assert_array_equal(sliced, h[2:4])
+
+
+@needs_peer
+def test_bpref_with_judged_reproduces_trec_eval_on_its_regression_data():
+    # out.test: bpref 0.1981; reading unjudged documents as judged
+    # non-relevant gives 0.1912 instead.
+    y, s, q, judged = srm.trec_to_long_form(
+        PEER / "qrels.test", PEER / "results.test", return_judged=True
+    )
+    assert (
+        round(
+            srm.bpref_score(
+                y, s, query_id=q, judged=judged, ignore_ties=True, no_relevant=0.0
+            ),
+            4,
+        )
+        == 0.1981
+    )
+    assert (
+        round(srm.bpref_score(y, s, query_id=q, ignore_ties=True, no_relevant=0.0), 4)
+        == 0.1912
+    )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bpref_judged_equals_leaving_unjudged_items_out(seed):
+    rng = np.random.default_rng(seed)
+    n, m = 6, 12
+    Y = np.where(rng.random((n, m)) < 0.3, rng.integers(1, 3, (n, m)), 0)
+    S = np.round(rng.random((n, m)), 1)
+    S[rng.random((n, m)) < 0.1] = -np.inf
+    judged = (rng.random((n, m)) < 0.6) | (Y > 0)
+    w = rng.random(n) + 0.5
+    opts = dict(sample_weight=w, no_relevant=0.0)
+    got = srm.bpref_score(Y, S, judged=judged, average=None, **opts)
+    qid = np.repeat(np.arange(n), m)
+    rows = judged.ravel()
+    dropped = srm.bpref_score(
+        Y.ravel()[rows],
+        S.ravel()[rows],
+        query_id=qid[rows],
+        average=None,
+        no_relevant=0.0,
+    )
+    np.testing.assert_array_equal(got, dropped)
+    long = srm.bpref_score(
+        Y.ravel(), S.ravel(), query_id=qid, judged=rows, average=None, no_relevant=0.0
+    )
+    np.testing.assert_array_equal(got, long)
+    assert srm.bpref_score(Y, S, judged=judged, **opts) == pytest.approx(
+        np.average(dropped, weights=w), rel=1e-12
+    )
+
+
+def test_bpref_judged_bad_input():
+    with pytest.raises(ValueError, match="relevant item was judged"):
+        srm.bpref_score([[1, 0]], [[0.5, 0.2]], judged=[[False, True]])
+    with pytest.raises(ValueError, match="shape of y_score"):
+        srm.bpref_score([[1, 0]], [[0.5, 0.2]], judged=[[True]])
+    with pytest.raises(TypeError, match="array of bool"):
+        srm.bpref_score([[1, 0]], [[0.5, 0.2]], judged=[[1, 0]])
