@@ -8,6 +8,7 @@ items (DCG@k, precision@k) unbiased for its full-information value.
 
 import numpy as np
 
+from ._conventions import with_convention
 from ._ranking import dcg_at_k
 
 __all__ = [
@@ -79,6 +80,7 @@ def _ips_sum(
     )
 
 
+@with_convention
 def ips_dcg_at_k(
     y_true,
     y_score,
@@ -146,6 +148,7 @@ def ips_dcg_at_k(
     )
 
 
+@with_convention
 def ips_precision_at_k(
     y_true,
     y_score,
@@ -197,6 +200,7 @@ def ips_precision_at_k(
     return float(np.mean(per_query) / k)
 
 
+@with_convention
 def ips_recall_at_k(y_true, y_score, *, propensity, k, ties=None, min_propensity=None):
     r"""Self-normalised IPS (SNIPS) estimate of recall@k.
 

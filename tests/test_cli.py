@@ -457,6 +457,11 @@ def test_comparison_of_trec_runs_from_trec_eval_values(tmp_path, capsys):
     # with -q, the per-query values side by side before the comparison
     code, out_q, _ = run_cli(capsys, "evaluate", "-q", *measures, qrels, run_a, run_b)
     assert out_q.startswith("measure") and out_q.endswith(out)
+    # the queries of both runs, each once per measure, in sorted id order
+    table = out_q[: len(out_q) - len(out)].splitlines()
+    map_rows = [line.split()[1] for line in table if line[:4] == "map "]
+    assert map_rows[0] == "all"
+    assert map_rows[1:] == sorted(set(a) | set(b))
     # trec_eval's layout has no comparison
     code, out_trec, _ = run_cli(
         capsys, "evaluate", "--format", "trec", *measures, qrels, run_a, run_b

@@ -560,11 +560,15 @@ def test_every_metric_takes_every_convention(name, convention):
         name, {}
     )
     explicit = {key: v for key, v in expected.items() if key in accepted}
+    extra = {"average": None} if "average" in accepted else {}
+    if "propensity" in accepted:  # the IPS estimators
+        extra["propensity"] = np.full(np.shape(y_score), 0.5)
+        extra["k"] = 3
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined metrics warn
-        got = func(y_true, y_score, convention=convention, average=None)
+        got = func(y_true, y_score, convention=convention, **extra)
         # the preset is the options it lists, given explicitly
-        want = func(y_true, y_score, average=None, **explicit)
+        want = func(y_true, y_score, **extra, **explicit)
     _close(got, want)
     assert np.all(np.isnan(got) | np.isfinite(got))
 

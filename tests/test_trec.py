@@ -402,3 +402,21 @@ def test_bpref_judged_bad_input():
         srm.bpref_score([[1, 0]], [[0.5, 0.2]], judged=[[True]])
     with pytest.raises(TypeError, match="array of bool"):
         srm.bpref_score([[1, 0]], [[0.5, 0.2]], judged=[[1, 0]])
+
+
+def test_run_whose_query_comes_in_two_blocks_is_ranked_by_score(tmp_path):
+    # Each block is in decreasing score order, but q1's second block holds
+    # its best document: the block-reordering fast path of _score_order
+    # must not take this file (recip_rank 1.0, not 1/3).
+    qrels = write(tmp_path, "qrels", "q1 0 d3 1\nq2 0 x1 1\n")
+    run = write(
+        tmp_path,
+        "run",
+        "q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.4 r\nq2 Q0 x1 1 9.0 r\nq1 Q0 d3 3 0.9 r\n",
+    )
+    y, s, q = srm.trec_to_long_form(qrels, run)
+    assert srm.reciprocal_rank_at_k(y, s, query_id=q, average=None).tolist() == [
+        1.0,
+        1.0,
+    ]
+    assert s.tolist() == [0.9, 0.5, 0.4, 9.0]
