@@ -528,6 +528,8 @@ def _sums_exact(Y, graded, gain):
     if Y.dtype.kind not in "iu" or Y.size == 0:
         return Y.size == 0
     top = float((Y if graded is None else graded).max(initial=0))
+    if top >= 53.0:  # 2**top - 1 is not exact (and may overflow)
+        return gain != "exponential" and top * Y.shape[1] < 2.0**53
     largest = 2.0**top - 1.0 if gain == "exponential" else top
     return largest * Y.shape[1] < 2.0**53
 

@@ -141,3 +141,5 @@ def test_sums_exact_only_for_small_integer_gains():
     assert not _sums_exact(Y.astype(np.float64), None, "linear")
     assert not _sums_exact(np.array([[0, 60, 1]]), None, "exponential")
     assert _sums_exact(np.array([[0, 40, 1]]), None, "exponential")
+    assert not _sums_exact(np.array([[0, 5000, 1]]), None, "exponential")
+    assert _sums_exact(np.array([[0, 5000, 1]]), None, "linear")
