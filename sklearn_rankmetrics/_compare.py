@@ -553,8 +553,8 @@ array-like of shape (n_rows,) with ``query_id``
     **options
         Options of the metrics, as in :func:`ranking_report`
         (``relevance_threshold``, ``gain``, ``ignore_ties``,
-        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``,
-        ``query_weighting``).
+        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``;
+        ``query_weighting`` may only be ``"uniform"``, see Notes).
 
     Returns
     -------
@@ -568,8 +568,9 @@ array-like of shape (n_rows,) with ``query_id``
     undefined (no relevant item under ``no_relevant="skip"``; one class
     for GAUC) is left out of that metric's mean, and out of a paired test
     when it is skipped for either model.  Means are unweighted over
-    queries (for GAUC, ``query_weighting`` affects nothing here: the mean
-    is ``group_auc_score(..., query_weighting="uniform")``).  The
+    queries: for GAUC the mean is ``group_auc_score(...,
+    query_weighting="uniform")``, and another ``query_weighting`` is an
+    error rather than a weighting silently left out.  The
     randomization test draws one set of random signs shared by every
     metric and pair.  A metric no query can be scored for gives nan with
     an :class:`~sklearn.exceptions.UndefinedMetricWarning`.
@@ -594,6 +595,13 @@ array-like of shape (n_rows,) with ``query_id``
         raise TypeError(
             "compare_rankings weighs every query equally (queries are the "
             "unit of resampling); sample_weight is not supported."
+        )
+    if options.get("query_weighting", "uniform") != "uniform":
+        raise ValueError(
+            "compare_rankings weighs every query equally (queries are the "
+            "unit of resampling), GAUC included: query_weighting="
+            f"{options['query_weighting']!r} is not supported; pass "
+            "query_weighting='uniform' or leave it out."
         )
     models = list(y_scores)
     _check_settings(

@@ -343,3 +343,25 @@ def test_compare_values_is_the_engine_of_compare_rankings():
     assert str(got) == str(ref)
     with pytest.raises(ValueError, match="at least two models"):
         _compare_values({"a": ref.per_query["a"]}, ref.metrics, ref.query_id)
+
+
+def test_query_weighting_other_than_uniform_is_refused_not_ignored():
+    rng = np.random.default_rng(3)
+    qid = np.repeat(np.arange(20), rng.integers(2, 9, 20))
+    y = (rng.random(qid.size) < 0.4).astype(int)
+    s = rng.random(qid.size)
+    scores = {"a": s, "b": s[::-1].copy()}
+    with pytest.raises(ValueError, match="query_weighting='impressions'"):
+        srm.compare_rankings(
+            y, scores, query_id=qid, metrics=["gauc"], query_weighting="impressions"
+        )
+    res = srm.compare_rankings(
+        y,
+        scores,
+        query_id=qid,
+        metrics=["gauc"],
+        query_weighting="uniform",
+        random_state=0,
+    )
+    want = srm.group_auc_score(y, s, query_id=qid, query_weighting="uniform")
+    assert res.mean[0, 0] == pytest.approx(want, rel=1e-14)
