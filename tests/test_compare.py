@@ -343,3 +343,70 @@ def test_compare_values_is_the_engine_of_compare_rankings():
     assert str(got) == str(ref)
     with pytest.raises(ValueError, match="at least two models"):
         _compare_values({"a": ref.per_query["a"]}, ref.metrics, ref.query_id)
+
+
+def _holm_by_hand(p):
+    # Holm step-down: sorted p_(i) times (m - i), running maximum, capped at 1.
+    p = np.asarray(p, dtype=float)
+    order = np.argsort(p)
+    m = p.size
+    out = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+@pytest.mark.parametrize("correction", ["holm", "fdr_bh"])
+def test_correction_is_per_metric_end_to_end(correction):
+    # 3 models without baseline: 3 pairs, on 3 metrics. Correcting over all
+    # 9 p-values at once (the planted bug) moves the corrected p-values.
+    Y, scores = _data(seed=3, n=40, n_models=3)
+    res = srm.compare_rankings(
+        Y, scores, k=5, metrics=["ndcg", "precision", "mrr"], test="t-test",
+        correction=correction, random_state=0,
+    )  # fmt: skip
+    assert len(res.pairs) == 3 and len(res.metrics) == 3
+    for j in range(len(res.metrics)):
+        raw = []
+        for model, ref in res.pairs:
+            a, b = res.per_query[ref][:, j], res.per_query[model][:, j]
+            keep = ~(np.isnan(a) | np.isnan(b))
+            raw.append(scipy.stats.ttest_rel(b[keep], a[keep]).pvalue)
+        assert_allclose(res.pvalue[:, j], raw, rtol=1e-12)
+        if correction == "holm":
+            expected = _holm_by_hand(raw)
+        else:
+            expected = scipy.stats.false_discovery_control(raw, method="bh")
+        assert_allclose(res.pvalue_corrected[:, j], expected, rtol=1e-12)
+
+
+def test_wins_without_baseline_counts_the_reference_beating_a_later_model():
+    # The first model (the reference of every pair) is much better than
+    # the later ones: wins() must credit it, not only later models.
+    Y, scores = _data(seed=1, n=60, n_models=2)
+    good = {"best": 5.0 * Y + scores["model0"], "worse": scores["model0"]}
+    res = srm.compare_rankings(Y, good, k=5, metrics=["ndcg"], random_state=0)
+    assert res.pairs == [("worse", "best")]
+    assert res.difference[0, 0] < 0 and res.significant[0, 0]
+    wins, metric = res.wins(), res.metrics[0]
+    assert wins["best", metric] == ["worse"]
+    assert wins["worse", metric] == []
+
+
+def test_sign_flip_exact_boundary_equals_scipy():
+    # n = 10 queries and 1024 = 2**10 resamples: exactly at the boundary,
+    # the test enumerates every sign vector, as scipy does.
+    rng = np.random.default_rng(7)
+    d = rng.normal(0.0, 1.0, size=10)
+    expected = scipy.stats.permutation_test(
+        (d,), np.mean, permutation_type="samples", n_resamples=1024,
+        vectorized=True,
+    )  # fmt: skip
+    stat, p = _sign_flip_pvalues(d[:, None], np.array([10]), 1024, seed=0)
+    assert stat[0] == pytest.approx(expected.statistic, rel=1e-14)
+    assert p[0] == pytest.approx(expected.pvalue, rel=1e-12)
+    # And one resample short of it, the Monte Carlo form with its +1.
+    _, p_mc = _sign_flip_pvalues(d[:, None], np.array([10]), 1023, seed=0)
+    assert p_mc[0] != p[0]
