@@ -521,7 +521,11 @@ array-like of shape (n_rows,) with ``query_id``
         The paired test over queries: the randomization (sign-flip) test of
         the mean difference, as :func:`scipy.stats.permutation_test` with
         ``permutation_type="samples"``; :func:`scipy.stats.ttest_rel`; or
-        :func:`scipy.stats.wilcoxon`.  All two-sided.
+        :func:`scipy.stats.wilcoxon`.  All two-sided.  Where every paired
+        query differs by the same non-zero amount the t statistic is
+        infinite: the t-test gives ``(+-inf, 0.0)`` (a certain difference),
+        whatever the scipy version (some return nan and warn); where
+        no query differs, ``(0.0, 1.0)``.
 
     n_resamples : int >= 1, default=9999
         Random sign vectors of the randomization test (``test=

@@ -410,3 +410,28 @@ def test_sign_flip_exact_boundary_equals_scipy():
     # And one resample short of it, the Monte Carlo form with its +1.
     _, p_mc = _sign_flip_pvalues(d[:, None], np.array([10]), 1023, seed=0)
     assert p_mc[0] != p[0]
+
+
+def test_zero_variance_t_test_is_certain_whatever_scipy_gives():
+    # Every query's difference is +0.25: no variance.  We return (inf, 0.0)
+    # on purpose (documented under ``test``), as this scipy does; some scipy
+    # versions return nan, so our result must not depend on scipy's.
+    a = np.arange(8) / 8  # exact in binary: every difference is 0.25
+    b = a + 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = scipy.stats.ttest_rel(b, a)
+    assert np.isnan(ref.pvalue) or (ref.statistic, ref.pvalue) == (np.inf, 0.0)
+    assert _compare._paired_test("t-test", a, b) == (np.inf, 0.0)
+    assert _compare._paired_test("t-test", b, a) == (-np.inf, 0.0)
+    assert _compare._paired_test("t-test", a, a.copy()) == (0.0, 1.0)
+    # End to end: one model always 1 ahead on one metric is significant.
+    Y = np.zeros((6, 4))
+    Y[:, 0] = 1
+    good = np.tile([4.0, 3.0, 2.0, 1.0], (6, 1))
+    bad = good[:, ::-1].copy()
+    res = srm.compare_rankings(
+        Y, {"bad": bad, "good": good}, k=1, metrics=["precision"], test="t-test"
+    )
+    assert res.statistic[0, 0] == np.inf and res.pvalue[0, 0] == 0.0
+    assert res.significant[0, 0]
