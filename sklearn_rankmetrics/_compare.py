@@ -332,6 +332,17 @@ class RankingComparison:
                 rows.append(row)
         return pd.DataFrame(rows).set_index(["metric", "model"])
 
+    def pairs_frame(self):
+        """A :class:`pandas.DataFrame` of every pair tested, indexed by
+        (metric, model, reference): the mean difference ``model -
+        reference``, the statistic, raw and corrected p-values,
+        significance and paired queries (``to_dict()["tests"]`` as a
+        table)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.to_dict()["tests"])
+        return frame.set_index(["metric", "model", "reference"])
+
     def _pair_index(self, model):
         for p, (m, _) in enumerate(self.pairs):
             if m == model:
@@ -402,7 +413,33 @@ class RankingComparison:
             f"queries, {corrected}, alpha={self.alpha:g})."
         )
         lines += ["", *textwrap.wrap(note, 79)]
+        if self.baseline is None:
+            lines += ["", *self._pairs_lines(digits)]
         return "\n".join(lines)
+
+    def _pairs_lines(self, digits):
+        """Without a baseline: every pair's difference and p-values."""
+        p_label = "p" if self.correction is None else f"p ({self.correction})"
+        header = ["metric", "pair", "difference", "p", p_label]
+        rows = [
+            [
+                metric if p == 0 else "",
+                f"{model} - {ref}",
+                f"{self.difference[p, j]:+.{digits}f}",
+                _format_p(self.pvalue[p, j]),
+                _format_p(self.pvalue_corrected[p, j]),
+            ]
+            for j, metric in enumerate(self.metrics)
+            for p, (model, ref) in enumerate(self.pairs)
+        ]
+        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(5)]
+        return [
+            "  ".join(
+                r[c].rjust(widths[c]) if c >= 2 else r[c].ljust(widths[c])
+                for c in range(5)
+            ).rstrip()
+            for r in [header, *rows]
+        ]
 
 
 def _letter(i):

@@ -435,3 +435,31 @@ def test_zero_variance_t_test_is_certain_whatever_scipy_gives():
     )
     assert res.statistic[0, 0] == np.inf and res.pvalue[0, 0] == 0.0
     assert res.significant[0, 0]
+
+
+def test_all_pairs_table_shows_differences_and_corrected_pvalues():
+    Y, scores = _data(7)
+    res = srm.compare_rankings(
+        Y, scores, k=5, metrics=["ndcg", "precision"], random_state=0
+    )
+    assert res.baseline is None and len(res.pairs) == 3
+    text = res.to_string()
+    for j, metric in enumerate(res.metrics):
+        for p, (model, ref) in enumerate(res.pairs):
+            line = next(
+                ln
+                for ln in text.splitlines()[text.splitlines().index("") :]
+                if f"{model} - {ref}" in ln
+                and (metric in ln or p > 0)
+                and f"{res.difference[p, j]:+.4f}" in ln
+            )
+            assert _compare._format_p(res.pvalue_corrected[p, j]) in line
+    pd = pytest.importorskip("pandas")
+    frame = res.pairs_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == 6
+    for j, metric in enumerate(res.metrics):
+        for p, (model, ref) in enumerate(res.pairs):
+            row = frame.loc[(metric, model, ref)]
+            assert row["difference"] == res.difference[p, j]
+            assert row["pvalue_corrected"] == res.pvalue_corrected[p, j]
+            assert row["significant"] == res.significant[p, j]
