@@ -332,6 +332,17 @@ class RankingComparison:
                 rows.append(row)
         return pd.DataFrame(rows).set_index(["metric", "model"])
 
+    def pairs_frame(self):
+        """A :class:`pandas.DataFrame` of every pair tested, indexed by
+        (metric, model, reference): the mean difference ``model -
+        reference``, the statistic, raw and corrected p-values,
+        significance and paired queries (``to_dict()["tests"]`` as a
+        table)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.to_dict()["tests"])
+        return frame.set_index(["metric", "model", "reference"])
+
     def _pair_index(self, model):
         for p, (m, _) in enumerate(self.pairs):
             if m == model:
@@ -402,7 +413,33 @@ class RankingComparison:
             f"queries, {corrected}, alpha={self.alpha:g})."
         )
         lines += ["", *textwrap.wrap(note, 79)]
+        if self.baseline is None:
+            lines += ["", *self._pairs_lines(digits)]
         return "\n".join(lines)
+
+    def _pairs_lines(self, digits):
+        """Without a baseline: every pair's difference and p-values."""
+        p_label = "p" if self.correction is None else f"p ({self.correction})"
+        header = ["metric", "pair", "difference", "p", p_label]
+        rows = [
+            [
+                metric if p == 0 else "",
+                f"{model} - {ref}",
+                f"{self.difference[p, j]:+.{digits}f}",
+                _format_p(self.pvalue[p, j]),
+                _format_p(self.pvalue_corrected[p, j]),
+            ]
+            for j, metric in enumerate(self.metrics)
+            for p, (model, ref) in enumerate(self.pairs)
+        ]
+        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(5)]
+        return [
+            "  ".join(
+                r[c].rjust(widths[c]) if c >= 2 else r[c].ljust(widths[c])
+                for c in range(5)
+            ).rstrip()
+            for r in [header, *rows]
+        ]
 
 
 def _letter(i):
@@ -521,7 +558,11 @@ array-like of shape (n_rows,) with ``query_id``
         The paired test over queries: the randomization (sign-flip) test of
         the mean difference, as :func:`scipy.stats.permutation_test` with
         ``permutation_type="samples"``; :func:`scipy.stats.ttest_rel`; or
-        :func:`scipy.stats.wilcoxon`.  All two-sided.
+        :func:`scipy.stats.wilcoxon`.  All two-sided.  Where every paired
+        query differs by the same non-zero amount the t statistic is
+        infinite: the t-test gives ``(+-inf, 0.0)`` (a certain difference),
+        whatever the scipy version (some return nan and warn); where
+        no query differs, ``(0.0, 1.0)``.
 
     n_resamples : int >= 1, default=9999
         Random sign vectors of the randomization test (``test=
@@ -728,12 +769,49 @@ def _compare_values(
         for m, v in per_query.items()
     }
 
-    n_q, n_m = per_query[models[0]].shape
+    mean, ci_low, ci_high, n_queries = _means_and_intervals(
+        per_query, models, confidence_level, n_bootstrap, seed
+    )
+    pairs = _pairs(models, baseline)
+    difference, statistic, pvalue, n_paired = _paired_tests(
+        per_query, pairs, test, n_resamples, seed
+    )
+    pvalue_corrected = _correct_per_metric(pvalue, correction)
+    with np.errstate(invalid="ignore"):
+        significant = pvalue_corrected < alpha
+    _warn_degenerate(names, n_queries, stacklevel)
+    return RankingComparison(
+        models=models,
+        metrics=names,
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=float(alpha),
+        confidence_level=float(confidence_level),
+        n_resamples=int(n_resamples),
+        n_bootstrap=int(n_bootstrap),
+        seed=seed,
+        mean=mean,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        n_queries=n_queries,
+        pairs=pairs,
+        difference=difference,
+        statistic=statistic,
+        pvalue=pvalue,
+        pvalue_corrected=pvalue_corrected,
+        significant=significant,
+        n_paired=n_paired,
+        per_query=per_query,
+        query_id=np.asarray(query_id),
+    )
 
-    # Means and intervals per model and metric.
-    mean = np.full((len(models), n_m), np.nan)
-    ci_low, ci_high = mean.copy(), mean.copy()
-    n_queries = np.zeros((len(models), n_m), dtype=np.intp)
+
+def _means_and_intervals(per_query, models, confidence_level, n_bootstrap, seed):
+    """Mean over queries, bootstrap interval and query count of each model
+    (rows) and metric (columns), nan where no query is scored."""
+    n_m = per_query[models[0]].shape[1]
+    shape = (len(models), n_m)
     columns = np.column_stack([per_query[m] for m in models])  # (n_q, models*n_m)
     valid = ~np.isnan(columns)
     # Columns sharing the same skipped queries are resampled together.
@@ -752,16 +830,27 @@ def _compare_values(
             flat_low[cols], flat_high[cols] = _bootstrap_means(
                 V, confidence_level, n_bootstrap, seed
             )
-    mean[:] = flat_mean.reshape(len(models), n_m)
-    ci_low[:] = flat_low.reshape(len(models), n_m)
-    ci_high[:] = flat_high.reshape(len(models), n_m)
-    n_queries[:] = valid.sum(axis=0).reshape(len(models), n_m)
+    n_queries = valid.sum(axis=0).reshape(shape).astype(np.intp)
+    return (
+        flat_mean.reshape(shape),
+        flat_low.reshape(shape),
+        flat_high.reshape(shape),
+        n_queries,
+    )
 
-    # Paired tests.
+
+def _pairs(models, baseline):
+    """(model, reference) pairs: each model against ``baseline``, or every
+    pair, the later model against the earlier one."""
     if baseline is None:
-        pairs = [(b, a) for i, a in enumerate(models) for b in models[i + 1 :]]
-    else:
-        pairs = [(m, baseline) for m in models if m != baseline]
+        return [(b, a) for i, a in enumerate(models) for b in models[i + 1 :]]
+    return [(m, baseline) for m in models if m != baseline]
+
+
+def _paired_tests(per_query, pairs, test, n_resamples, seed):
+    """Mean difference, statistic, raw p-value and paired query count of
+    each pair (rows) and metric (columns)."""
+    n_q, n_m = next(iter(per_query.values())).shape
     shape = (len(pairs), n_m)
     difference = np.full(shape, np.nan)
     statistic, pvalue = difference.copy(), difference.copy()
@@ -790,12 +879,19 @@ def _compare_values(
             )
             statistic.ravel()[testable] = stat
             pvalue.ravel()[testable] = pv
-    pvalue_corrected = np.column_stack(
-        [adjust_pvalues(pvalue[:, j], correction) for j in range(n_m)]
-    ).reshape(shape)
-    with np.errstate(invalid="ignore"):
-        significant = pvalue_corrected < alpha
+    return difference, statistic, pvalue, n_paired
 
+
+def _correct_per_metric(pvalue, correction):
+    """The p-values (pairs, metrics) corrected over the pairs, separately
+    for each metric (column)."""
+    return np.column_stack(
+        [adjust_pvalues(pvalue[:, j], correction) for j in range(pvalue.shape[1])]
+    ).reshape(pvalue.shape)
+
+
+def _warn_degenerate(names, n_queries, stacklevel):
+    """Warn of metrics scored on a single query, or on none."""
     single = [n for j, n in enumerate(names) if (n_queries[:, j] == 1).any()]
     if single:
         warnings.warn(
@@ -803,7 +899,7 @@ def _compare_values(
             "no bootstrap interval (nan) and no test can reject; compare "
             "models on many queries.",
             UserWarning,
-            stacklevel=stacklevel,
+            stacklevel=stacklevel + 1,
         )
     undefined = [n for j, n in enumerate(names) if (n_queries[:, j] == 0).all()]
     if undefined:
@@ -812,33 +908,8 @@ def _compare_values(
             "was skipped: no relevant item, or for gauc a single class); "
             "their means, intervals and tests are nan.",
             UndefinedMetricWarning,
-            stacklevel=stacklevel,
+            stacklevel=stacklevel + 1,
         )
-    return RankingComparison(
-        models=models,
-        metrics=names,
-        baseline=baseline,
-        test=test,
-        correction=correction,
-        alpha=float(alpha),
-        confidence_level=float(confidence_level),
-        n_resamples=int(n_resamples),
-        n_bootstrap=int(n_bootstrap),
-        seed=seed,
-        mean=mean,
-        ci_low=ci_low,
-        ci_high=ci_high,
-        n_queries=n_queries,
-        pairs=pairs,
-        difference=difference,
-        statistic=statistic,
-        pvalue=pvalue,
-        pvalue_corrected=pvalue_corrected,
-        significant=significant,
-        n_paired=n_paired,
-        per_query=per_query,
-        query_id=np.asarray(query_id),
-    )
 
 
 def _report_and_compare(

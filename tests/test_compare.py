@@ -365,3 +365,123 @@ def test_query_weighting_other_than_uniform_is_refused_not_ignored():
     )
     want = srm.group_auc_score(y, s, query_id=qid, query_weighting="uniform")
     assert res.mean[0, 0] == pytest.approx(want, rel=1e-14)
+
+
+def _holm_by_hand(p):
+    # Holm step-down: sorted p_(i) times (m - i), running maximum, capped at 1.
+    p = np.asarray(p, dtype=float)
+    order = np.argsort(p)
+    m = p.size
+    out = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+@pytest.mark.parametrize("correction", ["holm", "fdr_bh"])
+def test_correction_is_per_metric_end_to_end(correction):
+    # 3 models without baseline: 3 pairs, on 3 metrics. Correcting over all
+    # 9 p-values at once (the planted bug) moves the corrected p-values.
+    Y, scores = _data(seed=3, n=40, n_models=3)
+    res = srm.compare_rankings(
+        Y, scores, k=5, metrics=["ndcg", "precision", "mrr"], test="t-test",
+        correction=correction, random_state=0,
+    )  # fmt: skip
+    assert len(res.pairs) == 3 and len(res.metrics) == 3
+    for j in range(len(res.metrics)):
+        raw = []
+        for model, ref in res.pairs:
+            a, b = res.per_query[ref][:, j], res.per_query[model][:, j]
+            keep = ~(np.isnan(a) | np.isnan(b))
+            raw.append(scipy.stats.ttest_rel(b[keep], a[keep]).pvalue)
+        assert_allclose(res.pvalue[:, j], raw, rtol=1e-12)
+        if correction == "holm":
+            expected = _holm_by_hand(raw)
+        else:
+            expected = scipy.stats.false_discovery_control(raw, method="bh")
+        assert_allclose(res.pvalue_corrected[:, j], expected, rtol=1e-12)
+
+
+def test_wins_without_baseline_counts_the_reference_beating_a_later_model():
+    # The first model (the reference of every pair) is much better than
+    # the later ones: wins() must credit it, not only later models.
+    Y, scores = _data(seed=1, n=60, n_models=2)
+    good = {"best": 5.0 * Y + scores["model0"], "worse": scores["model0"]}
+    res = srm.compare_rankings(Y, good, k=5, metrics=["ndcg"], random_state=0)
+    assert res.pairs == [("worse", "best")]
+    assert res.difference[0, 0] < 0 and res.significant[0, 0]
+    wins, metric = res.wins(), res.metrics[0]
+    assert wins["best", metric] == ["worse"]
+    assert wins["worse", metric] == []
+
+
+def test_sign_flip_exact_boundary_equals_scipy():
+    # n = 10 queries and 1024 = 2**10 resamples: exactly at the boundary,
+    # the test enumerates every sign vector, as scipy does.
+    rng = np.random.default_rng(7)
+    d = rng.normal(0.0, 1.0, size=10)
+    expected = scipy.stats.permutation_test(
+        (d,), np.mean, permutation_type="samples", n_resamples=1024,
+        vectorized=True,
+    )  # fmt: skip
+    stat, p = _sign_flip_pvalues(d[:, None], np.array([10]), 1024, seed=0)
+    assert stat[0] == pytest.approx(expected.statistic, rel=1e-14)
+    assert p[0] == pytest.approx(expected.pvalue, rel=1e-12)
+    # And one resample short of it, the Monte Carlo form with its +1.
+    _, p_mc = _sign_flip_pvalues(d[:, None], np.array([10]), 1023, seed=0)
+    assert p_mc[0] != p[0]
+
+
+def test_zero_variance_t_test_is_certain_whatever_scipy_gives():
+    # Every query's difference is +0.25: no variance.  We return (inf, 0.0)
+    # on purpose (documented under ``test``), as this scipy does; some scipy
+    # versions return nan, so our result must not depend on scipy's.
+    a = np.arange(8) / 8  # exact in binary: every difference is 0.25
+    b = a + 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = scipy.stats.ttest_rel(b, a)
+    assert np.isnan(ref.pvalue) or (ref.statistic, ref.pvalue) == (np.inf, 0.0)
+    assert _compare._paired_test("t-test", a, b) == (np.inf, 0.0)
+    assert _compare._paired_test("t-test", b, a) == (-np.inf, 0.0)
+    assert _compare._paired_test("t-test", a, a.copy()) == (0.0, 1.0)
+    # End to end: one model always 1 ahead on one metric is significant.
+    Y = np.zeros((6, 4))
+    Y[:, 0] = 1
+    good = np.tile([4.0, 3.0, 2.0, 1.0], (6, 1))
+    bad = good[:, ::-1].copy()
+    res = srm.compare_rankings(
+        Y, {"bad": bad, "good": good}, k=1, metrics=["precision"], test="t-test"
+    )
+    assert res.statistic[0, 0] == np.inf and res.pvalue[0, 0] == 0.0
+    assert res.significant[0, 0]
+
+
+def test_all_pairs_table_shows_differences_and_corrected_pvalues():
+    Y, scores = _data(7)
+    res = srm.compare_rankings(
+        Y, scores, k=5, metrics=["ndcg", "precision"], random_state=0
+    )
+    assert res.baseline is None and len(res.pairs) == 3
+    text = res.to_string()
+    for j, metric in enumerate(res.metrics):
+        for p, (model, ref) in enumerate(res.pairs):
+            line = next(
+                ln
+                for ln in text.splitlines()[text.splitlines().index("") :]
+                if f"{model} - {ref}" in ln
+                and (metric in ln or p > 0)
+                and f"{res.difference[p, j]:+.4f}" in ln
+            )
+            assert _compare._format_p(res.pvalue_corrected[p, j]) in line
+    pd = pytest.importorskip("pandas")
+    frame = res.pairs_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) == 6
+    for j, metric in enumerate(res.metrics):
+        for p, (model, ref) in enumerate(res.pairs):
+            row = frame.loc[(metric, model, ref)]
+            assert row["difference"] == res.difference[p, j]
+            assert row["pvalue_corrected"] == res.pvalue_corrected[p, j]
+            assert row["significant"] == res.significant[p, j]

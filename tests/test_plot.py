@@ -180,3 +180,19 @@ def test_per_query_difference_from_comparison():
         PerQueryDifferenceDisplay.from_comparison(res, "x", "bad")
     with pytest.raises(ValueError, match="metric='ndcg@5' is not in"):
         PerQueryDifferenceDisplay.from_comparison(res, "good", "bad", metric="ndcg@5")
+
+
+@pytest.mark.parametrize(
+    "metric, func", [("ndcg", srm.ndcg_at_k), ("map", srm.average_precision_at_k)]
+)
+def test_metric_at_k_sample_weight_equals_the_weighted_metric(metric, func):
+    Y, good, _ = _data(seed=2)
+    w = np.random.default_rng(3).random(Y.shape[0]) * 5
+    ks = [1, 3, 10]
+    disp = MetricAtKDisplay.from_predictions(
+        Y, good, metric=metric, k=ks, sample_weight=w
+    )
+    expected = [func(Y, good, k=k, sample_weight=w) for k in ks]
+    np.testing.assert_allclose(disp.line_.get_ydata(), expected, rtol=1e-12)
+    unweighted = [func(Y, good, k=k) for k in ks]
+    assert not np.allclose(expected, unweighted)  # the weights matter here

@@ -1025,3 +1025,18 @@ def test_pos_label_first_class_reads_its_own_probability():
             error_score="raise",
         )
     np.testing.assert_array_equal(results["test_mrr@4"], [1.0, 1.0, 1.0])
+
+
+def test_lightgbm_ap_denominator_worked_case_runs_everywhere():
+    # One query, items in score order: relevance 1 0 1 1 0 1, so R = 4
+    # relevant items, more than k = 3.  In the top 3 the hits are at ranks 1
+    # and 3: precisions 1/1 and 2/3, their sum 5/3.
+    #   lightgbm divides by min(R, k) = 3:  5/3 / 3 = 5/9
+    #   the default divides by R = 4:       5/3 / 4 = 5/12
+    from sklearn_rankmetrics import average_precision_at_k as ap
+
+    y = [[1, 0, 1, 1, 0, 1]]
+    s = [[6, 5, 4, 3, 2, 1]]
+    lgb = ap(y, s, k=3, convention="lightgbm")
+    assert lgb == pytest.approx(5 / 9, rel=1e-14)
+    assert ap(y, s, k=3) == pytest.approx(5 / 12, rel=1e-14)

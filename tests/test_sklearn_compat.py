@@ -298,3 +298,31 @@ def test_fallback_costs_predictions_not_correctness(clicks, no_hooks):
         )
     # each ranking scorer predicts on its own; roc_auc alone has no cache
     assert len(_CountingLR.calls) == 2 * 3
+
+
+def test_fallback_for_real_when_the_private_module_is_gone(clicks, monkeypatch):
+    # Not a flipped flag: the private module cannot be imported, the hook
+    # check reports it, the flag is what the check derives, and a routed
+    # grid search still gives the cached scorers' results.
+    X, y, qid = clicks
+    names = ["ndcg@5", "gauc"]
+    with sklearn.config_context(enable_metadata_routing=True):
+        cached = _search(X, y, qid, names)
+    real_import = _sklearn_compat.importlib.import_module
+
+    def no_private_scorer(name, *args, **kwargs):
+        if name == "sklearn.metrics._scorer":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(_sklearn_compat.importlib, "import_module", no_private_scorer)
+    missing = _sklearn_compat.missing_scorer_hooks()
+    assert missing == ["the module sklearn.metrics._scorer is gone"]
+    monkeypatch.setattr(_sklearn_compat, "HAS_SCORER_HOOKS", not missing)
+    scoring = make_scoring(names)
+    assert type(scoring["ndcg@5"]) is _scorer._RankingScorer
+    with sklearn.config_context(enable_metadata_routing=True):
+        plain = _search(X, y, qid, names)
+    for name in names:
+        key = f"mean_test_{name}"
+        np.testing.assert_allclose(plain.cv_results_[key], cached.cv_results_[key])
