@@ -1343,11 +1343,28 @@ def average_queries(values, defined, weights, average, no_relevant, name):
         keep = defined
     if average is None:
         return values
-    w = np.ones(values.shape[0]) if weights is None else weights
+    mean = weighted_mean(values, weights, keep)
+    return _undefined(name) if np.isnan(mean) else mean
+
+
+def weighted_mean(values, weights=None, keep=None):
+    """The one mean over queries of every surface (the metric functions,
+    the report, the mergeable state, the comparison, the Displays, the
+    command line): ``sum(w * v) / sum(w)`` over the queries in ``keep``
+    (default: those whose value is not nan); nan, without a warning, if
+    their weights sum to 0.
+
+    Both sums are numpy's pairwise sums (:func:`weighted_sum`), so the
+    result is the same bit for bit wherever it is computed.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if keep is None:
+        keep = ~np.isnan(values)
+    w = np.ones(values.shape[0]) if weights is None else np.asarray(weights)
     w = w[keep]
     total = w.sum()
     if total == 0:
-        return _undefined(name)
+        return float("nan")
     return weighted_sum(w, values[keep]) / float(total)
 
 

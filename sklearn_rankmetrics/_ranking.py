@@ -731,33 +731,14 @@ class Kernel(NamedTuple):
     requires: tuple = ()
 
 
-# Scorer name (without "@k") -> kernel: the one table the report and the
-# scorers read, so that a metric added here is everywhere.
-KERNELS = {
-    "precision": Kernel(_precision_values, "n_rel", options=("precision_denominator",)),
-    "recall": Kernel(_recall_values, "n_rel"),
-    "f1": Kernel(_fbeta_values, "n_rel"),
-    "fbeta": Kernel(_fbeta_values, "n_rel", options=("beta",)),
-    "hit_rate": Kernel(_hit_rate_values, "n_rel"),
-    "mrr": Kernel(_reciprocal_rank_values, "n_rel"),
-    "map": Kernel(_average_precision_values, "n_rel", options=("ap_denominator",)),
-    "dcg": Kernel(_dcg_values, "n_pos", options=("log_base", "discount")),
-    "ndcg": Kernel(
-        _ndcg_values, "n_pos", needs_ideal=True, options=("log_base", "discount")
-    ),
-    "r_precision": Kernel(_r_precision_values, "n_rel", requires=("whole_list",)),
-    "fallout": Kernel(_fallout_values, "n_rel", requires=("n_items",)),
-    "err": Kernel(
-        _err_values,
-        "n_pos",
-        needs_ideal=True,
-        options=("max_grade",),
-        requires=("exponential_gain",),
-    ),
-    "rbp": Kernel(_rbp_values, "n_rel", options=("persistence", "rbp_gain")),
-    "rbp_residual": Kernel(_rbp_residual_values, "n_rel", options=("persistence",)),
-    "bpref": Kernel(_bpref_values, "n_rel", requires=("whole_list", "n_items")),
-}
+def __getattr__(name):
+    # KERNELS (scorer name -> Kernel) is a view of the metric registry,
+    # which imports this module: built when first read.
+    if name == "KERNELS":
+        from ._registry import kernels
+
+        return kernels()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _n_items(y_score, query_id):

@@ -3,8 +3,8 @@
 The scores are ranked once, at the largest cut-off, and each cut-off reads
 that ranking (:meth:`~sklearn_rankmetrics._engine.Ranking.at`), so a report
 of nine metrics at four cut-offs costs about one metric call.  The metrics
-are the per-query kernels of :data:`~sklearn_rankmetrics._ranking.KERNELS`
-(a metric added there can be asked for here) plus GAUC, and each value is
+are those of the registry :data:`~sklearn_rankmetrics._registry.METRICS`
+(a metric added there can be asked for here), and each value is
 averaged by the same code as the metric function, so it is *equal* to it.
 Metrics that read the whole list (R-precision, bpref) take a second ranking
 without a cut-off, and ERR one with exponential gains, so they are not in
@@ -24,36 +24,21 @@ from ._engine import (
     check_inputs,
     exact_threshold,
     query_weights,
-    weighted_sum,
+    weighted_mean,
 )
-from ._ranking import KERNELS, items_per_query, rank_per_query
+from ._ranking import items_per_query, rank_per_query
+from ._registry import METRICS, metric_names
 from ._validation import check_no_relevant, check_option, check_real
 
 __all__ = ["ranking_report"]
 
-# The metrics of the default report (then GAUC, for the long form): those
-# read from the one ranking at the largest cut-off.  "fbeta" is F1's
-# generalisation; the other KERNELS metrics are asked for by name.
-_DEFAULT = ("precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg")
 _GAUC = "gauc"
-
-_LABELS = {
-    "precision": "precision",
-    "recall": "recall",
-    "f1": "f1",
-    "fbeta": "fbeta",
-    "hit_rate": "hit_rate",
-    "mrr": "mrr",
-    "map": "map",
-    "dcg": "dcg",
-    "ndcg": "ndcg",
-    "gauc": "gauc",
-}
 
 
 def available_metrics():
-    """Names ``ranking_report`` and ``compare_rankings`` accept, in order."""
-    return [*KERNELS, _GAUC]
+    """Names ``ranking_report`` and ``compare_rankings`` accept, in order:
+    every metric of the registry."""
+    return list(METRICS)
 
 
 def default_metrics(long_form):
@@ -66,13 +51,15 @@ def default_metrics(long_form):
     long form (CTR logs, where it is the usual metric) only;
     ``metrics=[..., "gauc"]`` adds it for 2-D input.
     """
-    names = list(_DEFAULT)
+    # the registry's default metrics: those read from the one ranking at
+    # the largest cut-off
+    names = metric_names(default=True)
     return [*names, _GAUC] if long_form else names
 
 
 def _whole_list(metric):
     """Metrics without a cut-off: GAUC and the kernels of the whole list."""
-    return metric == _GAUC or "whole_list" in KERNELS[metric].requires
+    return not METRICS[metric].cutoff
 
 
 class PerQueryReport(NamedTuple):
@@ -134,6 +121,15 @@ def _check_metrics(metrics, long_form):
     if not out:
         raise ValueError("metrics is empty; pass at least one metric name.")
     return out
+
+
+def _ranking_kind(requires):
+    """The ranking a kernel reads: cut at max(k) (most metrics), the
+    whole list, or exponential gains without a threshold (ERR)."""
+    for kind in ("whole_list", "exponential_gain"):
+        if kind in requires:
+            return kind
+    return "cut"
 
 
 def scorer_name(metric, k):
@@ -203,7 +199,7 @@ def _per_query_report(
         )
         sample_w = row_w
     values, weights = {}, {}
-    ranked = [m for m in metrics if m != _GAUC]
+    ranked = [m for m in metrics if METRICS[m].kernel is not None]
     if ranked:
         if form == "long" and row_w is not None:
             only_gauc = " Only GAUC (metrics=['gauc']) takes row weights."
@@ -214,24 +210,16 @@ def _per_query_report(
             ignore_ties=bool(ignore_ties),
         )
         n_items = None
-        if any("n_items" in KERNELS[m].requires for m in ranked):
+        if any("n_items" in METRICS[m].kernel.requires for m in ranked):
             # one number for 2-D inputs: the kernels may read it on chunks
             n_items = items_per_query(S, codes) if form == "long" else None
             n_items = float(np.shape(S)[1]) if n_items is None else n_items
         # One ranking per kind of metric: cut at max(k) (all the default
         # metrics), the whole list, and exponential gains without a
         # threshold (ERR).
-        kinds = {
-            "cut": [
-                m
-                for m in ranked
-                if not KERNELS[m].requires or KERNELS[m].requires == ("n_items",)
-            ],
-            "whole_list": [m for m in ranked if "whole_list" in KERNELS[m].requires],
-            "exponential_gain": [
-                m for m in ranked if "exponential_gain" in KERNELS[m].requires
-            ],
-        }
+        kinds = {"cut": [], "whole_list": [], "exponential_gain": []}
+        for m in ranked:
+            kinds[_ranking_kind(METRICS[m].kernel.requires)].append(m)
         for kind, names in kinds.items():
             if not names:
                 continue
@@ -242,7 +230,7 @@ def _per_query_report(
                 for kk in cutoffs:
                     at_k = rk if kk is None else rk.at(kk)
                     for m in names:
-                        kernel = KERNELS[m]
+                        kernel = METRICS[m].kernel
                         # options this report does not know keep the
                         # kernel's default
                         opts = {
@@ -268,7 +256,7 @@ def _per_query_report(
                 chunks=kind != "exponential_gain",
                 threshold=None if kind == "exponential_gain" else threshold,
                 gain="exponential" if kind == "exponential_gain" else gain,
-                need_ideal=any(KERNELS[m].needs_ideal for m in names),
+                need_ideal=any(METRICS[m].kernel.needs_ideal for m in names),
                 **rank_args,
             )
             n_q = q["n_rel"].shape[0]
@@ -297,20 +285,10 @@ def _per_query_report(
     )
 
 
-def _weighted_mean(values, weights):
-    """The mean of ``average_queries``: nan when no weight is left."""
-    keep = ~np.isnan(values)
-    w = weights[keep]
-    total = w.sum()
-    if total == 0:
-        return float("nan")
-    return weighted_sum(w, values[keep]) / float(total)
-
-
 def _means(per_query):
     """Scorer name -> mean; one warning naming every undefined metric."""
     out = {
-        name: _weighted_mean(v, per_query.weights[name])
+        name: weighted_mean(v, per_query.weights[name])
         for name, v in per_query.values.items()
     }
     undefined = [name for name, v in out.items() if np.isnan(v)]

@@ -33,47 +33,15 @@ from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.metrics import make_scorer
 
 from . import _sklearn_compat as _compat
-from ._auc import group_auc_score
-from ._ranking import (
-    average_precision_at_k,
-    bpref_score,
-    dcg_at_k,
-    expected_reciprocal_rank_at_k,
-    f1_at_k,
-    fbeta_at_k,
-    hit_rate_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    r_precision_score,
-    rank_biased_precision_at_k,
-    recall_at_k,
-    reciprocal_rank_at_k,
-    success_at_k,
-)
+from ._registry import METRICS, metric_names
 
 __all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
 
-# name -> metric function; every name but those of _NO_CUTOFF takes an
-# optional "@k".  Fall-out (lower is better) and the RBP residual (not a
-# quality) have no scorer.
-_METRICS = {
-    "bpref": bpref_score,
-    "dcg": dcg_at_k,
-    "err": expected_reciprocal_rank_at_k,
-    "f1": f1_at_k,
-    "fbeta": fbeta_at_k,
-    "gauc": group_auc_score,
-    "hit_rate": hit_rate_at_k,
-    "map": average_precision_at_k,
-    "mrr": reciprocal_rank_at_k,
-    "ndcg": ndcg_at_k,
-    "precision": precision_at_k,
-    "r_precision": r_precision_score,
-    "rbp": rank_biased_precision_at_k,
-    "recall": recall_at_k,
-    "success": success_at_k,
-}
-_NO_CUTOFF = ("gauc", "r_precision", "bpref")
+# name -> metric function, from the registry; every name but those of
+# _NO_CUTOFF takes an optional "@k".  Fall-out (lower is better) and the RBP
+# residual (not a quality) have no scorer (MetricSpec.scorer).
+_METRICS = {name: METRICS[name].function for name in metric_names(scorer=True)}
+_NO_CUTOFF = tuple(metric_names(scorer=True, cutoff=False))
 _NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
 
 # Tried in this order, as sklearn's "roc_auc" does, so that both share one

@@ -305,18 +305,16 @@ def test_import_needs_neither_matplotlib_nor_pandas():
 
 
 def test_a_metric_added_to_the_kernel_table_appears_in_the_report(monkeypatch):
-    """The report reads KERNELS: a new kernel (with an option the report
-    does not know, left at its default) is there by name."""
-    from sklearn_rankmetrics import _ranking
+    """The report reads the registry: a new metric (with an option the
+    report does not know, left at its default) is there by name."""
+    from sklearn_rankmetrics import _ranking, _registry
 
     def _hits_values(rk, scale=2.0):
         return scale * rk.hits
 
-    table = {
-        **_ranking.KERNELS,
-        "hits": _ranking.Kernel(_hits_values, "n_rel", options=("scale",)),
-    }
-    monkeypatch.setattr("sklearn_rankmetrics._report.KERNELS", table)
+    kernel = _ranking.Kernel(_hits_values, "n_rel", options=("scale",))
+    spec = _registry.MetricSpec("hits", srm.precision_at_k, kernel)
+    monkeypatch.setitem(_registry.METRICS, "hits", spec)
     Y, S = random_case(0, 6, 7)
     report = srm.ranking_report(
         Y, S, k=(1, 3), metrics=["map", "hits"], output_dict=True

@@ -1,0 +1,354 @@
+"""The metric registry: one table that every surface reads.
+
+:data:`METRICS` maps each metric's report and scorer name (``"ndcg"``,
+``"map"``, ``"gauc"``, ...) to a :class:`MetricSpec`: its public function,
+its per-query kernel (how it reads a
+:class:`~sklearn_rankmetrics._engine.Ranking`), the options that kernel
+takes, what else it needs, whether it takes a cut-off, whether it has a
+scorer, and its trec_eval measures.  The scorers (:func:`get_scorer`,
+:func:`get_scorer_names`, :func:`make_scoring`), :func:`ranking_report`,
+:class:`RankingEvaluator`, :func:`compare_rankings`, the Displays, the
+Dask/Spark reports and the command line all read this table, so a metric
+added here is available everywhere, and ``tests/test_registry.py`` walks
+the table through every surface to prove that each gives the metric
+function's number.
+
+``_ranking.KERNELS`` (name -> kernel) is a view of this table, kept for
+the code that reads it.
+
+Developer note -- adding a metric:
+
+1. write its per-query kernel in ``_ranking.py`` (a few vectorised lines
+   over a ``Ranking``) and its public function;
+2. add one :class:`MetricSpec` below;
+3. run ``tests/test_registry.py``: it fails until every surface gives the
+   public function's value.
+"""
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from ._auc import group_auc_score
+from ._engine import weighted_mean
+from ._ranking import (
+    Kernel,
+    _average_precision_values,
+    _bpref_values,
+    _dcg_values,
+    _err_values,
+    _fallout_values,
+    _fbeta_values,
+    _hit_rate_values,
+    _ndcg_values,
+    _precision_values,
+    _r_precision_values,
+    _rbp_residual_values,
+    _rbp_values,
+    _recall_values,
+    _reciprocal_rank_values,
+    average_precision_at_k,
+    bpref_score,
+    dcg_at_k,
+    expected_reciprocal_rank_at_k,
+    f1_at_k,
+    fallout_at_k,
+    fbeta_at_k,
+    hit_rate_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    r_precision_score,
+    rank_biased_precision_at_k,
+    rbp_residual_at_k,
+    recall_at_k,
+    reciprocal_rank_at_k,
+    success_at_k,
+)
+
+__all__ = []  # private module
+
+# The one mean over queries of every surface (re-exported here).
+weighted_mean = weighted_mean
+
+# trec_eval's default cut-offs (m_P.c, m_recall.c, m_ndcg_cut.c, m_map_cut.c)
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# m_success.c
+TREC_SUCCESS_CUTOFFS = (1, 5, 10)
+
+
+class TrecMeasure(NamedTuple):
+    """One trec_eval measure that a registry metric computes.
+
+    ``name`` is trec_eval's ``-m`` name (``"ndcg_cut"``); ``cutoffs`` its
+    default cut-offs (None: the whole ranked list, one value); ``label``
+    what trec_eval prints: the prefix before the cut-off (``"ndcg_cut_"``
+    -> ``ndcg_cut_10``) when there are cut-offs, else the whole label
+    (``"Rprec"``); ``options`` the metric options that trec_eval's default
+    parameters mean (e.g. RBP's persistence 0.9), on top of
+    ``convention="trec_eval"``.
+    """
+
+    name: str
+    cutoffs: tuple | None
+    label: str
+    options: tuple = ()  # (option, value) pairs
+
+
+class MetricSpec(NamedTuple):
+    """Everything the surfaces need to know about one metric.
+
+    name
+        The report and scorer name, without ``"@k"`` (``"ndcg"``).
+    function
+        The public metric function; every surface gives its value.
+    kernel
+        The per-query kernel (:class:`~sklearn_rankmetrics._ranking.Kernel`:
+        ``values``, ``defined_by``, ``needs_ideal``, ``options`` and
+        ``requires``, e.g. ``"whole_list"``, ``"n_items"``,
+        ``"exponential_gain"``; later ``"judged"``, ``"item_id"``,
+        ``"propensity"``), or None for GAUC, which is not read from a
+        ranking but from every pair of a query's items.
+    cutoff
+        True if the metric takes ``k`` (the name may end in ``"@k"``).
+    scorer
+        True if :func:`get_scorer` offers it (a quality, greater is
+        better: fall-out and the RBP residual are not).
+    default
+        True if ``ranking_report(metrics=None)`` includes it.
+    trec
+        The trec_eval measures it computes (:class:`TrecMeasure`).
+    """
+
+    name: str
+    function: Callable
+    kernel: Kernel | None
+    cutoff: bool = True
+    scorer: bool = True
+    default: bool = False
+    trec: tuple = ()
+
+    @property
+    def options(self):
+        """The keyword options of the per-query kernel."""
+        return () if self.kernel is None else self.kernel.options
+
+    @property
+    def requires(self):
+        """What the kernel needs besides a ranking (see :class:`Kernel`)."""
+        return () if self.kernel is None else self.kernel.requires
+
+    def label(self, k=None):
+        """The scorer and report name: ``"ndcg@10"``, ``"gauc"``."""
+        return self.name if k is None or not self.cutoff else f"{self.name}@{k}"
+
+
+_P = TrecMeasure("P", TREC_CUTOFFS, "P_")
+_WHOLE = ("whole_list",)
+
+# In the order of the report's rows and of available_metrics().
+METRICS = {
+    spec.name: spec
+    for spec in (
+        MetricSpec(
+            "precision",
+            precision_at_k,
+            Kernel(_precision_values, "n_rel", options=("precision_denominator",)),
+            default=True,
+            trec=(_P, TrecMeasure("set_P", None, "set_P")),
+        ),
+        MetricSpec(
+            "recall",
+            recall_at_k,
+            Kernel(_recall_values, "n_rel"),
+            default=True,
+            trec=(
+                TrecMeasure("recall", TREC_CUTOFFS, "recall_"),
+                TrecMeasure("set_recall", None, "set_recall"),
+            ),
+        ),
+        MetricSpec(
+            "f1",
+            f1_at_k,
+            Kernel(_fbeta_values, "n_rel"),
+            default=True,
+            trec=(TrecMeasure("set_F", None, "set_F", (("beta", 1.0),)),),
+        ),
+        MetricSpec(
+            "fbeta",
+            fbeta_at_k,
+            Kernel(_fbeta_values, "n_rel", options=("beta",)),
+        ),
+        MetricSpec(
+            "hit_rate",
+            hit_rate_at_k,
+            Kernel(_hit_rate_values, "n_rel"),
+            default=True,
+        ),
+        MetricSpec(
+            "mrr",
+            reciprocal_rank_at_k,
+            Kernel(_reciprocal_rank_values, "n_rel"),
+            default=True,
+            trec=(TrecMeasure("recip_rank", None, "recip_rank"),),
+        ),
+        MetricSpec(
+            "map",
+            average_precision_at_k,
+            Kernel(_average_precision_values, "n_rel", options=("ap_denominator",)),
+            default=True,
+            trec=(
+                TrecMeasure("map", None, "map"),
+                TrecMeasure("map_cut", TREC_CUTOFFS, "map_cut_"),
+            ),
+        ),
+        MetricSpec(
+            "dcg",
+            dcg_at_k,
+            Kernel(_dcg_values, "n_pos", options=("log_base", "discount")),
+            default=True,
+        ),
+        MetricSpec(
+            "ndcg",
+            ndcg_at_k,
+            Kernel(
+                _ndcg_values,
+                "n_pos",
+                needs_ideal=True,
+                options=("log_base", "discount"),
+            ),
+            default=True,
+            trec=(
+                TrecMeasure("ndcg", None, "ndcg"),
+                TrecMeasure("ndcg_cut", TREC_CUTOFFS, "ndcg_cut_"),
+            ),
+        ),
+        MetricSpec(
+            "r_precision",
+            r_precision_score,
+            Kernel(_r_precision_values, "n_rel", requires=_WHOLE),
+            cutoff=False,
+            trec=(TrecMeasure("Rprec", None, "Rprec"),),
+        ),
+        MetricSpec(
+            "fallout",
+            fallout_at_k,
+            Kernel(_fallout_values, "n_rel", requires=("n_items",)),
+            scorer=False,  # lower is better
+        ),
+        MetricSpec(
+            "err",
+            expected_reciprocal_rank_at_k,
+            Kernel(
+                _err_values,
+                "n_pos",
+                needs_ideal=True,
+                options=("max_grade",),
+                requires=("exponential_gain",),
+            ),
+        ),
+        MetricSpec(
+            "rbp",
+            rank_biased_precision_at_k,
+            Kernel(_rbp_values, "n_rel", options=("persistence", "rbp_gain")),
+            # trec_eval 10's rbp weighs a document by grade / top grade
+            trec=(
+                TrecMeasure(
+                    "rbp",
+                    None,
+                    "rbp",
+                    (("persistence", 0.9), ("rbp_gain", "max_normalized")),
+                ),
+            ),
+        ),
+        MetricSpec(
+            "rbp_residual",
+            rbp_residual_at_k,
+            Kernel(_rbp_residual_values, "n_rel", options=("persistence",)),
+            scorer=False,  # an uncertainty, not a quality
+            # trec_eval's rbp_resid counts unjudged documents, which the long
+            # form does not mark yet: no trec measure until it does.
+        ),
+        MetricSpec(
+            "bpref",
+            bpref_score,
+            Kernel(_bpref_values, "n_rel", requires=("whole_list", "n_items")),
+            cutoff=False,
+            trec=(TrecMeasure("bpref", None, "bpref"),),
+        ),
+        MetricSpec(
+            "success",
+            success_at_k,
+            Kernel(_hit_rate_values, "n_rel"),
+            trec=(TrecMeasure("success", TREC_SUCCESS_CUTOFFS, "success_"),),
+        ),
+        MetricSpec("gauc", group_auc_score, None, cutoff=False),
+    )
+}
+
+_NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
+
+
+def metric_names(*, scorer=None, cutoff=None, default=None, kernel=None):
+    """Registry names in table order, filtered by the given spec fields
+    (``kernel=True``: the metrics read from a ranking, not GAUC)."""
+    out = []
+    for spec in METRICS.values():
+        if scorer is not None and spec.scorer != scorer:
+            continue
+        if cutoff is not None and spec.cutoff != cutoff:
+            continue
+        if default is not None and spec.default != default:
+            continue
+        if kernel is not None and (spec.kernel is not None) != kernel:
+            continue
+        out.append(spec.name)
+    return out
+
+
+def get_metric(name):
+    """The :class:`MetricSpec` of ``name`` (``"ndcg"`` or ``"ndcg@10"``);
+    ValueError listing the names for an unknown one."""
+    base = name.partition("@")[0] if isinstance(name, str) else name
+    if not isinstance(base, str) or base not in METRICS:
+        raise ValueError(
+            f"unknown metric {name!r}; choose among {', '.join(map(repr, METRICS))}."
+        )
+    return METRICS[base]
+
+
+def parse_metric(name):
+    """``"ndcg@10"`` -> (spec, 10); ``"ndcg"`` -> (spec, None).
+
+    ValueError for an unknown name, a cut-off on a metric that takes none
+    (``"gauc@10"``) or a cut-off that is not an int >= 1 written plainly.
+    """
+    match = _NAME_RE.match(name) if isinstance(name, str) else None
+    if match is None or match.group(1) not in METRICS:
+        raise ValueError(
+            f"unknown metric {name!r}; choose among "
+            f"{', '.join(map(repr, METRICS))}, with '@k' (k an int >= 1) for "
+            "those with a cut-off."
+        )
+    spec, k = METRICS[match.group(1)], match.group(2)
+    if k is None:
+        return spec, None
+    if not spec.cutoff:
+        raise ValueError(
+            f"{name!r}: {spec.name} ranks every item of a query and takes no "
+            f"cut-off; use {spec.name!r}."
+        )
+    if int(k) < 1 or k != str(int(k)):
+        raise ValueError(f"{name!r}: the cut-off must be an int >= 1 such as @10.")
+    return spec, int(k)
+
+
+def trec_measures():
+    """trec_eval measure name -> (registry name, :class:`TrecMeasure`),
+    for every trec_eval measure the package computes."""
+    return {m.name: (spec.name, m) for spec in METRICS.values() for m in spec.trec}
+
+
+def kernels():
+    """Name -> kernel of every metric read from a ranking: the view
+    ``_ranking.KERNELS``."""
+    return {name: spec.kernel for name, spec in METRICS.items() if spec.kernel}
