@@ -17,6 +17,7 @@ rows is evaluated chunk by chunk (:func:`_evaluate_long_chunked`).
 
 import argparse
 import csv
+import inspect
 import io
 import json
 import math
@@ -29,23 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import __version__
-from ._auc import group_auc_score
-from ._ranking import (
-    average_precision_at_k,
-    bpref_score,
-    dcg_at_k,
-    expected_reciprocal_rank_at_k,
-    f1_at_k,
-    fallout_at_k,
-    hit_rate_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    r_precision_score,
-    rank_biased_precision_at_k,
-    rbp_residual_at_k,
-    recall_at_k,
-    reciprocal_rank_at_k,
-)
+from ._registry import METRICS, trec_measures
 from ._trec import TrecFormatError, _align, _encode, _read_qrels, _read_run
 
 PROG = "rankmetrics"
@@ -53,56 +38,35 @@ PROG = "rankmetrics"
 # ---------------------------------------------------------------------------
 # Measures
 # ---------------------------------------------------------------------------
+# Every name, function and trec_eval measure comes from the metric
+# registry (_registry.METRICS); the command line adds trec_eval's counts,
+# its printing order and its parameter syntax.
 # package metric name -> function (the names of get_scorer)
-_FUNCTIONS = {
-    "bpref": bpref_score,
-    "dcg": dcg_at_k,
-    "err": expected_reciprocal_rank_at_k,
-    "f1": f1_at_k,
-    "fallout": fallout_at_k,
-    "gauc": group_auc_score,
-    "hit_rate": hit_rate_at_k,
-    "map": average_precision_at_k,
-    "mrr": reciprocal_rank_at_k,
-    "ndcg": ndcg_at_k,
-    "precision": precision_at_k,
-    "r_precision": r_precision_score,
-    "rbp": rank_biased_precision_at_k,
-    "rbp_residual": rbp_residual_at_k,
-    "recall": recall_at_k,
-}
+_FUNCTIONS = {name: spec.function for name, spec in METRICS.items()}
 # metrics of the whole list: no @k
-_NO_CUTOFF = ("gauc", "r_precision", "bpref")
+_NO_CUTOFF = tuple(name for name, spec in METRICS.items() if not spec.cutoff)
 _COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+# trec_eval prints its measures in this order (runid and the counts are
+# the command line's own; every other name is a registry TrecMeasure)
+_TREC_ORDER = (
+    "runid num_q num_ret num_rel num_rel_ret map Rprec bpref recip_rank P "
+    "recall ndcg ndcg_cut map_cut success set_P set_recall set_F rbp"
+).split()
 
-_TREC_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-# trec_eval measure -> (package metric, default cut-offs or None, label prefix).
-# In trec_eval's own order, which is the order it prints them in.
-_TREC_MEASURES = {
-    "runid": ("runid", None, "runid"),
-    "num_q": ("num_q", None, "num_q"),
-    "num_ret": ("num_ret", None, "num_ret"),
-    "num_rel": ("num_rel", None, "num_rel"),
-    "num_rel_ret": ("num_rel_ret", None, "num_rel_ret"),
-    "map": ("map", None, "map"),
-    "Rprec": ("r_precision", None, "Rprec"),
-    "bpref": ("bpref", None, "bpref"),
-    "recip_rank": ("mrr", None, "recip_rank"),
-    "P": ("precision", _TREC_CUTS, "P_"),
-    "recall": ("recall", _TREC_CUTS, "recall_"),
-    "ndcg": ("ndcg", None, "ndcg"),
-    "ndcg_cut": ("ndcg", _TREC_CUTS, "ndcg_cut_"),
-    "map_cut": ("map", _TREC_CUTS, "map_cut_"),
-    "success": ("hit_rate", (1, 5, 10), "success_"),
-    "set_P": ("precision", None, "set_P"),
-    "set_recall": ("recall", None, "set_recall"),
-    "set_F": ("f1", None, "set_F"),
-    "rbp": ("rbp", None, "rbp"),
-}
-# trec_eval's own options of a measure (its defaults; rbp.p=0.8 sets p):
-# rbp weighs a document by its grade over the query's top grade (trec_eval
-# 10), with persistence 0.9.
-_TREC_OPTIONS = {"rbp": {"persistence": 0.9, "rbp_gain": "max_normalized"}}
+
+def _trec_table():
+    """trec_eval measure -> (package metric, default cut-offs or None,
+    label (prefix), options), in trec_eval's printing order."""
+    table = {name: (name, None, name, ()) for name in ("runid", *_COUNTS)}
+    known = trec_measures()
+    for name in sorted(known, key=lambda n: (_TREC_ORDER + [n]).index(n)):
+        metric, measure = known[name]
+        table[name] = (metric, measure.cutoffs, measure.label, measure.options)
+    return table
+
+
+_TREC_MEASURES = _trec_table()
+# trec_eval's parameters of a measure, by trec_eval's name (rbp.p=0.8)
 _TREC_PARAMS = {"rbp": {"p": "persistence"}}
 # trec_eval measures this package does not compute (yet); all_trec and
 # official skip them with a note on stderr.
@@ -122,7 +86,7 @@ _NICKNAME_MISSING = {
     "official": "gm_map iprec_at_recall".split(),
 }
 _LONG_DEFAULT = "ndcg@10 map@10 mrr@10 precision@10 recall@10 hit_rate@10 gauc".split()
-_PACKAGE_RE = re.compile(r"^([a-z_]+?)(?:@(\d+))?$")
+_PACKAGE_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
 
 
 class Measure(NamedTuple):
@@ -192,7 +156,7 @@ def parse_measures(names, *, default, notes):
 
 def _trec_options(base, params, raw):
     """trec_eval's options of ``base`` with ``params`` (``p=0.8``)."""
-    options = dict(_TREC_OPTIONS.get(base, {}))
+    options = dict(_TREC_MEASURES[base][3])
     names = _TREC_PARAMS[base]
     for item in params.split(","):
         key, _, value = item.partition("=")
@@ -210,13 +174,12 @@ def _trec_options(base, params, raw):
 
 
 def _add_trec(found, base, params, trec_order, raw=None):
-    metric, cuts, prefix = _TREC_MEASURES[base]
+    metric, cuts, prefix, options = _TREC_MEASURES[base]
     if base in _TREC_PARAMS:
-        options = _TREC_OPTIONS.get(base, {})
         if params is not None:
-            options = _trec_options(base, params, raw)
-        m = Measure(base, metric, None, (0, trec_order[base], 0))
-        found.setdefault(base, m._replace(options=tuple(options.items())))
+            options = tuple(_trec_options(base, params, raw).items())
+        m = Measure(base, metric, None, (0, trec_order[base], 0), options)
+        found.setdefault(base, m)
         return
     if params is not None and cuts is None:
         raise UsageError(
@@ -224,7 +187,8 @@ def _add_trec(found, base, params, trec_order, raw=None):
             "ndcg gain table and set_F's beta are not supported)."
         )
     if cuts is None:
-        found.setdefault(base, Measure(base, metric, None, (0, trec_order[base], 0)))
+        m = Measure(base, metric, None, (0, trec_order[base], 0), options)
+        found.setdefault(base, m)
         return
     if params is not None:
         try:
@@ -239,7 +203,8 @@ def _add_trec(found, base, params, trec_order, raw=None):
             raise UsageError(f"measure {raw!r}: cut-offs must be >= 1.")
     for k in cuts:
         label = f"{prefix}{k}"
-        found.setdefault(label, Measure(label, metric, k, (0, trec_order[base], k)))
+        m = Measure(label, metric, k, (0, trec_order[base], k), options)
+        found.setdefault(label, m)
 
 
 # ---------------------------------------------------------------------------
@@ -284,7 +249,8 @@ def per_query_values(
             )
             continue
         opts = dict(common, ignore_ties=ignore_ties, no_relevant=no_relevant)
-        opts.update(m.options)
+        accepted = inspect.signature(func).parameters
+        opts.update((key, v) for key, v in m.options if key in accepted)
         graded = m.metric in ("dcg", "ndcg", "err") or (
             opts.get("rbp_gain", "binary") != "binary"
         )

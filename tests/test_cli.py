@@ -3,6 +3,7 @@
 a message, never a traceback)."""
 
 import csv
+import inspect
 import io
 import json
 import re
@@ -719,3 +720,46 @@ def test_rbp_persistence_and_package_names_of_whole_list_metrics(capsys):
     assert values["err@10"] == pytest.approx(
         srm.expected_reciprocal_rank_at_k(y, s, k=10, **common), rel=1e-12
     )
+
+
+def test_every_registry_metric_is_a_cli_measure(tmp_path, capsys):
+    # A metric added to the registry is a measure of the command line: its
+    # package name (with @k where it takes a cut-off) on an impression
+    # table, and each of its trec_eval names on a TREC run, give the
+    # metric function's value.
+    from sklearn_rankmetrics._registry import METRICS, trec_measures
+
+    path = tmp_path / "clicks.csv"
+    user, click, a, _ = write_table(path, ",")
+    kw = dict(query_id=user)
+    for name, spec in METRICS.items():
+        label = f"{name}@3" if spec.cutoff else name
+        result = _json(
+            capsys, "--long", str(path), *LONG_ARGS, "--score-col", "model_a",
+            "-m", label,
+        )  # fmt: skip
+        extra = {"k": 3} if spec.cutoff else {}
+        want = spec.function(click, a, **extra, **kw)
+        assert result["model_a"]["all"][label] == pytest.approx(want, rel=1e-12), name
+    qrels, run = PEER / "qrels.test", PEER / "results.test"
+    y, s, q = srm.trec_to_long_form(qrels, run)
+    for trec_name, (metric, measure) in trec_measures().items():
+        result = _json(capsys, "-m", trec_name, str(qrels), str(run))
+        (values,) = [r["all"] for r in result.values()]
+        k = None if measure.cutoffs is None else measure.cutoffs[0]
+        label = measure.label if k is None else f"{measure.label}{k}"
+        func = METRICS[metric].function
+        accepted = inspect.signature(func).parameters
+        opts = {o: v for o, v in measure.options if o in accepted}
+        if "k" in accepted:
+            opts["k"] = k
+        if "relevance_threshold" in accepted and metric not in ("ndcg", "rbp"):
+            opts["relevance_threshold"] = 1
+        judged = {}
+        if metric == "bpref":
+            *_, judged = srm.trec_to_long_form(qrels, run, return_judged=True)
+            judged = {"judged": judged}
+        want = func(
+            y, s, query_id=q, ignore_ties=True, no_relevant=0.0, **opts, **judged
+        )
+        assert values[label] == pytest.approx(want, rel=1e-12), trec_name
