@@ -488,6 +488,8 @@ def _read_long(path, columns, sep):
 
 
 def _check_columns(path, wanted, available):
+    if not available:
+        raise UsageError(f"--long {path!r}: the file is empty (no header line).")
     missing = [c for c in dict.fromkeys(wanted) if c not in available]
     if missing:
         raise UsageError(
@@ -512,6 +514,29 @@ def _numeric(path, name, arr):
             f"{next((x for x in arr if not _is_number(x)), arr[0])!r}."
         ) from None
     return out
+
+
+def _where(path, i):
+    """Where row ``i`` (0-based, of the rows read) is in the file."""
+    if path.lower().endswith((".parquet", ".pq")):
+        return f"row {i + 1}"
+    return f"line {i + 2}"  # after the header line
+
+
+def _check_cells(path, name, values, negative=False, locate=True):
+    """Empty (NaN) cells, and negative ones if ``negative``: a clear error
+    (naming the line when ``locate``: the rows are the whole file's)."""
+    bad = np.isnan(values)
+    if negative:
+        bad |= values < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        if np.isnan(values[i]):
+            what, fix = "is empty", "fill the cell"
+        else:
+            what, fix = f"is negative ({float(values[i])!r})", "grades must be >= 0"
+        at = f", {_where(path, i)}" if locate else ""
+        raise UsageError(f"--long {path!r}: column {name!r}{at}: a cell {what}; {fix}.")
 
 
 def _is_number(x):
@@ -578,19 +603,35 @@ def _evaluate_long(args, measures, progress):
         raise UsageError(f"--long {path!r}: the table has no rows.")
     progress.step("evaluating")
     codes, ids = _query_codes(data[args.query_col])
-    part = _long_part(args, measures, data, codes, len(ids))
+    part = _long_part(args, measures, data, codes, len(ids), ids=ids)
     progress.done()
     return _long_results(args, measures, ids, *part), measures
 
 
-def _long_part(args, measures, data, codes, n_q):
+def _long_part(args, measures, data, codes, n_q, ids=None):
     """Per score column the per-query values of rows holding whole
-    queries (``codes`` 0..n_q-1), and the query weights of the summary."""
+    queries (``codes`` 0..n_q-1, ``ids`` their ids in the file when
+    known), and the query weights of the summary."""
     path = args.long
     y_true = _numeric(path, args.label_col, data[args.label_col])
+    locate = ids is not None  # the chunked reader's rows are a chunk's
+    _check_cells(path, args.label_col, y_true, negative=True, locate=locate)
     weight = None
     if args.weight_col:
         weight = _numeric(path, args.weight_col, data[args.weight_col])
+        _check_cells(path, args.weight_col, weight, locate=locate)
+        first = np.zeros(n_q)
+        first[codes[::-1]] = weight[::-1]
+        varying = np.flatnonzero(weight != first[codes])
+        if varying.size:
+            i = varying[0]
+            q = ids[codes[i]] if locate else codes[i]
+            at = f" ({_where(path, i)})" if locate else ""
+            raise UsageError(
+                f"--long {path!r}: column {args.weight_col!r} must be constant "
+                f"within a query (it is the query's weight); query {q!r} has "
+                f"{float(first[codes[i]])!r} and {float(weight[i])!r}{at}."
+            )
     # per-query weights for the summary: the metrics' own averaging
     if weight is None:
         query_w = None
@@ -602,6 +643,7 @@ def _long_part(args, measures, data, codes, n_q):
     values = {}
     for col in args.score_col:
         y_score = _numeric(path, col, data[col])
+        _check_cells(path, col, y_score, locate=locate)
         values[col] = per_query_values(
             measures,
             y_true,

@@ -763,3 +763,30 @@ def test_every_registry_metric_is_a_cli_measure(tmp_path, capsys):
             y, s, query_id=q, ignore_ties=True, no_relevant=0.0, **opts, **judged
         )
         assert values[label] == pytest.approx(want, rel=1e-12), trec_name
+
+    assert code == 0
+    table = out.split("\n\n")[0].splitlines()  # the comparison follows
+    rows = [line.split()[1] for line in table if line.startswith("map ")]
+    queries = [q for q in rows if q != "all"]
+    assert queries == sorted(["b", "a", "10", "2"])
+
+
+@pytest.mark.parametrize(
+    "text, weight, message",
+    [
+        ("", True, "t.csv': the file is empty"),
+        ("q,y,s,w\nu0,1,0.5,1\nu1,1,0.5,1\nu1,0,0.3,2\n", True, "query 'u1' has"),
+        ("q,y,s,w\nu0,1,0.5,1\nu1,1,,1\n", True, "column 's', line 3: a cell is empty"),
+        ("q,y,s\nu0,1,0.5\nu1,-1,0.5\n", False, "column 'y', line 3: a cell is neg"),
+    ],
+)
+def test_long_form_messages_name_file_column_line(
+    tmp_path, capsys, text, weight, message
+):
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    argv = ["--query-col", "q", "--label-col", "y", "--score-col", "s"]
+    if weight:
+        argv += ["--weight-col", "w"]
+    assert main(["evaluate", "--long", str(path), *argv]) == 2
+    assert message in capsys.readouterr().err
