@@ -15,6 +15,15 @@ It prints each time, the ratios to ours measured in the same run, and
 checks that the three agree on the values.
 
     python benchmarks/bench_cli.py --lines 1000000
+
+Figures behind two choices of ``sklearn_rankmetrics/_trec.py``, measured
+once on the shared, heavily loaded 2-core machine (noisy; re-measure
+before relying on them):
+
+* ``_score_order``'s block path: 10M rows in 10,000 queries, 0.66 s
+  instead of 8.0 s for ``np.lexsort``;
+* ``_string_hash``: 10M ids of 5-16 bytes, 5.3 and 7.7 s against 10.9
+  and 9.9 s for pyarrow's ``dictionary_encode``.
 """
 
 import argparse

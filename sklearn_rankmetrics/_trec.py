@@ -672,10 +672,9 @@ def _string_hash(column):
 
     Computed in numpy over the array's buffers from the length and the last
     32 bytes of each string, read as four 8-byte words.  It only proves
-    entries *different*; equal hashes are checked on the strings themselves.
-    (10M ids of 5-16 bytes on the shared, heavily loaded 2-core machine:
-    5.3 and 7.7 s, against 10.9 and 9.9 s for ``dictionary_encode``, which
-    the exact check then needs only for the few repeated hashes.)
+    entries *different*; equal hashes are checked on the strings themselves
+    (faster than ``dictionary_encode``, which the exact check then needs
+    only for the few repeated hashes; figures in benchmarks/bench_cli.py).
     """
     pa, _, _ = _pyarrow()
     if isinstance(column, pa.ChunkedArray):
@@ -854,8 +853,7 @@ def _score_order(q, s):
 
     Run files are usually written query by query in rank order; then only
     the blocks need reordering, which is much cheaper than a full sort
-    (10M rows in 10,000 queries, shared 2-core machine: 0.66 s instead of
-    8.0 s for ``np.lexsort``).
+    (figures in benchmarks/bench_cli.py).
     """
     n = q.size
     if n == 0:
