@@ -21,7 +21,13 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, cross_valid
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.neighbors import KNeighborsClassifier
 
-from sklearn_rankmetrics import _scorer, _sklearn_compat, get_scorer, make_scoring
+from sklearn_rankmetrics import (
+    _scorer,
+    _sklearn_compat,
+    average_precision_at_k,
+    get_scorer,
+    make_scoring,
+)
 from sklearn_rankmetrics.datasets import make_click_log
 
 pytestmark = pytest.mark.filterwarnings(
@@ -87,7 +93,7 @@ def test_scorer_class_init_takes_score_func_sign_kwargs_response_method():
         "(score_func, 1, kwargs, response_method)"
     )
     scorer = get_scorer("map@3", ap_denominator="min_k")
-    assert scorer._score_func is _scorer.average_precision_at_k
+    assert scorer._score_func is average_precision_at_k
     assert scorer._sign == 1
     assert scorer._kwargs == {"k": 3, "ap_denominator": "min_k"}
     assert scorer._response_method == ("decision_function", "predict_proba", "predict")
