@@ -332,3 +332,71 @@ def test_fallback_for_real_when_the_private_module_is_gone(clicks, monkeypatch):
     for name in names:
         key = f"mean_test_{name}"
         np.testing.assert_allclose(plain.cv_results_[key], cached.cv_results_[key])
+
+
+_WITHOUT_PRIVATE_SCORER = """
+import importlib, json, sys
+import numpy as np, sklearn
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, GroupKFold
+
+real_import = importlib.import_module
+
+
+def no_private_scorer(name, *args, **kwargs):
+    # the adapter's view of a scikit-learn without its private scorer module
+    if name == "sklearn.metrics._scorer":
+        raise ImportError(name)
+    return real_import(name, *args, **kwargs)
+
+
+importlib.import_module = no_private_scorer
+from sklearn_rankmetrics import _scorer, _sklearn_compat, make_scoring
+from sklearn_rankmetrics.datasets import make_click_log
+
+importlib.import_module = real_import
+X, y, qid = make_click_log(n_users=40, n_impressions=(4, 12), random_state=0)
+names = sys.argv[1].split(",")
+scoring = make_scoring(names)
+with sklearn.config_context(enable_metadata_routing=True):
+    search = GridSearchCV(
+        LogisticRegression(), {"C": [0.01, 1.0]}, cv=GroupKFold(3),
+        scoring=scoring, refit=names[0], error_score="raise",
+    ).fit(X, y, groups=qid, query_id=qid)
+print(json.dumps({
+    "missing": _sklearn_compat.MISSING_SCORER_HOOKS,
+    "has_hooks": _sklearn_compat.HAS_SCORER_HOOKS,
+    "types": sorted({type(scoring[n]).__name__ for n in names if "@" in n}),
+    "results": {n: search.cv_results_[f"mean_test_{n}"].tolist() for n in names},
+}))
+"""
+
+
+def test_fallback_runs_for_real_when_the_private_scorer_module_is_missing(clicks):
+    # Not a flipped flag: a fresh interpreter where the adapter cannot
+    # import sklearn.metrics._scorer, so the check at import finds the
+    # hooks missing; the search then runs the public-API scorers, with
+    # metadata routing, and gives the values of the cached scorers here.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    names = ["ndcg@5", "map@5", "gauc", "roc_auc"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_PRIVATE_SCORER, ",".join(names)],
+        capture_output=True, text=True, env=env, check=True,
+    )  # fmt: skip
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["has_hooks"] is False
+    assert got["missing"] == ["the module sklearn.metrics._scorer is gone"]
+    assert got["types"] == ["_RankingScorer"]
+    assert _sklearn_compat.HAS_SCORER_HOOKS  # here: the cached scorers
+    X, y, qid = clicks
+    with sklearn.config_context(enable_metadata_routing=True):
+        cached = _search(X, y, qid, names)
+    for name in names:
+        np.testing.assert_allclose(
+            got["results"][name], cached.cv_results_[f"mean_test_{name}"]
+        )
