@@ -116,17 +116,17 @@ class _RankingScorer:
 
     def __init__(self, name, score_func, kwargs, pos_label=None):
         self._name = name
-        self._score_func = score_func
-        self._kwargs = kwargs
-        self._pos_label = pos_label
-        self._response_method = _RESPONSE_METHOD
+        self._metric = score_func
+        self._options = kwargs
+        self._relevant_class = pos_label
+        self._methods = _RESPONSE_METHOD
         self._requests = {}
 
     # -- presentation --------------------------------------------------------
     def __repr__(self):
-        items = [(key, value) for key, value in self._kwargs.items() if key != "k"]
-        if self._pos_label is not None:
-            items.append(("pos_label", self._pos_label))
+        items = [(key, value) for key, value in self._options.items() if key != "k"]
+        if self._relevant_class is not None:
+            items.append(("pos_label", self._relevant_class))
         options = "".join(f", {key}={_short_repr(value)}" for key, value in items)
         return f"get_scorer({self._name!r}{options})"
 
@@ -187,7 +187,7 @@ class _RankingScorer:
             )
         self._warn_overridden(kwargs, stacklevel=3)
         requests = {**self._requests, **kwargs}
-        _public_score_request(self._score_func, requests)  # validates the aliases
+        _public_score_request(self._metric, requests)  # validates the aliases
         self._requests = requests
         return self
 
@@ -199,14 +199,14 @@ class _RankingScorer:
         routing : MetadataRequest
             What scikit-learn's routing reads.
         """
-        return _public_score_request(self._score_func, self._score_requests())
+        return _public_score_request(self._metric, self._score_requests())
 
     def _score_requests(self):
         return {"query_id": True, "sample_weight": None, **self._requests}
 
     def _warn_overridden(self, metadata, stacklevel):
         """Warn when routed metadata replace options fixed at construction."""
-        overlap = set(metadata) & set(self._kwargs)
+        overlap = set(metadata) & set(self._options)
         if overlap:
             warnings.warn(
                 f"{self!r}: routed metadata {sorted(overlap)} override the "
@@ -216,19 +216,19 @@ class _RankingScorer:
             )
 
     # -- scoring -------------------------------------------------------------
-    def _evaluate(self, method_caller, estimator, X, y_true, **metadata):
-        """The score, predicting through ``method_caller`` if not None.
+    def _evaluate(self, predict_fn, estimator, X, y_true, **metadata):
+        """The score, predicting through ``predict_fn`` if not None.
 
-        ``method_caller(estimator, method, X, pos_label=...)`` is
-        scikit-learn's cached prediction (see ``_sklearn_compat``); None
-        means predicting directly.
+        ``predict_fn(estimator, method, X, pos_label=...)`` reads the
+        prediction cache of a multi-metric scoring (passed in by
+        ``_sklearn_compat``); None means predicting directly.
         """
         self._warn_overridden(metadata, stacklevel=4)
-        params = {**self._kwargs, **metadata}
-        method = _response_method_name(estimator, self._response_method)
+        params = {**self._options, **metadata}
+        method = _response_method_name(estimator, self._methods)
         if _is_2d(y_true):
             y_score = _multilabel_scores(
-                estimator, X, method, method_caller, _n_labels(y_true)
+                estimator, X, method, predict_fn, _n_labels(y_true)
             )
         else:
             if params.get("query_id") is None:
@@ -238,11 +238,11 @@ class _RankingScorer:
                 X,
                 y_true,
                 method,
-                method_caller or _call_response,
-                self._pos_label,
+                predict_fn or _call_response,
+                self._relevant_class,
                 self._name,
             )
-        return self._score_func(y_true, y_score, **params)
+        return self._metric(y_true, y_score, **params)
 
 
 class _CachedRankingScorer(_RankingScorer, _compat.CachedScorerMixin):
@@ -332,11 +332,11 @@ def _label_column(proba, classes):
     )
 
 
-def _multilabel_scores(estimator, X, method, method_caller, n_labels):
+def _multilabel_scores(estimator, X, method, predict_fn, n_labels):
     """Scores of shape (n_samples, n_labels) for a 2-D (multilabel) target."""
     classes = getattr(estimator, "classes_", None)
-    if method_caller is not None and _compat.cached_output_is_exact(method, classes):
-        y_score = method_caller(estimator, method, X, pos_label=None)
+    if predict_fn is not None and _compat.cached_output_is_exact(method, classes):
+        y_score = predict_fn(estimator, method, X, pos_label=None)
         if np.ndim(y_score) == 2 and np.shape(y_score)[1] == n_labels:
             return y_score
     raw = getattr(estimator, method)(X)
@@ -366,7 +366,7 @@ def _multilabel_scores(estimator, X, method, method_caller, n_labels):
 def _call_response(estimator, method, X, pos_label=None):
     """``method``'s output as scikit-learn's scorers process it, uncached.
 
-    The public-API stand-in for scikit-learn's ``method_caller``, for the
+    The public-API stand-in for the cached ``predict_fn``, for the
     long form: a binary classifier gives the score of ``pos_label``
     (default ``classes_[-1]``), anything else its raw output.
     """
@@ -386,7 +386,7 @@ def _call_response(estimator, method, X, pos_label=None):
     return y_pred
 
 
-def _score_of_first_class(estimator, X, method, method_caller):
+def _score_of_first_class(estimator, X, method, predict_fn):
     """Scores of ``classes_[0]`` of a binary classifier.
 
     scikit-learn's prediction cache is keyed by method name only and
@@ -397,7 +397,7 @@ def _score_of_first_class(estimator, X, method, method_caller):
     scores into ties).
     """
     if method == "decision_function":
-        return -method_caller(estimator, method, X, pos_label=estimator.classes_[-1])
+        return -predict_fn(estimator, method, X, pos_label=estimator.classes_[-1])
     y_pred = getattr(estimator, method)(X)
     if method == "predict_proba":
         return np.asarray(y_pred, dtype=np.float64)[:, 0]
@@ -424,13 +424,13 @@ def _default_pos_label(estimator, classes, name):
     )
 
 
-def _long_form(estimator, X, y_true, method, method_caller, pos_label, name):
+def _long_form(estimator, X, y_true, method, predict_fn, pos_label, name):
     """Relevance and scores of the long form (1-D target)."""
     y = np.asarray(y_true)
     if y.ndim == 2:  # a single column
         y = y[:, 0]
     if not is_classifier(estimator):  # a regressor predicting relevance
-        return y, method_caller(estimator, method, X, pos_label=None)
+        return y, predict_fn(estimator, method, X, pos_label=None)
     classes = np.asarray(estimator.classes_)
     if classes.ndim != 1 or classes.shape[0] < 2:
         raise ValueError(
@@ -447,11 +447,11 @@ def _long_form(estimator, X, y_true, method, method_caller, pos_label, name):
         if pos_label is None:
             pos_label = _default_pos_label(estimator, classes, name)
         if pos_label == classes[-1]:
-            y_score = method_caller(estimator, method, X, pos_label=pos_label)
+            y_score = predict_fn(estimator, method, X, pos_label=pos_label)
             if method == "predict":  # a classifier with neither score method
                 y_score = (np.asarray(y_score) == pos_label).astype(np.float64)
         else:
-            y_score = _score_of_first_class(estimator, X, method, method_caller)
+            y_score = _score_of_first_class(estimator, X, method, predict_fn)
         return y == pos_label, y_score
     # Several classes: rank by P(pos_label), or by the expected grade.
     if not hasattr(estimator, "predict_proba"):
@@ -459,7 +459,7 @@ def _long_form(estimator, X, y_true, method, method_caller, pos_label, name):
             f"{type(estimator).__name__} has {classes.shape[0]} classes but no "
             "predict_proba; a ranking scorer cannot rank by its output."
         )
-    proba = method_caller(estimator, "predict_proba", X, pos_label=None)
+    proba = predict_fn(estimator, "predict_proba", X, pos_label=None)
     if pos_label is not None:
         return y == pos_label, proba[:, classes.tolist().index(pos_label)]
     if classes.dtype.kind not in "biuf":

@@ -146,17 +146,17 @@ class CachedScorerMixin(SklearnScorer):
     """Make a ranking scorer a scikit-learn scorer that shares predictions.
 
     Mixed in after the plain scorer class (whose methods take precedence),
-    it plugs the scorer's ``_evaluate(method_caller, estimator, X, y_true,
-    **metadata)`` into scikit-learn's private ``_score`` hook, and answers
-    scikit-learn's other private calls on a scorer.  The host class sets
-    ``_score_func``, ``_kwargs``, ``_response_method``, ``_pos_label`` and
-    provides ``_score_requests()``.
+    it plugs the scorer's ``_evaluate(predict_fn, estimator, X, y_true,
+    **metadata)`` into scikit-learn's private ``_score`` hook (whose
+    ``method_caller`` becomes ``predict_fn``), and answers scikit-learn's
+    other private calls on a scorer.  The host class sets ``_metric``,
+    ``_options``, ``_methods`` and ``_relevant_class`` (our names; the
+    private ``_score_func``, ``_kwargs``, ``_response_method`` are set here,
+    by scikit-learn's ``__init__``) and provides ``_score_requests()``.
     """
 
     def _init_sklearn_scorer(self):
-        SklearnScorer.__init__(
-            self, self._score_func, 1, self._kwargs, self._response_method
-        )
+        SklearnScorer.__init__(self, self._metric, 1, self._options, self._methods)
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
         return self._evaluate(method_caller, estimator, X, y_true, **kwargs)
@@ -172,7 +172,7 @@ class CachedScorerMixin(SklearnScorer):
         return repr(self)
 
     def _get_pos_label(self):
-        return self._pos_label
+        return self._relevant_class
 
 
 def cached_output_is_exact(method, classes):

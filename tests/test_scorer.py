@@ -111,15 +111,15 @@ def _lr():
 )
 def test_get_scorer_names_and_cutoffs(name, func, k):
     scorer = get_scorer(name)
-    assert scorer._score_func is func
-    assert scorer._kwargs == {"k": k}
+    assert scorer._metric is func
+    assert scorer._options == {"k": k}
     assert repr(scorer) == f"get_scorer({name!r})"
 
 
 def test_gauc_has_no_cutoff():
     scorer = get_scorer("gauc")
-    assert scorer._score_func is group_auc_score
-    assert scorer._kwargs == {}
+    assert scorer._metric is group_auc_score
+    assert scorer._options == {}
     with pytest.raises(ValueError, match="takes no cut-off"):
         get_scorer("gauc@10")
 
@@ -188,7 +188,7 @@ def test_get_scorer_names():
     ]
     for name in names:  # every name listed is ours
         scorer = get_scorer(name)
-        assert scorer._score_func is not None and repr(scorer).startswith("get_")
+        assert scorer._metric is not None and repr(scorer).startswith("get_")
     # precision, recall and f1 are ours only with @k, so not listed
     for name in ["precision", "recall", "f1"]:
         assert name not in names
@@ -221,16 +221,16 @@ def test_make_scoring_mixes_ours_and_sklearns():
     names = ["ndcg@10", "map@10", "gauc", "roc_auc", "neg_log_loss"]
     scoring = make_scoring(names, gain="exponential", ignore_ties=True)
     assert list(scoring) == names
-    assert scoring["ndcg@10"]._kwargs == {
+    assert scoring["ndcg@10"]._options == {
         "k": 10,
         "gain": "exponential",
         "ignore_ties": True,
     }
-    assert scoring["map@10"]._kwargs == {"k": 10, "ignore_ties": True}
-    assert scoring["gauc"]._kwargs == {}  # GAUC has no ignore_ties
+    assert scoring["map@10"]._options == {"k": 10, "ignore_ties": True}
+    assert scoring["gauc"]._options == {}  # GAUC has no ignore_ties
     assert repr(scoring["roc_auc"]) == repr(sklearn_get_scorer("roc_auc"))
     scoring = make_scoring(["ndcg@3", "gauc"], pos_label="click")
-    assert all(s._pos_label == "click" for s in scoring.values())
+    assert all(s._relevant_class == "click" for s in scoring.values())
 
 
 def test_make_scoring_errors():

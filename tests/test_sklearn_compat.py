@@ -400,3 +400,34 @@ def test_fallback_runs_for_real_when_the_private_scorer_module_is_missing(clicks
         np.testing.assert_allclose(
             got["results"][name], cached.cv_results_[f"mean_test_{name}"]
         )
+
+
+def test_private_scikit_learn_names_stay_in_the_adapter():
+    # _scorer.py speaks its own protocol (_metric, _options, _methods,
+    # _relevant_class, predict_fn); only _sklearn_compat.py names
+    # scikit-learn's private scorer API.
+    import re
+    from pathlib import Path
+
+    private = [
+        "_score_func", "_kwargs", "_response_method", "_pos_label",
+        "method_caller", "_BaseScorer", "_cached_call", "_get_pos_label",
+        "_routing_repr", "_get_metadata_request", "sklearn.metrics._",
+    ]  # fmt: skip
+    source = Path(_scorer.__file__).read_text()
+    found = [
+        name
+        for name in private
+        if re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", source)
+        or (name.endswith(".") or name.endswith("_"))
+        and name in source
+    ]
+    assert found == []
+    # the cached scorer still carries what scikit-learn reads, set by the
+    # adapter from ours
+    scorer = get_scorer("ndcg@5", pos_label="click")
+    if _sklearn_compat.HAS_SCORER_HOOKS:
+        assert scorer._score_func is scorer._metric
+        assert scorer._kwargs is scorer._options
+        assert scorer._response_method == scorer._methods
+        assert scorer._get_pos_label() == "click"
