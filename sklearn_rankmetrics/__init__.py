@@ -7,6 +7,11 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 """
 
 from ._auc import group_auc_score
+from ._calibration import (
+    calibration_ratio,
+    expected_calibration_error,
+    normalized_entropy,
+)
 from ._compare import RankingComparison, compare_rankings
 from ._config import config_context, get_config, set_config
 from ._idlists import ranked_lists_to_arrays
@@ -45,9 +50,11 @@ __all__ = [
     "RankingEvaluator",
     "average_precision_at_k",
     "bpref_score",
+    "calibration_ratio",
     "compare_rankings",
     "config_context",
     "dcg_at_k",
+    "expected_calibration_error",
     "expected_reciprocal_rank_at_k",
     "f1_at_k",
     "fallout_at_k",
@@ -59,6 +66,7 @@ __all__ = [
     "hit_rate_at_k",
     "make_scoring",
     "ndcg_at_k",
+    "normalized_entropy",
     "precision_at_k",
     "r_precision_score",
     "rank_biased_precision_at_k",
