@@ -9,6 +9,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 from ._auc import group_auc_score
 from ._calibration import (
     calibration_ratio,
+    calibration_report,
     expected_calibration_error,
     normalized_entropy,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "average_precision_at_k",
     "bpref_score",
     "calibration_ratio",
+    "calibration_report",
     "compare_rankings",
     "config_context",
     "dcg_at_k",

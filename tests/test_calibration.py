@@ -249,3 +249,144 @@ def test_inputs_not_modified():
     srm.expected_calibration_error(y, p, sample_weight=w, strategy="quantile")
     for a, b in zip((y, p, w), copies, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+# -- calibration report -----------------------------------------------------
+def ref_report(y, p, groups, w):
+    """Per-group loop with the scalar metrics and scikit-learn's."""
+    from sklearn.metrics import roc_auc_score
+
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    out = {}
+    for g in sorted(set(groups)):
+        m = np.array([gi == g for gi in groups])
+        yg, pg, wg = y[m], p[m], w[m]
+        imp, clicks = wg.sum(), (wg * yg).sum()
+        row = {
+            "impressions": imp,
+            "clicks": clicks,
+            "ctr": clicks / imp,
+            "mean_prediction": (wg * pg).sum() / imp,
+            "calibration_ratio": (wg * pg).sum() / clicks if clicks > 0 else np.nan,
+            "log_loss": log_loss(yg, pg, sample_weight=wg, labels=[0, 1]),
+        }
+        defined = 0 < clicks < imp and len(set(yg[wg > 0])) == 2
+        row["normalized_entropy"] = ref_ne(yg, pg, wg) if defined else np.nan
+        row["auc"] = roc_auc_score(yg, pg, sample_weight=wg) if defined else np.nan
+        out[g] = row
+    used = [g for g in out if out[g]["clicks"] > 0]
+    num = sum(
+        out[g]["impressions"]
+        * abs(out[g]["clicks"] - out[g]["mean_prediction"] * out[g]["impressions"])
+        / out[g]["clicks"]
+        for g in used
+    )
+    rce = num / sum(out[g]["impressions"] for g in used) if used else np.nan
+    return out, rce
+
+
+def report_data(seed, weighted):
+    y, p, w = ctr_data(seed, n=400, weighted=weighted)
+    rng = np.random.default_rng(seed + 100)
+    groups = rng.choice(["de", "fr", "us", "jp", "br"], size=y.shape[0]).astype("<U8")
+    groups[0] = "solo"  # a field value with one impression
+    if weighted:
+        w[0] = 1.5
+    y[groups == "br"] = 0  # a field value without clicks
+    return y, p, w, groups
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_report_against_per_group_reference(seed, weighted):
+    y, p, w, groups = report_data(seed, weighted)
+    got = srm.calibration_report(y, p, groups=groups, sample_weight=w, output_dict=True)
+    expected, rce = ref_report(y, p, list(groups), w)
+    assert list(got["groups"]) == sorted(expected)
+    for g, row in expected.items():
+        for stat, value in row.items():
+            assert_allclose(got["groups"][g][stat], value, rtol=1e-10, err_msg=stat)
+    assert_allclose(got["field_rce"], rce, rtol=1e-12)
+    # the overall row is the scalar metrics on all rows
+    overall = got["overall"]
+    assert_allclose(
+        overall["normalized_entropy"], srm.normalized_entropy(y, p, sample_weight=w)
+    )
+    assert_allclose(
+        overall["calibration_ratio"], srm.calibration_ratio(y, p, sample_weight=w)
+    )
+    from sklearn.metrics import roc_auc_score
+
+    assert_allclose(overall["auc"], roc_auc_score(y, p, sample_weight=w))
+    assert_allclose(overall["log_loss"], log_loss(y, p, sample_weight=w))
+
+
+def test_report_edge_groups_rules():
+    y, p, w, groups = report_data(0, False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # table values: nan without warnings
+        got = srm.calibration_report(y, p, groups=groups, output_dict=True)
+    solo, br = got["groups"]["solo"], got["groups"]["br"]
+    assert solo["impressions"] == 1
+    assert np.isnan(solo["normalized_entropy"]) and np.isnan(solo["auc"])
+    assert np.isnan(br["calibration_ratio"]) and br["clicks"] == 0
+    assert np.isnan(br["normalized_entropy"])
+    # no clicks anywhere: field RCE undefined
+    none = srm.calibration_report(
+        np.zeros(4, int), [0.1, 0.2, 0.3, 0.4], groups=[1, 1, 2, 2], output_dict=True
+    )
+    assert np.isnan(none["field_rce"])
+
+
+def test_report_hand_worked_field_rce():
+    # a: 3 impressions, 1 click, predictions sum 1.2 -> |1 - 1.2| / 1 = .2
+    # b: 3 impressions, 1 click, predictions sum .8 -> .2
+    # c: 2 impressions, 0 clicks -> left out;  RCE = (3 * .2 + 3 * .2) / 6
+    y = [1, 0, 0, 1, 0, 0, 0, 0]
+    p = [0.5, 0.5, 0.2, 0.4, 0.2, 0.2, 0.9, 0.9]
+    g = ["a", "a", "a", "b", "b", "b", "c", "c"]
+    got = srm.calibration_report(y, p, groups=g, output_dict=True)
+    assert_allclose(got["field_rce"], 0.2)
+    # weighted: b's rows weigh 3 -> b counts 9 impressions, same RCE .2;
+    # a's first row weighs 2 -> a: clicks 2, predictions 1.7, |2 - 1.7| / 2 = .15
+    got = srm.calibration_report(
+        y, p, groups=g, sample_weight=[2, 1, 1, 3, 3, 3, 1, 1], output_dict=True
+    )
+    assert_allclose(got["field_rce"], (4 * 0.15 + 9 * 0.2) / 13)
+    # without groups: |C - P| / C of all rows
+    got = srm.calibration_report(y, p, output_dict=True)
+    assert_allclose(got["field_rce"], abs(2 - sum(p)) / 2)
+    assert list(got["groups"]) == ["all"]
+
+
+def test_report_text_and_per_group():
+    y, p, w, groups = report_data(1, True)
+    text = srm.calibration_report(y, p, groups=groups, sample_weight=w, digits=3)
+    d = srm.calibration_report(y, p, groups=groups, sample_weight=w, output_dict=True)
+    lines = text.splitlines()
+    assert lines[0].split()[0] == "group"
+    assert f"field RCE: {d['field_rce']:.3f}" in text
+    row = next(line for line in lines if line.startswith("fr "))
+    assert f"{d['groups']['fr']['normalized_entropy']:.3f}" in row.split()
+    table = srm.calibration_report(
+        y, p, groups=groups, sample_weight=w, per_group=True, output_dict=True
+    )
+    assert isinstance(table, dict)
+    assert table["group"].tolist() == sorted(set(groups))
+    i = table["group"].tolist().index("fr")
+    assert table["auc"][i] == d["groups"]["fr"]["auc"]
+    pd = pytest.importorskip("pandas")
+    frame = srm.calibration_report(y, p, groups=groups, sample_weight=w, per_group=True)
+    assert isinstance(frame, pd.DataFrame)
+    assert_allclose(frame["log_loss"].to_numpy(), table["log_loss"])
+
+
+def test_report_bad_input():
+    with pytest.raises(ValueError, match="groups has 1 entries"):
+        srm.calibration_report([0, 1], [0.2, 0.5], groups=[1])
+    with pytest.raises(ValueError, match="groups contains NaN"):
+        srm.calibration_report([0, 1], [0.2, 0.5], groups=[1.0, np.nan])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        srm.calibration_report([0, 1], [0.2, 5.0], groups=[1, 2])
+    with pytest.raises(ValueError, match="digits"):
+        srm.calibration_report([0, 1], [0.2, 0.5], digits=-1)
