@@ -390,3 +390,81 @@ def test_report_bad_input():
         srm.calibration_report([0, 1], [0.2, 5.0], groups=[1, 2])
     with pytest.raises(ValueError, match="digits"):
         srm.calibration_report([0, 1], [0.2, 0.5], digits=-1)
+
+
+# -- scorers ----------------------------------------------------------------
+def _classification_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (rng.uniform(size=300) < 1 / (1 + np.exp(-(X[:, 0] - 0.5 * X[:, 1])))).astype(
+        int
+    )
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "name, func, options",
+    [
+        ("neg_normalized_entropy", srm.normalized_entropy, {}),
+        ("neg_expected_calibration_error", srm.expected_calibration_error, {}),
+        (
+            "neg_expected_calibration_error",
+            srm.expected_calibration_error,
+            {"n_bins": 5, "strategy": "quantile"},
+        ),
+    ],
+)
+def test_calibration_scorers_in_grid_search(name, func, options):
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    X, y = _classification_data()
+    cv = KFold(3, shuffle=True, random_state=0)
+    grid = {"C": [0.01, 1.0]}
+    scorer = srm.get_scorer(name, **options)
+    search = GridSearchCV(LogisticRegression(), grid, scoring=scorer, cv=cv).fit(X, y)
+    # the same folds by hand: the metric of predict_proba[:, 1], negated
+    for i, C in enumerate(grid["C"]):
+        folds = []
+        for train, test in cv.split(X):
+            model = clone(LogisticRegression(C=C)).fit(X[train], y[train])
+            folds.append(-func(y[test], model.predict_proba(X[test])[:, 1], **options))
+        assert_allclose(search.cv_results_["mean_test_score"][i], np.mean(folds))
+    # through make_scoring, next to scikit-learn's neg_log_loss
+    scoring = srm.make_scoring([name, "neg_log_loss"])
+    multi = GridSearchCV(
+        LogisticRegression(), grid, scoring=scoring, cv=cv, refit=name
+    ).fit(X, y)
+    if not options:
+        assert_allclose(
+            multi.cv_results_[f"mean_test_{name}"],
+            search.cv_results_["mean_test_score"],
+        )
+    assert multi.best_score_ == max(multi.cv_results_[f"mean_test_{name}"])
+
+
+def test_neg_normalized_entropy_scorer_value_and_weights():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _classification_data()
+    model = LogisticRegression().fit(X, y)
+    p = model.predict_proba(X)[:, 1]
+    scorer = srm.get_scorer("neg_normalized_entropy")
+    assert_allclose(scorer(model, X, y), -srm.normalized_entropy(y, p))
+    w = np.linspace(0.5, 2, y.shape[0])
+    assert_allclose(
+        scorer(model, X, y, sample_weight=w),
+        -srm.normalized_entropy(y, p, sample_weight=w),
+    )
+
+
+def test_calibration_scorer_bad_options():
+    with pytest.raises(TypeError, match="does not take the option 'k'"):
+        srm.get_scorer("neg_normalized_entropy", k=3)
+    with pytest.raises(TypeError, match="sample_weight"):
+        srm.get_scorer("neg_normalized_entropy", sample_weight=[1, 2])
+    with pytest.raises(ValueError, match="n_bins"):
+        srm.get_scorer("neg_expected_calibration_error", n_bins=0)
+    with pytest.raises(ValueError, match="strategy"):
+        srm.get_scorer("neg_expected_calibration_error", strategy="bad")
