@@ -13,6 +13,7 @@ from ._calibration import (
     expected_calibration_error,
     normalized_entropy,
 )
+from ._calibration_plot import GroupCalibrationDisplay
 from ._compare import RankingComparison, compare_rankings
 from ._config import config_context, get_config, set_config
 from ._idlists import ranked_lists_to_arrays
@@ -44,6 +45,7 @@ from ._trec import read_trec_qrels, read_trec_run, trec_to_long_form
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "GroupCalibrationDisplay",
     "MetricAtKDisplay",
     "PerQueryDifferenceDisplay",
     "QueryRanker",

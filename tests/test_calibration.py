@@ -468,3 +468,91 @@ def test_calibration_scorer_bad_options():
         srm.get_scorer("neg_expected_calibration_error", n_bins=0)
     with pytest.raises(ValueError, match="strategy"):
         srm.get_scorer("neg_expected_calibration_error", strategy="bad")
+
+
+# -- GroupCalibrationDisplay --------------------------------------------------
+def test_wilson_interval_against_scipy():
+    from scipy.stats import binomtest
+
+    from sklearn_rankmetrics._calibration_plot import wilson_interval
+
+    for k, n, conf in [(0, 5, 0.95), (1, 3, 0.95), (7, 20, 0.9), (20, 20, 0.99)]:
+        ci = binomtest(k, n).proportion_ci(confidence_level=conf, method="wilson")
+        lo, hi = wilson_interval(np.array([k]), np.array([n]), conf)
+        assert_allclose([lo[0], hi[0]], [ci.low, ci.high], rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_group_calibration_display_artists(weighted):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from scipy.stats import binomtest
+
+    y, p, w, groups = report_data(2, weighted)
+    keep = groups != "solo"
+    y, p, groups = y[keep], p[keep], groups[keep]
+    w = None if w is None else w[keep]
+    display = srm.GroupCalibrationDisplay.from_predictions(
+        y, p, groups=groups, sample_weight=w, name="lr"
+    )
+    report = srm.calibration_report(
+        y, p, groups=groups, sample_weight=w, output_dict=True
+    )
+    names = sorted(set(groups))
+    assert display.groups.tolist() == names
+    xy = display.line_.get_xydata()
+    assert_allclose(xy[:, 0], [report["groups"][g]["mean_prediction"] for g in names])
+    assert_allclose(xy[:, 1], [report["groups"][g]["ctr"] for g in names])
+    # the error bars' segments run from lower to upper
+    segments = display.errorbar_.lines[2][0].get_segments()
+    assert_allclose([s[0][1] for s in segments], display.lower)
+    assert_allclose([s[1][1] for s in segments], display.upper)
+    if not weighted:
+        for i, g in enumerate(names):
+            m = groups == g
+            ci = binomtest(int(y[m].sum()), int(m.sum())).proportion_ci(method="wilson")
+            assert_allclose([display.lower[i], display.upper[i]], [ci.low, ci.high])
+    else:
+        # Kish's effective size: equal weights give the unweighted interval
+        same = srm.GroupCalibrationDisplay.from_predictions(
+            y, p, groups=groups, sample_weight=np.full(y.shape, 2.5), plot=False
+        )
+        plain = srm.GroupCalibrationDisplay.from_predictions(
+            y, p, groups=groups, plot=False
+        )
+        assert_allclose(same.lower, plain.lower)
+        assert_allclose(same.upper, plain.upper)
+    assert display.ax_.get_legend() is not None
+    assert display.figure_ is display.ax_.figure
+    plt.close("all")
+
+
+def test_group_calibration_display_from_estimator():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _classification_data()
+    groups = np.where(X[:, 2] > 0, "up", "down")
+    model = LogisticRegression().fit(X, y)
+    fig, ax = plt.subplots()
+    display = srm.GroupCalibrationDisplay.from_estimator(
+        model, X, y, groups=groups, ax=ax
+    )
+    assert display.ax_ is ax
+    expected = srm.GroupCalibrationDisplay.from_predictions(
+        y, model.predict_proba(X)[:, 1], groups=groups, plot=False
+    )
+    assert_allclose(display.mean_prediction, expected.mean_prediction)
+    assert display.name == "LogisticRegression"
+    with pytest.raises(ValueError, match="confidence"):
+        srm.GroupCalibrationDisplay.from_predictions(
+            y, model.predict_proba(X)[:, 1], groups=groups, confidence=95
+        )
+    plt.close("all")
