@@ -8,6 +8,7 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 
 from ._auc import group_auc_score
 from ._calibration import (
+    CalibrationEvaluator,
     calibration_ratio,
     calibration_report,
     expected_calibration_error,
@@ -45,6 +46,7 @@ from ._trec import read_trec_qrels, read_trec_run, trec_to_long_form
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "CalibrationEvaluator",
     "GroupCalibrationDisplay",
     "MetricAtKDisplay",
     "PerQueryDifferenceDisplay",

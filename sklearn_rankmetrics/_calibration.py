@@ -15,6 +15,7 @@ from ._report import table_output
 from ._validation import check_option, check_query_id
 
 __all__ = [
+    "CalibrationEvaluator",
     "calibration_ratio",
     "calibration_report",
     "expected_calibration_error",
@@ -363,19 +364,28 @@ def _check_groups(groups, n):
         raise type(exc)(message) from None
 
 
-def _grouped_statistics(y, p, w, codes, n_groups):
-    """Every statistic of the report per group, by bincount (no loop).
+def _grouped_sums(y, p, w, codes, n_groups):
+    """Per-group impressions, clicks, summed predictions and summed log
+    loss (weighted), by bincount: the mergeable part of the report."""
+    ones = np.ones(y.shape[0]) if w is None else w
+    return np.vstack(
+        [
+            np.bincount(codes, weights=ones, minlength=n_groups),
+            np.bincount(codes, weights=ones * y, minlength=n_groups),
+            np.bincount(codes, weights=ones * p, minlength=n_groups),
+            np.bincount(codes, weights=ones * _row_log_loss(y, p), minlength=n_groups),
+        ]
+    )
+
+
+def _statistics_from_sums(sums):
+    """The report's statistics but the AUC, from :func:`_grouped_sums`.
 
     Undefined values are nan: the calibration ratio without clicks, the
-    normalized entropy when the group's clicks are all 0 or all 1, the AUC
-    of a group with a single class.
+    normalized entropy when the group's clicks are all 0 or all 1.
     """
-    ones = np.ones(y.shape[0]) if w is None else w
-    impressions = np.bincount(codes, weights=ones, minlength=n_groups)
-    clicks = np.bincount(codes, weights=ones * y, minlength=n_groups)
-    pred = np.bincount(codes, weights=ones * p, minlength=n_groups)
-    loss = np.bincount(codes, weights=ones * _row_log_loss(y, p), minlength=n_groups)
-    nan = np.full(n_groups, np.nan)
+    impressions, clicks, pred, loss = sums
+    nan = np.full(impressions.shape, np.nan)
     ctr, mean_prediction, log_loss = nan.copy(), nan.copy(), nan.copy()
     weighed = impressions > 0
     np.divide(clicks, impressions, out=ctr, where=weighed)
@@ -383,10 +393,9 @@ def _grouped_statistics(y, p, w, codes, n_groups):
     np.divide(loss, impressions, out=log_loss, where=weighed)
     ratio = nan.copy()
     np.divide(pred, clicks, out=ratio, where=clicks > 0)
-    entropy = _entropy(np.where(weighed, ctr, 0.0))
+    entropy = _entropy(np.where(weighed, np.clip(ctr, 0.0, 1.0), 0.0))
     ne = nan.copy()
     np.divide(log_loss, entropy, out=ne, where=entropy > 0)
-    auc, _ = gauc_per_query("long", y, p, codes, n_groups, w, None, "impressions")
     return {
         "impressions": impressions,
         "clicks": clicks,
@@ -395,8 +404,18 @@ def _grouped_statistics(y, p, w, codes, n_groups):
         "calibration_ratio": ratio,
         "log_loss": log_loss,
         "normalized_entropy": ne,
-        "auc": auc,
-    }, pred
+    }
+
+
+def _grouped_statistics(y, p, w, codes, n_groups):
+    """Every statistic of the report per group, by bincount (no loop);
+    the AUC of a group with a single class is nan."""
+    sums = _grouped_sums(y, p, w, codes, n_groups)
+    table = _statistics_from_sums(sums)
+    table["auc"], _ = gauc_per_query(
+        "long", y, p, codes, n_groups, w, None, "impressions"
+    )
+    return table, sums[2]
 
 
 def _field_rce(impressions, clicks, pred):
@@ -585,3 +604,161 @@ def calibration_report(
             "field_rce": field_rce,
         }
     return _format_report(names, table, overall, field_rce, digits)
+
+
+def _add_sums(parts):
+    """Sum per-group sums ``[(names, sums), ...]`` over their union of names."""
+    names = np.concatenate([n for n, _ in parts])
+    sums = np.hstack([s for _, s in parts])
+    uniques, codes = np.unique(names, return_inverse=True)
+    codes = codes.reshape(-1)
+    total = np.vstack(
+        [np.bincount(codes, weights=row, minlength=len(uniques)) for row in sums]
+    )
+    return uniques, total
+
+
+_STATE_STATISTICS = _STATISTICS[:-1]  # every statistic but the AUC
+
+
+class CalibrationEvaluator:
+    r"""Mergeable, optionally windowed state of the calibration report.
+
+    Feed batches of impressions with :meth:`update`, combine states built
+    on separate workers with :meth:`merge`, and read the report with
+    :meth:`result`: the lifetime value, or with ``window=N`` the value over
+    the last ``N`` updates only (for a dashboard of recent traffic, as
+    torcheval's windowed metrics).  The state keeps per-group sums only
+    (impressions, clicks, summed predictions, summed log loss), so every
+    statistic of :func:`calibration_report` but the AUC (a rank
+    statistic, not a sum) is exact: it equals the report of the
+    concatenated batches.
+
+    Read more in the :ref:`User Guide <calibration>`.
+
+    Parameters
+    ----------
+    window : int >= 1, default=None
+        Number of most recent updates kept for ``result(window=True)``;
+        None keeps the lifetime value only.
+
+    See Also
+    --------
+    calibration_report : The report of one batch (with the AUC).
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import CalibrationEvaluator
+    >>> state = CalibrationEvaluator(window=1)
+    >>> state.update([1, 0, 0], [0.5, 0.5, 0.2], groups=["a", "a", "b"])
+    >>> state.update([1, 0], [0.4, 0.2], groups=["b", "b"])
+    >>> round(state.result()["groups"]["b"]["calibration_ratio"], 4)
+    0.8
+    >>> round(state.result(window=True)["groups"]["b"]["calibration_ratio"], 4)
+    0.6
+    """
+
+    def __init__(self, *, window=None):
+        if window is not None and (
+            isinstance(window, bool)
+            or not isinstance(window, (int, np.integer))
+            or window < 1
+        ):
+            raise ValueError(f"window must be None or an int >= 1; got {window!r}.")
+        self.window = window
+        self._lifetime = None
+        self._recent = []
+
+    def update(self, y_true, y_prob, *, groups=None, sample_weight=None):
+        """Add a batch of impressions.
+
+        Parameters
+        ----------
+        y_true, y_prob, groups, sample_weight
+            As in :func:`calibration_report`.
+
+        Returns
+        -------
+        None
+        """
+        y, p, w = _check_binary(y_true, y_prob, sample_weight)
+        if groups is None:
+            codes, names = np.zeros(y.shape[0], dtype=np.intp), np.array(["all"])
+        else:
+            codes, names = _check_groups(groups, y.shape[0])
+        part = (np.asarray(names), _grouped_sums(y, p, w, codes, len(names)))
+        self._add([part])
+
+    def _add(self, parts):
+        if self._lifetime is None:
+            self._lifetime = _add_sums(parts)
+        else:
+            self._lifetime = _add_sums([self._lifetime, *parts])
+        if self.window is not None:
+            self._recent = (self._recent + list(parts))[-self.window :]
+
+    def merge(self, other):
+        """Add another state's updates, as if they came after this one's.
+
+        Parameters
+        ----------
+        other : CalibrationEvaluator
+            Built with the same ``window``.
+
+        Returns
+        -------
+        self : CalibrationEvaluator
+        """
+        if not isinstance(other, CalibrationEvaluator):
+            raise TypeError(
+                f"merge takes a CalibrationEvaluator; got {type(other).__name__}."
+            )
+        if other.window != self.window:
+            raise ValueError(
+                f"Cannot merge states with different windows ({self.window} and "
+                f"{other.window})."
+            )
+        if other._lifetime is not None:
+            if self._lifetime is None:
+                self._lifetime = other._lifetime
+            else:
+                self._lifetime = _add_sums([self._lifetime, other._lifetime])
+            if self.window is not None:
+                self._recent = (self._recent + other._recent)[-self.window :]
+        return self
+
+    def result(self, *, window=False):
+        """The report as :func:`calibration_report`'s ``output_dict``, without AUC.
+
+        Parameters
+        ----------
+        window : bool, default=False
+            Report the last ``window`` updates instead of the lifetime.
+
+        Returns
+        -------
+        report : dict
+            ``{"overall": {statistic: value}, "groups": {field value:
+            {statistic: value}}, "field_rce": value}``.
+        """
+        if self._lifetime is None:
+            raise ValueError("No data yet: call update() before result().")
+        if window:
+            if self.window is None:
+                raise ValueError(
+                    "This state keeps no window; build it with "
+                    "CalibrationEvaluator(window=N)."
+                )
+            names, sums = _add_sums(self._recent)
+        else:
+            names, sums = self._lifetime
+        table = _statistics_from_sums(sums)
+        overall = _statistics_from_sums(sums.sum(axis=1, keepdims=True))
+        return {
+            "overall": {s: float(overall[s][0]) for s in _STATE_STATISTICS},
+            "groups": {
+                key: {s: float(table[s][i]) for s in _STATE_STATISTICS}
+                for i, key in enumerate(names.tolist())
+            },
+            "field_rce": _field_rce(sums[0], sums[1], sums[2]),
+        }

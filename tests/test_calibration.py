@@ -556,3 +556,80 @@ def test_group_calibration_display_from_estimator():
             y, model.predict_proba(X)[:, 1], groups=groups, confidence=95
         )
     plt.close("all")
+
+
+# -- mergeable, windowed state ----------------------------------------------
+def _batches(weighted):
+    y, p, w, groups = report_data(4, weighted)
+    cuts = [0, 37, 38, 150, 260, 400]  # one batch of a single row
+    return [
+        (y[a:b], p[a:b], groups[a:b], None if w is None else w[a:b])
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True)
+    ]
+
+
+def _assert_report_equal(state_report, y, p, groups, w):
+    batch = srm.calibration_report(
+        y, p, groups=groups, sample_weight=w, output_dict=True
+    )
+    assert list(state_report["groups"]) == list(batch["groups"])
+    for key in ("overall",):
+        for stat, value in state_report[key].items():
+            assert_allclose(value, batch[key][stat], rtol=1e-12, err_msg=stat)
+    for g, row in state_report["groups"].items():
+        assert "auc" not in row
+        for stat, value in row.items():
+            assert_allclose(value, batch["groups"][g][stat], rtol=1e-12, err_msg=stat)
+    assert_allclose(state_report["field_rce"], batch["field_rce"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("window", [1, 2, 3, 10])
+def test_state_lifetime_and_window_equal_batch_report(weighted, window):
+    batches = _batches(weighted)
+    state = srm.CalibrationEvaluator(window=window)
+    for i, (y, p, g, w) in enumerate(batches, start=1):
+        state.update(y, p, groups=g, sample_weight=w)
+        seen, recent = batches[:i], batches[max(0, i - window) : i]
+        for part, result in (
+            (seen, state.result()),
+            (recent, state.result(window=True)),
+        ):
+            cat = [np.concatenate([b[j] for b in part]) for j in range(3)]
+            ws = None if not weighted else np.concatenate([b[3] for b in part])
+            _assert_report_equal(result, *cat, ws)
+
+
+def test_state_merge_equals_sequential_updates():
+    batches = _batches(True)
+    one = srm.CalibrationEvaluator(window=3)
+    left, right = srm.CalibrationEvaluator(window=3), srm.CalibrationEvaluator(window=3)
+    for i, (y, p, g, w) in enumerate(batches):
+        one.update(y, p, groups=g, sample_weight=w)
+        (left if i < 2 else right).update(y, p, groups=g, sample_weight=w)
+    merged = left.merge(right)
+    for window in (False, True):
+        a, b = one.result(window=window), merged.result(window=window)
+        assert list(a["groups"]) == list(b["groups"])
+        assert_allclose(a["field_rce"], b["field_rce"], rtol=1e-12)
+        for g in a["groups"]:
+            for stat in a["groups"][g]:
+                assert_allclose(a["groups"][g][stat], b["groups"][g][stat], rtol=1e-12)
+
+
+def test_state_errors():
+    with pytest.raises(ValueError, match="window"):
+        srm.CalibrationEvaluator(window=0)
+    state = srm.CalibrationEvaluator()
+    with pytest.raises(ValueError, match="update"):
+        state.result()
+    state.update([0, 1], [0.2, 0.6])
+    assert list(state.result()["groups"]) == ["all"]
+    with pytest.raises(ValueError, match="no window"):
+        state.result(window=True)
+    with pytest.raises(ValueError, match="different windows"):
+        state.merge(srm.CalibrationEvaluator(window=2))
+    with pytest.raises(TypeError, match="CalibrationEvaluator"):
+        state.merge({})
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        state.update([0, 1], [0.2, 1.6])
