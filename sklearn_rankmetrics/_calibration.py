@@ -112,7 +112,9 @@ def _entropy(rate):
 
 
 def _weighted_sum(x, w):
-    return float(x.sum()) if w is None else float(np.dot(x, w))
+    # numpy's pairwise sum, not np.dot: OpenBLAS would make the last bit
+    # depend on its number of threads
+    return float(x.sum()) if w is None else float((x * w).sum())
 
 
 def normalized_entropy(y_true, y_prob, *, sample_weight=None, undefined_value=np.nan):
@@ -424,7 +426,7 @@ def _field_rce(impressions, clicks, pred):
     if not used.any():
         return float("nan")
     rce = np.abs(clicks[used] - pred[used]) / clicks[used]
-    return float(np.dot(impressions[used], rce) / impressions[used].sum())
+    return float((impressions[used] * rce).sum() / impressions[used].sum())
 
 
 def _format_report(names, table, overall, field_rce, digits):
