@@ -8,10 +8,13 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 
 from ._auc import group_auc_score
 from ._calibration import (
+    CalibrationEvaluator,
     calibration_ratio,
+    calibration_report,
     expected_calibration_error,
     normalized_entropy,
 )
+from ._calibration_plot import GroupCalibrationDisplay
 from ._compare import RankingComparison, compare_rankings
 from ._config import config_context, get_config, set_config
 from ._idlists import ranked_lists_to_arrays
@@ -50,6 +53,8 @@ from ._trec import read_trec_qrels, read_trec_run, trec_to_long_form
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "CalibrationEvaluator",
+    "GroupCalibrationDisplay",
     "MetricAtKDisplay",
     "PerQueryDifferenceDisplay",
     "QueryRanker",
@@ -58,6 +63,7 @@ __all__ = [
     "average_precision_at_k",
     "bpref_score",
     "calibration_ratio",
+    "calibration_report",
     "compare_rankings",
     "config_context",
     "dcg_at_k",

@@ -1,89 +1,176 @@
-"""Calibration metrics for click-through-rate (CTR) models."""
+"""Calibration of click-through-rate (CTR) predictions.
+
+Metrics of predicted probabilities against binary outcomes (clicks):
+normalized entropy (He et al. 2014), the calibration ratio and the
+expected calibration error.  All are vectorised sums over the rows.
+"""
 
 import warnings
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-__all__ = ["calibration_ratio", "expected_calibration_error", "normalized_entropy"]
+from ._auc import gauc_per_query
+from ._report import table_output
+from ._validation import check_option, check_query_id
+
+__all__ = [
+    "CalibrationEvaluator",
+    "calibration_ratio",
+    "calibration_report",
+    "expected_calibration_error",
+    "normalized_entropy",
+]
+
+# Predictions are clipped to [_EPS, 1 - _EPS] inside the logarithms, so that
+# a confident wrong prediction (0 or 1) gives a large finite log loss.
+_EPS = np.finfo(np.float64).eps
 
 
 def _check_binary(y_true, y_prob, sample_weight):
-    y_true = np.asarray(y_true)
-    y_prob = np.asarray(y_prob, dtype=float)
-    if y_true.ndim != 1 or y_prob.ndim != 1:
+    """Validated float64 copies of (y_true, y_prob, sample_weight or None)."""
+    y = np.asarray(y_true)
+    p = np.asarray(y_prob)
+    for name, arr in (("y_true", y), ("y_prob", p)):
+        if arr.ndim != 1:
+            raise ValueError(
+                f"{name} must be 1-D (one row per impression); got shape "
+                f"{arr.shape}. Flatten it, e.g. with np.ravel."
+            )
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(
+                f"{name} must be numeric (clicks 0/1 and probabilities); got "
+                f"dtype {arr.dtype}."
+            )
+    if y.shape[0] != p.shape[0]:
         raise ValueError(
-            "y_true and y_prob must be 1-D arrays; pass one row per impression."
+            f"y_true and y_prob must have the same length; got {y.shape[0]} "
+            f"and {p.shape[0]}."
         )
-    if y_true.shape[0] != y_prob.shape[0]:
+    if y.shape[0] == 0:
+        raise ValueError("y_true and y_prob are empty; pass at least one row.")
+    y = y.astype(np.float64)
+    p = p.astype(np.float64)
+    if np.isnan(y).any() or not np.isin(y, (0.0, 1.0)).all():
+        bad = np.unique(y[~np.isin(y, (0.0, 1.0))])[:5]
         raise ValueError(
-            f"y_true and y_prob have different lengths ({y_true.shape[0]} and "
-            f"{y_prob.shape[0]}); pass one probability per label."
+            "y_true must be binary clicks (0 or 1, or booleans); found the "
+            f"values {bad.tolist()}. Binarise graded labels first, e.g. "
+            "y_true > 0."
         )
-    if y_true.shape[0] == 0:
-        raise ValueError("y_true is empty; pass at least one impression.")
-    if np.isnan(y_prob).any():
-        raise ValueError("y_prob contains NaN; drop or impute those rows.")
-    if ((y_prob < 0) | (y_prob > 1)).any():
+    if np.isnan(p).any():
         raise ValueError(
-            "y_prob must be probabilities in [0, 1]; apply a sigmoid to raw scores."
+            "y_prob contains NaN; every row needs a predicted probability."
         )
-    try:
-        y = y_true.astype(float)
-    except (TypeError, ValueError):
-        raise ValueError("y_true must be binary (0/1 clicks).") from None
-    if not np.isin(y, (0.0, 1.0)).all():
-        raise ValueError("y_true must be binary (0/1 clicks); found other values.")
-    if sample_weight is None:
-        w = np.ones_like(y)
-    else:
-        w = np.asarray(sample_weight, dtype=float)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError(
+            f"y_prob must be probabilities in [0, 1]; found values from "
+            f"{p.min()!r} to {p.max()!r}. Pass predict_proba(X)[:, 1], or apply "
+            "a sigmoid to raw scores (scipy.special.expit)."
+        )
+    w = None
+    if sample_weight is not None:
+        w = np.asarray(sample_weight)
+        if w.dtype.kind not in "biuf":
+            raise TypeError(f"sample_weight must be numeric; got dtype {w.dtype}.")
+        w = w.astype(np.float64)
         if w.shape != y.shape:
             raise ValueError(
-                f"sample_weight has shape {w.shape}, expected {y.shape}; "
-                "pass one weight per row."
+                f"sample_weight must have one weight per row, shape "
+                f"{y.shape}; got {w.shape}."
             )
         if not np.isfinite(w).all() or (w < 0).any():
             raise ValueError("sample_weight must be finite and non-negative.")
-        if w.sum() <= 0:
-            raise ValueError("sample_weight sums to zero; pass positive weights.")
-    return y, y_prob, w
+        if not w.sum() > 0:
+            raise ValueError(
+                "sample_weight sums to 0: at least one row must weigh more than 0."
+            )
+    return y, p, w
 
 
-def normalized_entropy(y_true, y_prob, *, sample_weight=None, eps=1e-15):
-    r"""Normalized entropy (He et al., 2014) of predicted click probabilities.
+def _undefined(value, message):
+    """``value``, warning when it is nan."""
+    if np.isnan(value):
+        warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+    return float(value)
+
+
+def _row_log_loss(y, p):
+    """Per-row binary cross-entropy, predictions clipped to [eps, 1 - eps]."""
+    p = np.clip(p, _EPS, 1 - _EPS)
+    return -np.where(y > 0, np.log(p), np.log1p(-p))
+
+
+def _entropy(rate):
+    """Binary entropy (nats) of base rates in [0, 1]; 0 at 0 and 1."""
+    rate = np.asarray(rate, dtype=np.float64)
+    out = np.zeros(rate.shape)
+    inside = (rate > 0) & (rate < 1)
+    r = rate[inside]
+    out[inside] = -(r * np.log(r) + (1 - r) * np.log1p(-r))
+    return out
+
+
+def _weighted_sum(x, w):
+    # numpy's pairwise sum, not np.dot: OpenBLAS would make the last bit
+    # depend on its number of threads
+    return float(x.sum()) if w is None else float((x * w).sum())
+
+
+def normalized_entropy(y_true, y_prob, *, sample_weight=None, undefined_value=np.nan):
+    r"""Normalized entropy (NE): log loss divided by the base rate's entropy.
+
+    The log loss of the predictions relative to that of the best constant
+    prediction, the observed click-through rate (He et al. [1]_).  Lower is
+    better: 1 means no better than predicting the base rate, below 1 means
+    the model carries information beyond it.
+
+    Read more in the :ref:`User Guide <calibration>`.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        Binary clicks (0 or 1).
+        Binary outcomes (clicks), 0/1 or booleans.
+
     y_prob : array-like of shape (n_samples,)
-        Predicted click probabilities in [0, 1].
+        Predicted probabilities of a click, in [0, 1].
+
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights of the impressions.
-    eps : float, default=1e-15
-        Probabilities are clipped to ``[eps, 1 - eps]`` in the log loss.
+        Non-negative row weights; they weight both the log loss and the
+        base rate.
+
+    undefined_value : float, default=nan
+        The value returned when the base rate is 0 or 1 (no clicks, or
+        only clicks): its entropy is 0.  With nan an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning` is raised too.
 
     Returns
     -------
-    score : float
-        Weighted log loss divided by the entropy of the weighted base rate
-        (lower is better; 1 is the constant base-rate predictor). ``nan`` with
-        an ``UndefinedMetricWarning`` when all labels are equal (zero entropy).
+    ne : float
+        The normalized entropy, >= 0.
 
     See Also
     --------
     calibration_ratio : Sum of predictions over sum of clicks.
-    sklearn.metrics.d2_log_loss_score : Equals ``1 - normalized_entropy``.
+    expected_calibration_error : Binned gap between predictions and rates.
+    sklearn.metrics.log_loss : The numerator.
+    sklearn.metrics.d2_log_loss_score : Equals ``1 - NE``.
 
     Notes
     -----
-    With base rate :math:`p = \sum_i w_i y_i / \sum_i w_i`,
+    With weights :math:`w_i`, outcomes :math:`y_i` and predictions
+    :math:`p_i`, the base rate is
+    :math:`\bar p = \sum_i w_i y_i / \sum_i w_i` and
 
     .. math::
 
-        NE = \frac{-\sum_i w_i (y_i \log q_i + (1 - y_i)\log(1 - q_i)) / \sum_i w_i}
-                  {-(p \log p + (1 - p) \log(1 - p))}.
+        \mathrm{NE} = \frac{-\sum_i w_i \left(y_i \log p_i
+            + (1 - y_i) \log(1 - p_i)\right) / \sum_i w_i}
+            {-\left(\bar p \log \bar p + (1 - \bar p) \log(1 - \bar p)\right)}.
+
+    Predictions are clipped to :math:`[\epsilon, 1 - \epsilon]` (the
+    float64 machine epsilon) inside the logarithms.  NE equals
+    ``1 - sklearn.metrics.d2_log_loss_score`` on binary outcomes.
 
     References
     ----------
@@ -98,115 +185,582 @@ def normalized_entropy(y_true, y_prob, *, sample_weight=None, eps=1e-15):
     >>> round(normalized_entropy([1, 0], [0.2, 0.3], sample_weight=[5, 1]), 4)
     3.1087
     """
-    y, q, w = _check_binary(y_true, y_prob, sample_weight)
-    q = np.clip(q, eps, 1 - eps)
-    total = w.sum()
-    log_loss = -np.sum(w * (y * np.log(q) + (1 - y) * np.log1p(-q))) / total
-    p = np.sum(w * y) / total
-    if p <= 0 or p >= 1:
-        warnings.warn(
-            "normalized_entropy is undefined when all labels are equal "
-            "(the base-rate entropy is zero); returning nan.",
-            UndefinedMetricWarning,
-            stacklevel=2,
+    y, p, w = _check_binary(y_true, y_prob, sample_weight)
+    total = float(y.shape[0]) if w is None else float(w.sum())
+    log_loss = _weighted_sum(_row_log_loss(y, p), w) / total
+    rate = _weighted_sum(y, w) / total
+    entropy = float(_entropy(rate))
+    if entropy == 0.0:
+        return _undefined(
+            undefined_value,
+            "normalized_entropy is undefined when every outcome is 0 (no "
+            "clicks) or every outcome is 1: the base rate's entropy is 0. "
+            "Returning undefined_value.",
         )
-        return float("nan")
-    entropy = -(p * np.log(p) + (1 - p) * np.log1p(-p))
-    return float(log_loss / entropy)
+    return log_loss / entropy
 
 
-def calibration_ratio(y_true, y_prob, *, sample_weight=None):
-    r"""Ratio of the (weighted) sum of predictions to the sum of clicks.
+def calibration_ratio(y_true, y_prob, *, sample_weight=None, undefined_value=np.nan):
+    r"""Calibration ratio: the sum of the predictions over the sum of clicks.
+
+    1 for predictions that are calibrated on average; above 1 the model
+    over-predicts clicks, below 1 it under-predicts them.
+
+    Read more in the :ref:`User Guide <calibration>`.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        Binary clicks (0 or 1).
+        Binary outcomes (clicks), 0/1 or booleans.
+
     y_prob : array-like of shape (n_samples,)
-        Predicted click probabilities in [0, 1].
+        Predicted probabilities of a click, in [0, 1].
+
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights of the impressions.
+        Non-negative row weights.
+
+    undefined_value : float, default=nan
+        The value returned when there is no click (weighted clicks sum to
+        0).  With nan an :class:`~sklearn.exceptions.UndefinedMetricWarning`
+        is raised too.
 
     Returns
     -------
     ratio : float
-        :math:`\sum_i w_i q_i / \sum_i w_i y_i`; 1 is perfectly calibrated on
-        average, above 1 over-predicts. Without any click the ratio is
-        undefined: ``nan`` with an ``UndefinedMetricWarning``.
+        The calibration ratio, >= 0.
 
     See Also
     --------
-    normalized_entropy : Log loss normalized by the base-rate entropy.
+    normalized_entropy : Log loss relative to the base rate's entropy.
+    expected_calibration_error : Binned gap between predictions and rates.
+
+    Notes
+    -----
+    .. math::
+
+        \mathrm{ratio} = \frac{\sum_i w_i p_i}{\sum_i w_i y_i}.
 
     Examples
     --------
     >>> from sklearn_rankmetrics import calibration_ratio
-    >>> float(calibration_ratio([1, 0, 0, 1], [0.5, 0.25, 0.25, 0.5]))
+    >>> calibration_ratio([1, 0, 0, 1], [0.5, 0.25, 0.25, 0.5])
     0.75
     """
-    y, q, w = _check_binary(y_true, y_prob, sample_weight)
-    clicks = np.sum(w * y)
-    if clicks == 0:
-        warnings.warn(
-            "calibration_ratio is undefined without clicks; returning nan.",
-            UndefinedMetricWarning,
-            stacklevel=2,
+    y, p, w = _check_binary(y_true, y_prob, sample_weight)
+    clicks = _weighted_sum(y, w)
+    if clicks == 0.0:
+        return _undefined(
+            undefined_value,
+            "calibration_ratio is undefined without clicks (y_true sums to "
+            "0). Returning undefined_value.",
         )
-        return float("nan")
-    return float(np.sum(w * q) / clicks)
+    return _weighted_sum(p, w) / clicks
+
+
+def _bin_ids(p, n_bins, strategy):
+    """Bin of each prediction, as :func:`sklearn.calibration.calibration_curve`."""
+    if strategy == "quantile":
+        edges = np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100)
+    else:
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+    return np.searchsorted(edges[1:-1], p)
 
 
 def expected_calibration_error(
     y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None
 ):
-    r"""Expected calibration error over the bins of ``calibration_curve``.
+    r"""Expected calibration error (ECE) over bins of the predictions.
+
+    The predictions are binned as :func:`sklearn.calibration.calibration_curve`
+    bins them; the ECE is the mean, over the non-empty bins weighted by
+    their share of the total weight, of the absolute gap between the mean
+    prediction and the observed rate of the bin.  0 is perfect.
+
+    Read more in the :ref:`User Guide <calibration>`.
 
     Parameters
     ----------
     y_true : array-like of shape (n_samples,)
-        Binary clicks (0 or 1).
+        Binary outcomes (clicks), 0/1 or booleans.
+
     y_prob : array-like of shape (n_samples,)
-        Predicted click probabilities in [0, 1].
-    n_bins : int, default=10
+        Predicted probabilities of a click, in [0, 1].
+
+    n_bins : int >= 1, default=10
         Number of bins.
+
     strategy : {"uniform", "quantile"}, default="uniform"
-        Bin edges as in :func:`sklearn.calibration.calibration_curve`
-        (quantile edges are unweighted quantiles of ``y_prob``, computed with
-        the same floating-point percentiles so that ties on edges agree).
+        "uniform": bins of equal width on [0, 1]; "quantile": edges at the
+        (unweighted) percentiles of ``y_prob``, as in
+        :func:`~sklearn.calibration.calibration_curve`.
+
     sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative weights of the impressions.
+        Non-negative row weights, weighting the bins' means and shares
+        (not the quantile edges).
 
     Returns
     -------
     ece : float
-        Sum over non-empty bins of the bin's share of total weight times
-        ``|mean prediction - observed rate|`` in the bin.
+        The expected calibration error, in [0, 1].
 
     See Also
     --------
-    sklearn.calibration.calibration_curve : The same bins.
+    sklearn.calibration.calibration_curve : The per-bin means.
+    calibration_ratio : Sum of predictions over sum of clicks.
 
     Notes
     -----
-    .. math:: ECE = \sum_b \frac{W_b}{W} \left| \bar q_b - \bar y_b \right|.
+    With :math:`B_b` the rows of bin :math:`b` and :math:`W = \sum_i w_i`,
+
+    .. math::
+
+        \mathrm{ECE} = \sum_b \frac{W_b}{W}
+            \left|\frac{\sum_{i \in B_b} w_i p_i}{W_b}
+            - \frac{\sum_{i \in B_b} w_i y_i}{W_b}\right|
+            = \frac{1}{W} \sum_b \left|\sum_{i \in B_b} w_i (p_i - y_i)\right|,
+
+    where :math:`W_b = \sum_{i \in B_b} w_i`; empty bins contribute 0.
 
     Examples
     --------
     >>> from sklearn_rankmetrics import expected_calibration_error
-    >>> y, q = [0, 1, 1, 1], [0.1, 0.2, 0.8, 0.9]
-    >>> round(expected_calibration_error(y, q, n_bins=2), 4)
-    0.25
+    >>> expected_calibration_error([0, 1, 1, 0], [0.1, 0.3, 0.8, 0.9], n_bins=2)
+    0.325
     """
-    y, q, w = _check_binary(y_true, y_prob, sample_weight)
-    if not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}.")
-    if strategy == "quantile":
-        bins = np.percentile(q, np.linspace(0, 1, n_bins + 1) * 100)
-    elif strategy == "uniform":
-        bins = np.linspace(0.0, 1.0, n_bins + 1)
+    if (
+        isinstance(n_bins, bool)
+        or not isinstance(n_bins, (int, np.integer))
+        or n_bins < 1
+    ):
+        raise ValueError(f"n_bins must be an int >= 1; got {n_bins!r}.")
+    check_option("strategy", strategy, ("uniform", "quantile"))
+    y, p, w = _check_binary(y_true, y_prob, sample_weight)
+    bins = _bin_ids(p, int(n_bins), strategy)
+    diff = p - y if w is None else w * (p - y)
+    gaps = np.bincount(bins, weights=diff, minlength=int(n_bins))
+    total = float(y.shape[0]) if w is None else float(w.sum())
+    return float(np.abs(gaps).sum() / total)
+
+
+_STATISTICS = (
+    "impressions",
+    "clicks",
+    "ctr",
+    "mean_prediction",
+    "calibration_ratio",
+    "log_loss",
+    "normalized_entropy",
+    "auc",
+)
+
+
+def _check_groups(groups, n):
+    """Codes 0..n_groups-1 (in the order of the sorted unique values) and
+    the unique values; the messages name ``groups``."""
+    try:
+        return check_query_id(groups, n)
+    except (ValueError, TypeError) as exc:
+        message = str(exc).replace("query_id", "groups")
+        message = message.replace("y_true and y_score", "y_true and y_prob")
+        message = message.replace("query id", "group value")
+        raise type(exc)(message) from None
+
+
+def _grouped_sums(y, p, w, codes, n_groups):
+    """Per-group impressions, clicks, summed predictions and summed log
+    loss (weighted), by bincount: the mergeable part of the report."""
+    ones = np.ones(y.shape[0]) if w is None else w
+    return np.vstack(
+        [
+            np.bincount(codes, weights=ones, minlength=n_groups),
+            np.bincount(codes, weights=ones * y, minlength=n_groups),
+            np.bincount(codes, weights=ones * p, minlength=n_groups),
+            np.bincount(codes, weights=ones * _row_log_loss(y, p), minlength=n_groups),
+        ]
+    )
+
+
+def _statistics_from_sums(sums):
+    """The report's statistics but the AUC, from :func:`_grouped_sums`.
+
+    Undefined values are nan: the calibration ratio without clicks, the
+    normalized entropy when the group's clicks are all 0 or all 1.
+    """
+    impressions, clicks, pred, loss = sums
+    nan = np.full(impressions.shape, np.nan)
+    ctr, mean_prediction, log_loss = nan.copy(), nan.copy(), nan.copy()
+    weighed = impressions > 0
+    np.divide(clicks, impressions, out=ctr, where=weighed)
+    np.divide(pred, impressions, out=mean_prediction, where=weighed)
+    np.divide(loss, impressions, out=log_loss, where=weighed)
+    ratio = nan.copy()
+    np.divide(pred, clicks, out=ratio, where=clicks > 0)
+    entropy = _entropy(np.where(weighed, np.clip(ctr, 0.0, 1.0), 0.0))
+    ne = nan.copy()
+    np.divide(log_loss, entropy, out=ne, where=entropy > 0)
+    return {
+        "impressions": impressions,
+        "clicks": clicks,
+        "ctr": ctr,
+        "mean_prediction": mean_prediction,
+        "calibration_ratio": ratio,
+        "log_loss": log_loss,
+        "normalized_entropy": ne,
+    }
+
+
+def _grouped_statistics(y, p, w, codes, n_groups):
+    """Every statistic of the report per group, by bincount (no loop);
+    the AUC of a group with a single class is nan."""
+    sums = _grouped_sums(y, p, w, codes, n_groups)
+    table = _statistics_from_sums(sums)
+    table["auc"], _ = gauc_per_query(
+        "long", y, p, codes, n_groups, w, None, "impressions"
+    )
+    return table, sums[2]
+
+
+def _field_rce(impressions, clicks, pred):
+    """Field-level RCE over the groups with clicks; nan without any."""
+    used = clicks > 0
+    if not used.any():
+        return float("nan")
+    rce = np.abs(clicks[used] - pred[used]) / clicks[used]
+    return float((impressions[used] * rce).sum() / impressions[used].sum())
+
+
+def _format_report(names, table, overall, field_rce, digits):
+    """The text table: one row per group, then the overall row."""
+    headers = ("group",) + _STATISTICS
+    short = {
+        "impressions": "impressions",
+        "clicks": "clicks",
+        "ctr": "ctr",
+        "mean_prediction": "mean_pred",
+        "calibration_ratio": "calib_ratio",
+        "log_loss": "log_loss",
+        "normalized_entropy": "ne",
+        "auc": "auc",
+    }
+
+    def cell(stat, value):
+        if stat in ("impressions", "clicks") and float(value).is_integer():
+            return f"{value:.0f}"
+        return f"{value:.{digits}f}"
+
+    rows = [
+        [str(name)] + [cell(s, table[s][i]) for s in _STATISTICS]
+        for i, name in enumerate(names)
+    ]
+    rows.append(["overall"] + [cell(s, overall[s]) for s in _STATISTICS])
+    head = [headers[0]] + [short[s] for s in _STATISTICS]
+    widths = [max(len(r[j]) for r in rows + [head]) for j in range(len(head))]
+    lines = [
+        head[0].ljust(widths[0])
+        + "".join(h.rjust(wd + 2) for h, wd in zip(head[1:], widths[1:], strict=True))
+    ]
+    for r in rows:
+        if r[0] == "overall" and r is rows[-1]:
+            lines.append("")
+        lines.append(
+            r[0].ljust(widths[0])
+            + "".join(c.rjust(wd + 2) for c, wd in zip(r[1:], widths[1:], strict=True))
+        )
+    lines.append("")
+    lines.append(f"field RCE: {field_rce:.{digits}f}")
+    return "\n".join(lines) + "\n"
+
+
+def calibration_report(
+    y_true,
+    y_prob,
+    *,
+    groups=None,
+    sample_weight=None,
+    output_dict=False,
+    per_group=False,
+    digits=4,
+):
+    r"""Calibration of CTR predictions per value of a field, and overall.
+
+    For each value of ``groups`` (a field such as the ad position, the
+    country or the device) and for all rows together: impressions, clicks,
+    observed CTR, mean prediction, calibration ratio, log loss, normalized
+    entropy and ROC AUC; plus the field-level relative calibration error
+    (Pan et al. [1]_).  Every statistic is computed for all groups at once
+    (sums by group), without a loop over the groups.
+
+    Read more in the :ref:`User Guide <calibration>`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary outcomes (clicks), 0/1 or booleans.
+
+    y_prob : array-like of shape (n_samples,)
+        Predicted probabilities of a click, in [0, 1].
+
+    groups : array-like of shape (n_samples,), default=None
+        The field value of each row (ints or strings).  None puts every
+        row in one group.
+
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative row weights: impressions and clicks are weighted
+        sums, and every mean is weighted.
+
+    output_dict : bool, default=False
+        Return a dict instead of the text table (see Returns).
+
+    per_group : bool, default=False
+        Return the per-group table: a :class:`pandas.DataFrame` with the
+        field values in the column ``"group"`` (or a dict of arrays if
+        pandas is not installed or with ``output_dict=True``).
+
+    digits : int, default=4
+        Digits of the text table.
+
+    Returns
+    -------
+    report : str, dict, DataFrame or dict of arrays
+        The text table (one row per group, then ``overall``, then the
+        field RCE) by default; with ``output_dict=True`` the dict
+        ``{"overall": {statistic: value}, "groups": {field value:
+        {statistic: value}}, "field_rce": value}``; with ``per_group=True``
+        the per-group table.  Statistics: ``"impressions"``, ``"clicks"``,
+        ``"ctr"``, ``"mean_prediction"``, ``"calibration_ratio"``,
+        ``"log_loss"``, ``"normalized_entropy"``, ``"auc"``.
+
+    See Also
+    --------
+    normalized_entropy : The overall normalized entropy.
+    calibration_ratio : The overall calibration ratio.
+    group_auc_score : AUC within each group, averaged.
+
+    Notes
+    -----
+    With :math:`D_z` the rows of field value :math:`z`,
+    :math:`N_z = \sum_{i \in D_z} w_i` its impressions,
+    :math:`C_z = \sum_{i \in D_z} w_i y_i` its clicks and
+    :math:`P_z = \sum_{i \in D_z} w_i p_i` its summed predictions, the
+    field-level relative calibration error is
+
+    .. math::
+
+        \text{Field-RCE} = \frac{1}{\sum_{z : C_z > 0} N_z}
+            \sum_{z : C_z > 0} N_z \frac{|C_z - P_z|}{C_z}.
+
+    Rules for undefined values (nan in the table, no warning): a group
+    without clicks has no calibration ratio and is left out of the
+    field RCE (Pan et al. add a small constant to :math:`C_z` instead);
+    a group whose clicks are all 0 or all 1 (a group with one impression,
+    for instance) has no normalized entropy and no AUC; the field RCE is
+    nan when no group has a click.  Without ``groups`` the field RCE is
+    :math:`|C - P| / C` of all rows.
+
+    References
+    ----------
+    .. [1] F. Pan, X. Ao, P. Tang, M. Lu, D. Liu, L. Xiao, Q. He,
+       "Field-aware Calibration: A Simple and Empirical Study", 2019.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import calibration_report
+    >>> y_true = [1, 0, 0, 1, 0, 0]
+    >>> y_prob = [0.5, 0.5, 0.2, 0.4, 0.2, 0.2]
+    >>> report = calibration_report(
+    ...     y_true, y_prob, groups=["a", "a", "a", "b", "b", "b"], output_dict=True
+    ... )
+    >>> report["groups"]["a"]["calibration_ratio"]
+    1.2
+    >>> report["groups"]["b"]["calibration_ratio"]
+    0.8
+    >>> round(report["field_rce"], 4)
+    0.2
+    """
+    y, p, w = _check_binary(y_true, y_prob, sample_weight)
+    if groups is None:
+        codes, names = np.zeros(y.shape[0], dtype=np.intp), np.array(["all"])
     else:
-        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}.")
-    ids = np.searchsorted(bins[1:-1], q)
-    bq = np.bincount(ids, weights=w * q, minlength=n_bins)
-    by = np.bincount(ids, weights=w * y, minlength=n_bins)
-    return float(np.sum(np.abs(bq - by)) / w.sum())
+        codes, names = _check_groups(groups, y.shape[0])
+    if (
+        isinstance(digits, bool)
+        or not isinstance(digits, (int, np.integer))
+        or digits < 0
+    ):
+        raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    n_groups = len(names)
+    table, pred = _grouped_statistics(y, p, w, codes, n_groups)
+    whole, _ = _grouped_statistics(y, p, w, np.zeros(y.shape[0], dtype=np.intp), 1)
+    overall = {s: float(whole[s][0]) for s in _STATISTICS}
+    field_rce = _field_rce(table["impressions"], table["clicks"], pred)
+    if per_group:
+        return table_output({"group": names, **table}, output_dict)
+    if output_dict:
+        keys = names.tolist()
+        return {
+            "overall": overall,
+            "groups": {
+                key: {s: float(table[s][i]) for s in _STATISTICS}
+                for i, key in enumerate(keys)
+            },
+            "field_rce": field_rce,
+        }
+    return _format_report(names, table, overall, field_rce, digits)
+
+
+def _add_sums(parts):
+    """Sum per-group sums ``[(names, sums), ...]`` over their union of names."""
+    names = np.concatenate([n for n, _ in parts])
+    sums = np.hstack([s for _, s in parts])
+    uniques, codes = np.unique(names, return_inverse=True)
+    codes = codes.reshape(-1)
+    total = np.vstack(
+        [np.bincount(codes, weights=row, minlength=len(uniques)) for row in sums]
+    )
+    return uniques, total
+
+
+_STATE_STATISTICS = _STATISTICS[:-1]  # every statistic but the AUC
+
+
+class CalibrationEvaluator:
+    r"""Mergeable, optionally windowed state of the calibration report.
+
+    Feed batches of impressions with :meth:`update`, combine states built
+    on separate workers with :meth:`merge`, and read the report with
+    :meth:`result`: the lifetime value, or with ``window=N`` the value over
+    the last ``N`` updates only (for a dashboard of recent traffic, as
+    torcheval's windowed metrics).  The state keeps per-group sums only
+    (impressions, clicks, summed predictions, summed log loss), so every
+    statistic of :func:`calibration_report` but the AUC (a rank
+    statistic, not a sum) is exact: it equals the report of the
+    concatenated batches.
+
+    Read more in the :ref:`User Guide <calibration>`.
+
+    Parameters
+    ----------
+    window : int >= 1, default=None
+        Number of most recent updates kept for ``result(window=True)``;
+        None keeps the lifetime value only.
+
+    See Also
+    --------
+    calibration_report : The report of one batch (with the AUC).
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import CalibrationEvaluator
+    >>> state = CalibrationEvaluator(window=1)
+    >>> state.update([1, 0, 0], [0.5, 0.5, 0.2], groups=["a", "a", "b"])
+    >>> state.update([1, 0], [0.4, 0.2], groups=["b", "b"])
+    >>> round(state.result()["groups"]["b"]["calibration_ratio"], 4)
+    0.8
+    >>> round(state.result(window=True)["groups"]["b"]["calibration_ratio"], 4)
+    0.6
+    """
+
+    def __init__(self, *, window=None):
+        if window is not None and (
+            isinstance(window, bool)
+            or not isinstance(window, (int, np.integer))
+            or window < 1
+        ):
+            raise ValueError(f"window must be None or an int >= 1; got {window!r}.")
+        self.window = window
+        self._lifetime = None
+        self._recent = []
+
+    def update(self, y_true, y_prob, *, groups=None, sample_weight=None):
+        """Add a batch of impressions.
+
+        Parameters
+        ----------
+        y_true, y_prob, groups, sample_weight
+            As in :func:`calibration_report`.
+
+        Returns
+        -------
+        None
+        """
+        y, p, w = _check_binary(y_true, y_prob, sample_weight)
+        if groups is None:
+            codes, names = np.zeros(y.shape[0], dtype=np.intp), np.array(["all"])
+        else:
+            codes, names = _check_groups(groups, y.shape[0])
+        part = (np.asarray(names), _grouped_sums(y, p, w, codes, len(names)))
+        self._add([part])
+
+    def _add(self, parts):
+        if self._lifetime is None:
+            self._lifetime = _add_sums(parts)
+        else:
+            self._lifetime = _add_sums([self._lifetime, *parts])
+        if self.window is not None:
+            self._recent = (self._recent + list(parts))[-self.window :]
+
+    def merge(self, other):
+        """Add another state's updates, as if they came after this one's.
+
+        Parameters
+        ----------
+        other : CalibrationEvaluator
+            Built with the same ``window``.
+
+        Returns
+        -------
+        self : CalibrationEvaluator
+        """
+        if not isinstance(other, CalibrationEvaluator):
+            raise TypeError(
+                f"merge takes a CalibrationEvaluator; got {type(other).__name__}."
+            )
+        if other.window != self.window:
+            raise ValueError(
+                f"Cannot merge states with different windows ({self.window} and "
+                f"{other.window})."
+            )
+        if other._lifetime is not None:
+            if self._lifetime is None:
+                self._lifetime = other._lifetime
+            else:
+                self._lifetime = _add_sums([self._lifetime, other._lifetime])
+            if self.window is not None:
+                self._recent = (self._recent + other._recent)[-self.window :]
+        return self
+
+    def result(self, *, window=False):
+        """The report as :func:`calibration_report`'s ``output_dict``, without AUC.
+
+        Parameters
+        ----------
+        window : bool, default=False
+            Report the last ``window`` updates instead of the lifetime.
+
+        Returns
+        -------
+        report : dict
+            ``{"overall": {statistic: value}, "groups": {field value:
+            {statistic: value}}, "field_rce": value}``.
+        """
+        if self._lifetime is None:
+            raise ValueError("No data yet: call update() before result().")
+        if window:
+            if self.window is None:
+                raise ValueError(
+                    "This state keeps no window; build it with "
+                    "CalibrationEvaluator(window=N)."
+                )
+            names, sums = _add_sums(self._recent)
+        else:
+            names, sums = self._lifetime
+        table = _statistics_from_sums(sums)
+        overall = _statistics_from_sums(sums.sum(axis=1, keepdims=True))
+        return {
+            "overall": {s: float(overall[s][0]) for s in _STATE_STATISTICS},
+            "groups": {
+                key: {s: float(table[s][i]) for s in _STATE_STATISTICS}
+                for i, key in enumerate(names.tolist())
+            },
+            "field_rce": _field_rce(sums[0], sums[1], sums[2]),
+        }

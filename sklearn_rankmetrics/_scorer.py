@@ -527,6 +527,34 @@ def _metric_options(func):
     return [p for p in params if p not in ("y_true", "y_score", "k", "sample_weight")]
 
 
+# CTR calibration scorers (lower-is-better metrics, negated) on a binary
+# classifier's predict_proba: scikit-learn's own make_scorer, as for
+# "neg_log_loss".  A separate table, consulted first by get_scorer.
+_CALIBRATION_SCORERS = ("neg_expected_calibration_error", "neg_normalized_entropy")
+
+
+def _calibration_scorer(name, options):
+    """``make_scorer`` of the calibration metric behind ``name``."""
+    from . import _calibration
+
+    func = getattr(_calibration, name[len("neg_") :])
+    allowed = [
+        p
+        for p in inspect.signature(func).parameters
+        if p not in ("y_true", "y_prob", "sample_weight")
+    ]
+    for key in options:
+        if key not in allowed:
+            raise TypeError(
+                f"{name!r} does not take the option {key!r}; its options are "
+                f"{allowed} (sample_weight is routed by scikit-learn)."
+            )
+    func([0, 1], [0.25, 0.75], **options)  # bad option values fail now
+    return make_scorer(
+        func, response_method="predict_proba", greater_is_better=False, **options
+    )
+
+
 def get_scorer(name, **options):
     """Get a scorer for a ranking metric, or one of scikit-learn's.
 
@@ -613,6 +641,8 @@ def get_scorer(name, **options):
     >>> get_scorer("ndcg@2", gain="exponential")
     get_scorer('ndcg@2', gain='exponential')
     """
+    if isinstance(name, str) and name in _CALIBRATION_SCORERS:
+        return _calibration_scorer(name, options)
     parsed = _parse(name)
     if parsed is None:
         if not isinstance(name, str):
