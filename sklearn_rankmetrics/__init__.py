@@ -7,6 +7,13 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 """
 
 from ._auc import group_auc_score
+from ._beyond import (
+    average_popularity_at_k,
+    catalog_coverage_at_k,
+    gini_index_at_k,
+    intra_list_diversity_at_k,
+    novelty_at_k,
+)
 from ._compare import RankingComparison, compare_rankings
 from ._config import config_context, get_config, set_config
 from ._idlists import ranked_lists_to_arrays
@@ -50,8 +57,10 @@ __all__ = [
     "QueryRanker",
     "RankingComparison",
     "RankingEvaluator",
+    "average_popularity_at_k",
     "average_precision_at_k",
     "bpref_score",
+    "catalog_coverage_at_k",
     "compare_rankings",
     "config_context",
     "dcg_at_k",
@@ -62,13 +71,16 @@ __all__ = [
     "get_config",
     "get_scorer",
     "get_scorer_names",
+    "gini_index_at_k",
     "group_auc_score",
     "hit_rate_at_k",
+    "intra_list_diversity_at_k",
     "ips_dcg_at_k",
     "ips_precision_at_k",
     "ips_recall_at_k",
     "make_scoring",
     "ndcg_at_k",
+    "novelty_at_k",
     "popularity_propensity",
     "position_propensity",
     "precision_at_k",
