@@ -16,6 +16,7 @@ from ._beyond import (
 )
 from ._compare import RankingComparison, compare_rankings
 from ._config import config_context, get_config, set_config
+from ._factor import factor_ranking_report
 from ._idlists import ranked_lists_to_arrays
 from ._ltr import QueryRanker
 from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
@@ -66,6 +67,7 @@ __all__ = [
     "dcg_at_k",
     "expected_reciprocal_rank_at_k",
     "f1_at_k",
+    "factor_ranking_report",
     "fallout_at_k",
     "fbeta_at_k",
     "get_config",
