@@ -121,7 +121,12 @@ API_GROUPS = [
 ]
 
 
-REPORTS = ("ranking_report", "compare_rankings", "RankingComparison")
+REPORTS = (
+    "ranking_report",
+    "compare_rankings",
+    "RankingComparison",
+    "factor_ranking_report",
+)
 
 
 def _api_group(name):

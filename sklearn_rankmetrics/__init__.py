@@ -7,6 +7,13 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 """
 
 from ._auc import group_auc_score
+from ._beyond import (
+    average_popularity_at_k,
+    catalog_coverage_at_k,
+    gini_index_at_k,
+    intra_list_diversity_at_k,
+    novelty_at_k,
+)
 from ._calibration import (
     CalibrationEvaluator,
     calibration_ratio,
@@ -17,6 +24,7 @@ from ._calibration import (
 from ._calibration_plot import GroupCalibrationDisplay
 from ._compare import RankingComparison, compare_rankings
 from ._config import config_context, get_config, set_config
+from ._factor import factor_ranking_report
 from ._idlists import ranked_lists_to_arrays
 from ._ltr import QueryRanker
 from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
@@ -60,29 +68,35 @@ __all__ = [
     "QueryRanker",
     "RankingComparison",
     "RankingEvaluator",
+    "average_popularity_at_k",
     "average_precision_at_k",
     "bpref_score",
     "calibration_ratio",
     "calibration_report",
+    "catalog_coverage_at_k",
     "compare_rankings",
     "config_context",
     "dcg_at_k",
     "expected_calibration_error",
     "expected_reciprocal_rank_at_k",
     "f1_at_k",
+    "factor_ranking_report",
     "fallout_at_k",
     "fbeta_at_k",
     "get_config",
     "get_scorer",
     "get_scorer_names",
+    "gini_index_at_k",
     "group_auc_score",
     "hit_rate_at_k",
+    "intra_list_diversity_at_k",
     "ips_dcg_at_k",
     "ips_precision_at_k",
     "ips_recall_at_k",
     "make_scoring",
     "ndcg_at_k",
     "normalized_entropy",
+    "novelty_at_k",
     "popularity_propensity",
     "position_propensity",
     "precision_at_k",

@@ -564,6 +564,11 @@ def test_every_metric_takes_every_convention(name, convention):
     if "propensity" in accepted:  # the IPS estimators
         extra["propensity"] = np.full(np.shape(y_score), 0.5)
         extra["k"] = 3
+    n_items = np.shape(y_score)[1]
+    if "item_popularity" in accepted:  # beyond-accuracy metrics
+        extra["item_popularity"] = np.arange(1.0, n_items + 1)
+    if "item_features" in accepted:
+        extra["item_features"] = np.random.default_rng(0).random((n_items, 3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined metrics warn
         got = func(y_true, y_score, convention=convention, **extra)
