@@ -258,27 +258,10 @@ def per_query_values(
             opts["relevance_threshold"] = relevance_threshold
         if m.metric not in _NO_CUTOFF:
             opts["k"] = m.k
-        if m.metric == "bpref" and judged is not None:
-            values[m.label] = _on_rows(
-                func, judged, y_true, y_score, n_queries, sample_weight, opts
-            )
-            continue
+        if "judged" in accepted and judged is not None:
+            opts["judged"] = judged
         values[m.label] = func(y_true, y_score, sample_weight=sample_weight, **opts)
     return values
-
-
-def _on_rows(func, rows, y_true, y_score, n_queries, sample_weight, opts):
-    """``func`` on the ``rows`` only, per query; 0 for a query left with
-    no row (trec_eval scores a judged query 0 when nothing is left)."""
-    codes = opts["query_id"][rows]
-    out = np.zeros(n_queries)
-    if codes.size:
-        w = None if sample_weight is None else np.asarray(sample_weight)[rows]
-        opts = dict(opts, query_id=codes)
-        out[np.unique(codes)] = func(
-            y_true[rows], y_score[rows], sample_weight=w, **opts
-        )
-    return out
 
 
 def _counts(kind, y_true, y_score, codes, n_queries, threshold):
