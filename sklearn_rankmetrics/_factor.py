@@ -51,7 +51,7 @@ def _excluded(exclude, b):
 # (OpenBLAS, one thread: 64 rows 0.24 s per 1024 users, 256 rows 0.34 s,
 # 16 rows 0.40 s, 4096 rows 0.69 s).
 _TILE = 128
-_TILE_BYTES = 32 << 20
+_TILE_BYTES = 16 << 20
 
 
 def _tile_rows(row_bytes):

@@ -9,6 +9,10 @@ import scipy.sparse as sp
 from sklearn_rankmetrics import factor_ranking_report, ranking_report
 from sklearn_rankmetrics._report import available_metrics
 
+# exclusions that remove held-out items warn; the tests of that warning use
+# pytest.warns, which sees it anyway
+pytestmark = pytest.mark.filterwarnings("ignore:exclude removes:UserWarning")
+
 
 def _data(seed, n_users=23, n_items=9, d=3, grades=4):
     rng = np.random.default_rng(seed)
@@ -151,3 +155,217 @@ def test_bad_weights_and_memory():
         factor_ranking_report(Y, U, V, sample_weight=np.ones(2))
     with pytest.raises(ValueError, match="working_memory"):
         factor_ranking_report(Y, U, V, working_memory=0)
+
+
+# ---------------------------------------------------------------------------
+# Threads, blocks and the candidate path (issue 20, item 1)
+# ---------------------------------------------------------------------------
+def _catalogue(seed, n_users=300, n_items=400, d=8, rounded=True, dtype=np.float64):
+    """A catalogue large enough for the candidate path (k <= 10), 20
+    training items per user excluded, graded held-out items, a few users
+    without any."""
+    rng = np.random.default_rng(seed)
+    U = rng.normal(size=(n_users, d))
+    V = rng.normal(size=(n_items, d))
+    if rounded:  # exact products, many ties
+        U, V = np.round(U), np.round(V)
+    Y = rng.integers(1, 4, size=(n_users, n_items)) * (
+        rng.random((n_users, n_items)) < 0.02
+    )
+    Y[:5] = 0
+    train = sp.random(n_users, n_items, density=0.05, random_state=seed, format="csr")
+    return U.astype(dtype), V.astype(dtype), Y, train
+
+
+_TOP_K = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg", "err"]
+
+
+def _count_packed(monkeypatch):
+    """Count the blocks (or tiles) that took the candidate path."""
+    from sklearn_rankmetrics import _factor
+
+    calls = {"packed": 0, "full": 0}
+    original = _factor._candidates
+
+    def spy(S, Yb, k):
+        out = original(S, Yb, k)
+        calls["full" if out is None else "packed"] += 1
+        return out
+
+    monkeypatch.setattr(_factor, "_candidates", spy)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"ignore_ties": True},
+        {"gain": "exponential", "no_relevant": 0.0, "ap_denominator": "min_k"},
+        {"relevance_threshold": 2},
+    ],
+)
+def test_candidate_path_bit_for_bit(seed, options, monkeypatch):
+    # Rounded factors: exact scores full of ties, so the tie group cut at k
+    # and the candidates' bound are exercised; the exclusions put -inf in.
+    U, V, Y, train = _catalogue(seed)
+    S = _dense(U, V, train.toarray() != 0)
+    k = (1, 5, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(
+            Y, S, k=k, metrics=_TOP_K, output_dict=True, per_query=True, **options
+        )
+        calls = _count_packed(monkeypatch)
+        for y in (Y, sp.csr_matrix(Y)):
+            got = factor_ranking_report(
+                y,
+                U,
+                V,
+                exclude=train,
+                k=k,
+                metrics=_TOP_K,
+                output_dict=True,
+                per_query=True,
+                working_memory=0.3,
+                **options,
+            )
+            assert list(got) == list(ref)
+            for name in ref:
+                np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
+    assert calls["packed"] > 1 and calls["full"] == 0  # several blocks, packed
+
+
+def test_candidate_path_callable_and_fallback(monkeypatch):
+    U, V, Y, train = _catalogue(5, n_users=60)
+    S = _dense(U, V, train.toarray() != 0)
+    ref = ranking_report(Y, S, k=3, metrics=["ndcg", "map"], output_dict=True)
+    calls = _count_packed(monkeypatch)
+    got = factor_ranking_report(
+        Y,
+        lambda idx: U[idx] @ V.T,
+        exclude=train,
+        k=3,
+        metrics=["ndcg", "map"],
+        output_dict=True,
+    )
+    assert got == ref and calls["packed"] == 1
+    # a user whose every item is excluded but a few: no bound, full rows
+    excl = train.toarray() != 0
+    excl[7, 3:] = True
+    S = _dense(U, V, excl)
+    ref = ranking_report(Y, S, k=3, metrics=["ndcg", "map"], output_dict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        got = factor_ranking_report(
+            Y, U, V, exclude=excl, k=3, metrics=["ndcg", "map"], output_dict=True
+        )
+    assert got == ref and calls["full"] >= 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_threads_and_blocks_bit_identical(dtype):
+    # Continuous factors: the scores depend on how BLAS sums; every thread
+    # count and block size must still give the same bits.
+    U, V, Y, train = _catalogue(11, n_users=700, rounded=False, dtype=dtype)
+    results = []
+    for n_threads in (1, 2, 3):
+        for wm in (0.05, 0.5, None):
+            for metrics in (_TOP_K, ["ndcg", "fallout", "r_precision"]):
+                results.append(
+                    factor_ranking_report(
+                        Y,
+                        U,
+                        V,
+                        exclude=train,
+                        k=(1, 10),
+                        metrics=metrics,
+                        per_query=True,
+                        output_dict=True,
+                        working_memory=wm,
+                        n_threads=n_threads,
+                    )
+                )
+    first = {}
+    for got in results:
+        for name, values in got.items():
+            first.setdefault(name, values)
+            np.testing.assert_array_equal(values, first[name], err_msg=name)
+    # the candidate path and the full rows agree on the shared metrics
+    assert set(first) >= {"ndcg@1", "ndcg@10", "fallout@10"}
+
+
+def test_float32_factors_score_in_float32():
+    U, V, Y, train = _catalogue(3, rounded=False, dtype=np.float32)
+    S = (U @ V.T).astype(np.float64)
+    S[train.toarray() != 0] = -np.inf
+    ref = ranking_report(Y, S, k=5, output_dict=True, per_query=True)
+    got = factor_ranking_report(
+        Y, U, V, exclude=train, k=5, output_dict=True, per_query=True
+    )
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name])
+
+
+@pytest.mark.parametrize("wm, n_threads", [(1, 2), (20, 2), (20, 1)])
+def test_working_memory_bounds_all_threads(wm, n_threads, monkeypatch):
+    # The blocks in flight take working_memory together (24 bytes per score:
+    # scores, grades, selection), in whole product tiles, at least one.
+    from sklearn_rankmetrics import _factor
+
+    seen = []
+    original = _factor._per_query_report
+
+    def spy(Y, S, **kwargs):
+        seen.append(S.shape[0])
+        return original(Y, S, **kwargs)
+
+    monkeypatch.setattr(_factor, "_per_query_report", spy)
+    n_items = 1000
+    U, V, Y, _ = _catalogue(2, n_users=1000, n_items=n_items)
+    factor_ranking_report(
+        Y, U, V, k=5, metrics=["fallout"], working_memory=wm, n_threads=n_threads
+    )
+    tile = _factor._tile_rows(8 * n_items)
+    rows = wm * 2**20 // n_threads // (24 * n_items)
+    assert sum(seen) == 1000
+    assert max(seen) == max(tile, rows // tile * tile)
+
+
+def test_k_above_catalogue_is_whole_catalogue():
+    U, V, Y, train = _data(4)
+    n_items = V.shape[0]
+    S = _dense(U, V, train)
+    for k in (n_items, n_items + 5):
+        got = factor_ranking_report(Y, U, V, exclude=train, k=k, output_dict=True)
+        ref = ranking_report(Y, S, k=k, output_dict=True)
+        assert got == ref
+
+
+def test_bad_threads_and_factors():
+    U, V, Y, _ = _data(2)
+    with pytest.raises(ValueError, match="n_threads"):
+        factor_ranking_report(Y, U, V, n_threads=0)
+    with pytest.raises(TypeError, match="n_threads"):
+        factor_ranking_report(Y, U, V, n_threads=1.5)
+    with pytest.raises(TypeError, match="item_factors is required"):
+        factor_ranking_report(Y, U)
+    with pytest.raises(TypeError, match="user_factors must hold real numbers"):
+        factor_ranking_report(Y, U.astype(str), V)
+    bad = V.copy()
+    bad[2, 1] = np.inf
+    with pytest.raises(ValueError, match="item_factors contains NaN or inf"):
+        factor_ranking_report(Y, U, bad)
+
+    def nan_scores(idx):
+        S = U[idx] @ V.T
+        S[0, 0] = np.nan
+        return S
+
+    with pytest.raises(ValueError, match="callable returned NaN"):
+        factor_ranking_report(Y, nan_scores)
+    with pytest.raises(ValueError, match="callable returned shape"):
+        factor_ranking_report(Y, lambda idx: U[idx] @ V[:4].T)
+    with pytest.raises(ValueError, match="exclude must have the shape"):
+        factor_ranking_report(Y, U, V, exclude=sp.csr_matrix(Y[:, :4]))
