@@ -1,12 +1,14 @@
 """factor_ranking_report equals ranking_report on the dense scores, bit for bit."""
 
+import itertools
 import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
-from sklearn_rankmetrics import factor_ranking_report, ranking_report
+from sklearn_rankmetrics import factor_ranking_report, precision_at_k, ranking_report
 from sklearn_rankmetrics._report import available_metrics
 
 # exclusions that remove held-out items warn; the tests of that warning use
@@ -369,3 +371,122 @@ def test_bad_threads_and_factors():
         factor_ranking_report(Y, lambda idx: U[idx] @ V[:4].T)
     with pytest.raises(ValueError, match="exclude must have the shape"):
         factor_ranking_report(Y, U, V, exclude=sp.csr_matrix(Y[:, :4]))
+
+
+# ---------------------------------------------------------------------------
+# precision_denominator="min_k" and the implicit anchor (issue 20, item 3)
+# ---------------------------------------------------------------------------
+def _orderings(scores):
+    """Every ordering of the items by decreasing score, tied items in every
+    order (brute force, for a handful of items)."""
+    n = len(scores)
+    for perm in itertools.permutations(range(n)):
+        if all(scores[perm[i]] >= scores[perm[i + 1]] for i in range(n - 1)):
+            yield perm
+
+
+def _precision_min_k_reference(y_true, y_score, k):
+    """Per query: the mean over tied orderings of hits@k / min(k, R), and
+    the pooled hits and denominators (nan / 0 for a query without any
+    relevant item)."""
+    values, hits, dens = [], [], []
+    for y, s in zip(y_true, y_score, strict=True):
+        R = int(np.count_nonzero(y > 0))
+        found = [sum(y[j] > 0 for j in perm[:k]) for perm in _orderings(s)]
+        h = sum(found) / len(found)
+        den = min(k, R)
+        values.append(h / den if den else np.nan)
+        hits.append(h)
+        dens.append(den)
+    return np.array(values), np.array(hits), np.array(dens)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 2, 4, 7])
+def test_precision_min_k(seed, k):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, 3, size=(6, 6)) * (rng.random((6, 6)) < 0.5)
+    y_true[0] = 0  # no relevant item: skipped
+    y_score = rng.integers(0, 3, size=(6, 6)).astype(float)  # ties
+    values, hits, dens = _precision_min_k_reference(y_true, y_score, k)
+    got = precision_at_k(
+        y_true, y_score, k=k, precision_denominator="min_k", average=None
+    )
+    np.testing.assert_allclose(got[1:], values[1:], rtol=1e-12)
+    got = precision_at_k(y_true, y_score, k=k, precision_denominator="min_k")
+    np.testing.assert_allclose(got, np.nanmean(values), rtol=1e-12)
+    got = precision_at_k(
+        y_true, y_score, k=k, precision_denominator="min_k", average="micro"
+    )
+    np.testing.assert_allclose(got, hits.sum() / dens.sum(), rtol=1e-12)
+
+
+def test_precision_min_k_hand_worked():
+    # one user, 2 relevant items, k=3: 1 hit in the top 3 -> 1 / min(3, 2)
+    y_true = [[1, 0, 0, 1, 0]]
+    y_score = [[0.9, 0.8, 0.7, 0.1, 0.2]]
+    assert precision_at_k(y_true, y_score, k=3, precision_denominator="min_k") == 0.5
+    # k=1: the hit at rank 1 -> 1 / min(1, 2) = 1
+    assert precision_at_k(y_true, y_score, k=1, precision_denominator="min_k") == 1.0
+
+
+def _implicit_data(seed, n_users=80, n_items=200, K=10):
+    """Float32 factors with exact, distinct scores (small integers plus a
+    distinct multiple of 1/256 per item), 10 training items per user and
+    0..15 held-out ones, disjoint."""
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-3, 4, size=(n_users, 5)).astype(np.float32)
+    V = rng.integers(-3, 4, size=(n_items, 5)).astype(np.float32)
+    U[:, -1] = 1.0
+    V[:, -1] = rng.permutation(n_items) / 256.0
+    train = np.zeros((n_users, n_items), dtype=np.float32)
+    test = np.zeros((n_users, n_items), dtype=np.float32)
+    for u in range(n_users):
+        n_test = rng.integers(0, 16)
+        items = rng.choice(n_items, size=10 + n_test, replace=False)
+        train[u, items[:10]] = 1
+        test[u, items[10:]] = 1
+    return U, V, sp.csr_matrix(train), sp.csr_matrix(test)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("K", [3, 10])
+def test_implicit_ranking_metrics_at_k(seed, K):
+    pytest.importorskip("implicit")
+    from implicit.cpu.als import AlternatingLeastSquares
+    from implicit.evaluation import ranking_metrics_at_k
+
+    U, V, train, test = _implicit_data(seed, K=K)
+    # (implicit warns when OpenBLAS runs several threads)
+    with threadpool_limits(1, user_api="blas"):
+        model = AlternatingLeastSquares(factors=U.shape[1], num_threads=1)
+        model.user_factors, model.item_factors = U, V
+        theirs = ranking_metrics_at_k(model, train, test, K=K, show_progress=False)
+    S = (U.astype(np.float64) @ V.T.astype(np.float64)).astype(np.float32)
+    assert len(np.unique(S[0])) == S.shape[1]  # no ties: both rank alike
+    ours = factor_ranking_report(
+        test,
+        U,
+        V,
+        exclude=train,
+        k=K,
+        metrics=["ndcg", "map"],
+        ap_denominator="min_k",
+        output_dict=True,
+    )
+    # its NDCG is ours on binary relevance; its MAP divides by min(K, R)
+    np.testing.assert_allclose(ours[f"ndcg@{K}"], theirs["ndcg"], rtol=1e-12)
+    np.testing.assert_allclose(ours[f"map@{K}"], theirs["map"], rtol=1e-12)
+    # its precision: total hits / sum of min(K, R), a micro average
+    S_dense = U @ V.T
+    S_dense = np.where(train.toarray() != 0, -np.inf, S_dense)
+    precision = precision_at_k(
+        test.toarray(),
+        S_dense,
+        k=K,
+        precision_denominator="min_k",
+        average="micro",
+    )
+    np.testing.assert_allclose(precision, theirs["precision"], rtol=1e-12)
+    # (its "auc" counts the misses of the top K only, every item below it
+    # as tied: a truncated AUC, not group_auc_score's)
