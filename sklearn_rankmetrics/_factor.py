@@ -47,9 +47,9 @@ def _excluded(exclude, b):
 # product (numpy's 1-row product differs from a row of a 1000-row product
 # by an ulp), so tiles aligned on multiples of ``_TILE`` users, the last
 # one padded, give every user the same scores whatever the blocks and
-# threads.  64 rows: the fastest tile on bench_factor.py's 50000 items
-# (OpenBLAS, one thread: 64 rows 0.24 s per 1024 users, 256 rows 0.34 s,
-# 16 rows 0.40 s, 4096 rows 0.69 s).
+# threads.  OpenBLAS on one thread, 50000 items, 64 factors, per 2048
+# users: float32 0.27 s with 64-row tiles, 0.24 s with 128, 0.22 s with
+# 256; float64 0.55, 0.49-0.52, 0.44-0.54 s (bench_factor.py's shape).
 _TILE = 128
 _TILE_BYTES = 16 << 20
 
@@ -213,7 +213,9 @@ def factor_ranking_report(
     Equals :func:`ranking_report` on the dense score matrix
     ``user_factors @ item_factors.T`` with the ``exclude``-d items at
     ``-inf``, bit for bit, without ever holding that matrix: the scores are
-    computed for a block of users at a time.
+    computed for a block of users at a time, blocks on several threads.
+
+    Read more in the :ref:`User Guide <recommenders>`.
 
     Parameters
     ----------
@@ -222,19 +224,29 @@ def factor_ranking_report(
     user_factors : array-like of shape (n_users, n_factors) or callable
         User factors, or a callable taking an index array of users and
         returning their ``(len(users), n_items)`` scores (then
-        ``item_factors=None``).
+        ``item_factors=None``).  Factors must be finite; float32 factors
+        (both) are multiplied in float32, others in float64.
     item_factors : array-like of shape (n_items, n_factors), default=None
         Item factors.
     exclude : sparse matrix or bool array of shape (n_users, n_items), default=None
         Items not to recommend (typically the training interactions): their
         scores are set to ``-inf``.  Excluding a held-out relevant item is
-        allowed, with a warning giving the count.
+        allowed (it stays relevant and is never found), with one warning
+        giving the count.
     k, metrics, relevance_threshold, gain, ignore_ties, no_relevant, \
 sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
-        As in :func:`ranking_report`.
+        As in :func:`ranking_report`.  A ``k`` above the catalogue size
+        means the whole catalogue.
     working_memory : float, default=None
-        Size in MiB of a block of scores; None takes scikit-learn's
-        ``working_memory`` configuration.
+        MiB that the blocks being ranked take together (all threads); None
+        takes scikit-learn's ``working_memory`` configuration.  A block is
+        at least one tile of scores (128 users, fewer on large catalogues:
+        at most 16 MiB).
+    n_threads : int >= 1 or "auto", default=None
+        Threads over the blocks of users (each multiplies with one BLAS
+        thread).  None takes the package setting
+        (:func:`~sklearn_rankmetrics.set_config`, ``"auto"``: the CPUs of
+        the process).  Results do not depend on it.
 
     Returns
     -------
@@ -253,6 +265,20 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     each block is ranked together with one extra row carrying that grade,
     whose value is dropped.
 
+    The scores are products of aligned tiles of users of a fixed shape, so
+    a user's scores, and every value, are the same bits for any
+    ``working_memory`` and ``n_threads``.  When every metric is read from
+    the top :math:`k` (precision, recall, F, hit rate, MRR, MAP, DCG, NDCG,
+    ERR, RBP, success) only a user's candidates are ranked: its items
+    scoring at least :math:`b_u`, a lower bound of its :math:`c`-th best
+    score (:math:`c = 2k + 17`, one more than the ranking engine keeps), and its
+    relevant items.  :math:`b_u` is the :math:`c`-th largest of the maxima
+    of :math:`g` groups of columns, since :math:`c` groups hold a score
+    at least :math:`b_u`.  The items left out score below every item of the
+    top :math:`k` and of the tie group it cuts, and are not relevant, so
+    the values are unchanged, and the memory is one tile of scores per
+    thread.
+
     Examples
     --------
     >>> import numpy as np
@@ -263,6 +289,34 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     >>> factor_ranking_report(y_true, U, V, k=1, metrics=["precision"],
     ...                       output_dict=True)
     {'precision@1': 0.5}
+
+    Any model that scores blocks of users, here a non-negative matrix
+    factorisation of the training interactions:
+
+    >>> from sklearn.decomposition import NMF
+    >>> rng = np.random.default_rng(0)
+    >>> train = (rng.random((30, 12)) < 0.3).astype(float)
+    >>> held_out = (rng.random((30, 12)) < 0.1) & (train == 0)
+    >>> nmf = NMF(n_components=3, init="nndsvda", max_iter=500).fit(train)
+    >>> W = nmf.transform(train)
+    >>> report = factor_ranking_report(
+    ...     held_out, lambda users: W[users] @ nmf.components_,
+    ...     exclude=train, k=3, metrics=["recall"], output_dict=True)
+    >>> sorted(report)
+    ['recall@3']
+
+    With an `implicit <https://github.com/benfred/implicit>`_ ALS model
+    (``implicit`` is not a dependency: not run here; ``model.to_cpu()``
+    first for a GPU model):
+
+    .. code-block:: python
+
+        from implicit.als import AlternatingLeastSquares
+
+        model = AlternatingLeastSquares(factors=64).fit(train_csr)
+        factor_ranking_report(
+            test_csr, model.user_factors, model.item_factors,
+            exclude=train_csr, k=10, ap_denominator="min_k")
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
