@@ -12,6 +12,7 @@ from sklearn.exceptions import UndefinedMetricWarning
 from threadpoolctl import threadpool_limits
 
 from ._config import _check_n_threads, config_context, effective_n_threads
+from ._config import get_config as get_package_config
 from ._ranking import KERNELS
 from ._report import (
     PerQueryReport,
@@ -29,6 +30,16 @@ def _rows(X, idx):
     if sp.issparse(X):
         return np.asarray(X[idx].toarray())
     return np.asarray(X[idx])
+
+
+def _canonical_csr(X):
+    """``X`` as CSR with sorted, summed duplicate entries (a copy if it has
+    to change: the input is never modified)."""
+    X = sp.csr_matrix(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
 
 
 def _excluded(exclude, b):
@@ -328,6 +339,10 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     if not sp.issparse(y_true):
         y_true = np.asarray(y_true)
     n_users, n_items = y_true.shape
+    if n_users == 0 or n_items == 0:
+        raise ValueError(
+            f"y_true has shape {y_true.shape}; it needs at least one user and one item."
+        )
     if callable(user_factors):
         if item_factors is not None:
             raise TypeError(
@@ -379,9 +394,9 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
                 f"{exclude.shape}."
             )
         if sp.issparse(exclude):
-            exclude = sp.csr_matrix(exclude)
+            exclude = _canonical_csr(exclude)
     if sp.issparse(y_true):
-        y_true = sp.csr_matrix(y_true)
+        y_true = _canonical_csr(y_true)
     w = None
     if sample_weight is not None:
         w = np.asarray(sample_weight, dtype=np.float64)
@@ -412,8 +427,13 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         tile = 1
     else:
         tile = _tile_rows(VT.dtype.itemsize * max(n_items, 1))
-    with config_context(n_threads=n_threads) if n_threads else nullcontext():
+
+    def settings():
+        return config_context(n_threads=n_threads) if n_threads else nullcontext()
+
+    with settings():
         threads = effective_n_threads(-(-n_users // tile))
+        one_thread = get_package_config()["n_threads"] == 1
     chunk = _chunk_rows(row_bytes * threads, n_users, working_memory)
     chunk = max(tile, chunk // tile * tile)
     bounds = [(a, min(a + chunk, n_users)) for a in range(0, n_users, chunk)]
@@ -520,11 +540,14 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         # per block: the report's own warning about users without held-out
         # items would come once per block
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        if threads == 1:
-            results = [one_block(a, b) for a, b in bounds]
-        else:
-            # one BLAS thread per block: the blocks are the parallel part
-            with threadpool_limits(1, user_api="blas"):
+        # one BLAS thread per block: the blocks are the parallel part (and
+        # n_threads=1 means one thread)
+        # (threadpool_limits applies its limits when created)
+        limit_blas = threads > 1 or one_thread
+        with settings(), threadpool_limits(1, "blas") if limit_blas else nullcontext():
+            if threads == 1:
+                results = [one_block(a, b) for a, b in bounds]
+            else:
                 with ThreadPoolExecutor(threads) as pool:
                     results = list(pool.map(one_block, *zip(*bounds, strict=True)))
     for vals, wts, removed in results:

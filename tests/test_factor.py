@@ -490,3 +490,56 @@ def test_implicit_ranking_metrics_at_k(seed, K):
     np.testing.assert_allclose(precision, theirs["precision"], rtol=1e-12)
     # (its "auc" counts the misses of the top K only, every item below it
     # as tied: a truncated AUC, not group_auc_score's)
+
+
+def test_duplicate_entries_and_inputs_untouched():
+    # CSR inputs with duplicate (summed) entries, as scipy allows
+    U, V, Y, train = _catalogue(8, n_users=50)
+    Yc = sp.coo_matrix(Y)
+    half = Yc.data // 2
+    dup = sp.csr_matrix(
+        (
+            np.concatenate([Yc.data - half, half]),
+            (np.concatenate([Yc.row, Yc.row]), np.concatenate([Yc.col, Yc.col])),
+        ),
+        shape=Y.shape,
+    )
+    dup.has_canonical_format = False
+    tc = train.tocoo()
+    excl = sp.csr_matrix(
+        (
+            np.ones(2 * tc.nnz),
+            (np.concatenate([tc.row, tc.row]), np.concatenate([tc.col, tc.col])),
+        ),
+        shape=train.shape,
+    )
+    excl.has_canonical_format = False
+    before = (dup.data.copy(), dup.indices.copy(), excl.data.copy())
+    ref = factor_ranking_report(
+        Y, U, V, exclude=train, k=5, output_dict=True, per_query=True
+    )
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        got = factor_ranking_report(
+            dup, U, V, exclude=excl, k=5, output_dict=True, per_query=True
+        )
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name])
+    n_removed = int(np.count_nonzero((train.toarray() != 0) & (Y > 0)))
+    [warning] = [r for r in rec if "held-out" in str(r.message)]
+    assert f"removes {n_removed} held-out" in str(warning.message)
+    np.testing.assert_array_equal(dup.data, before[0])
+    np.testing.assert_array_equal(dup.indices, before[1])
+    np.testing.assert_array_equal(excl.data, before[2])
+
+
+def test_blas_threads_restored_and_empty_input():
+    from threadpoolctl import threadpool_info
+
+    U, V, Y, _ = _catalogue(9, n_users=300)
+    before = [info["num_threads"] for info in threadpool_info()]
+    for n_threads in (1, 2):
+        factor_ranking_report(Y, U, V, k=5, n_threads=n_threads, working_memory=0.2)
+    assert [info["num_threads"] for info in threadpool_info()] == before
+    with pytest.raises(ValueError, match="at least one user"):
+        factor_ranking_report(np.zeros((0, 4)), np.zeros((0, 2)), np.zeros((4, 2)))
