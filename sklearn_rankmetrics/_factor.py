@@ -278,7 +278,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
 
     The scores are products of aligned tiles of users of a fixed shape, so
     a user's scores, and every value, are the same bits for any
-    ``working_memory`` and ``n_threads``.  When every metric is read from
+    ``working_memory`` and ``n_threads`` (with a callable, if its scores
+    do not depend on the other users of the block).  When every metric is read from
     the top :math:`k` (precision, recall, F, hit rate, MRR, MAP, DCG, NDCG,
     ERR, RBP, success) only a user's candidates are ranked: its items
     scoring at least :math:`b_u`, a lower bound of its :math:`c`-th best
