@@ -496,9 +496,12 @@ def check_discount(discount):
 # public functions below, and the report, average their output.
 # ---------------------------------------------------------------------------
 def _precision_cutoff(rk, precision_denominator="k"):
-    """k (None: the retrieved count), or min(k, retrieved) for "retrieved"."""
+    """k (None: the retrieved count), or min(k, retrieved) for "retrieved",
+    min(k, R) for "min_k"."""
     if precision_denominator == "retrieved":
         return rk.retrieved.sum(axis=1, dtype=np.float64)
+    if precision_denominator == "min_k":
+        return np.minimum(rk.cutoff, rk.n_rel)
     return rk.cutoff
 
 
@@ -810,12 +813,15 @@ def precision_at_k(
 
     %(relevance_threshold)s
 
-    precision_denominator : {"k", "retrieved"}, default="k"
+    precision_denominator : {"k", "retrieved", "min_k"}, default="k"
         "k" divides by :math:`k` even when fewer items were retrieved
         (trec_eval, Microsoft Recommenders, Spark); "retrieved" divides by
         :math:`\min(k, n_{ret})`, the number of ranked items in the top k
         (TF-Ranking's ``PrecisionMetric``, torchmetrics' ``adaptive_k``).
-        With ``k=None`` both are :math:`n_{ret}`.
+        With ``k=None`` both are :math:`n_{ret}`.  "min_k" divides by
+        :math:`\min(k, R)`, the most hits possible; with
+        ``average="micro"`` it is implicit's ``ranking_metrics_at_k``
+        precision, total hits over :math:`\sum_q \min(k, R_q)`.
 
     %(ties)s
 
@@ -863,7 +869,7 @@ def precision_at_k(
     array([0.5, 0. ])
     """
     precision_denominator = check_option(
-        "precision_denominator", precision_denominator, ("k", "retrieved")
+        "precision_denominator", precision_denominator, ("k", "retrieved", "min_k")
     )
     q, no_relevant, average = _prepare(
         y_true,
