@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._config import effective_n_threads
 from ._validation import (
@@ -41,6 +40,7 @@ from ._validation import (
     check_y_true_dense,
     check_y_true_sparse,
     raise_nan_scores,
+    undefined_metric_warning,
 )
 
 __all__ = []  # private module
@@ -1305,7 +1305,7 @@ def _undefined(what):
     warnings.warn(
         f"{what}: no query could be scored (every query was skipped or had "
         "zero weight); returning nan.",
-        UndefinedMetricWarning,
+        undefined_metric_warning(),
         stacklevel=3,
     )
     return float("nan")

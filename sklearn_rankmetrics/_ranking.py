@@ -11,7 +11,6 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
 
 from ._conventions import with_convention
 from ._docstrings import fill_doc
@@ -593,6 +592,8 @@ def _hypergeometric_pgf(t, population, successes, draws):
 
     A sum over the possible values x of X (a loop over x, not over queries).
     """
+    from scipy.special import gammaln  # only tie-aware RBP needs it
+
     t, N, S, n = np.broadcast_arrays(
         *(np.asarray(a, dtype=np.float64) for a in (t, population, successes, draws))
     )

@@ -16,7 +16,6 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._auc import gauc_per_query
 from ._engine import (
@@ -28,7 +27,12 @@ from ._engine import (
 )
 from ._ranking import items_per_query, rank_per_query
 from ._registry import METRICS, metric_names
-from ._validation import check_no_relevant, check_option, check_real
+from ._validation import (
+    check_no_relevant,
+    check_option,
+    check_real,
+    undefined_metric_warning,
+)
 
 __all__ = ["ranking_report"]
 
@@ -297,7 +301,7 @@ def _means(per_query):
             f"{', '.join(undefined)}: no query could be scored (every query "
             "was skipped -- no relevant item, or for gauc a single class -- "
             "or had zero weight); reporting nan.",
-            UndefinedMetricWarning,
+            undefined_metric_warning(),
             stacklevel=3,
         )
     return out

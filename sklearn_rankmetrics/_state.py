@@ -20,11 +20,15 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._engine import weighted_sum
 from ._report import _per_query_report, table_output
-from ._validation import _as_array, check_query_id, check_sample_weight
+from ._validation import (
+    _as_array,
+    check_query_id,
+    check_sample_weight,
+    undefined_metric_warning,
+)
 
 __all__ = ["RankingEvaluator"]
 
@@ -121,7 +125,7 @@ class ReportState:
                 f"{', '.join(undefined)}: no query could be scored (every "
                 "query was skipped -- no relevant item, or for gauc a single "
                 "class -- or had zero weight); reporting nan.",
-                UndefinedMetricWarning,
+                undefined_metric_warning(),
                 stacklevel=3,
             )
         return out
