@@ -221,6 +221,14 @@ def _resolve_options(spec, convention, options, k):
     return resolved
 
 
+def resolved_option(metric, option, options):
+    """The value of ``option`` for ``metric`` under ``options`` (which may
+    hold ``convention``), as the report resolves it."""
+    options = dict(options)
+    convention = options.pop("convention", None)
+    return _resolve_options(METRICS[metric], convention, options, None).get(option)
+
+
 def _check_kernel_option(name, value):
     """A kernel option checked as its metric function checks it."""
     check = _KERNEL_OPTION_CHECKS.get(name)

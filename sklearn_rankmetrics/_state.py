@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._engine import mean_of_totals, weighted_totals
-from ._report import _per_query_report, table_output
+from ._report import _per_query_report, resolved_option, table_output
 from ._validation import (
     _as_array,
     check_query_id,
@@ -220,7 +220,7 @@ def chunk_state(
     for j in range(len(names)):  # as the in-memory mean, over the scored
         sums[j], weight_sum[j] = weighted_totals(values[:, j], weights[:, j])
     # GAUC's "uniform" query weights are 1 whatever the row weights' scale
-    uniform = options.get("query_weighting") == "uniform"
+    uniform = resolved_option("gauc", "query_weighting", options) == "uniform"
     exps = np.array([0 if uniform and n == "gauc" else scale_exp for n in names])
     return ReportState(
         names=names,
@@ -241,14 +241,17 @@ def report_names(k, metrics, options):
     """The scorer names of a report, checking ``k``, ``metrics`` and the
     options on two rows before any data is read (the same code as the
     chunks, so the names and the errors are the report's own)."""
-    if metrics is not None and "err" in (
-        [metrics] if isinstance(metrics, str) else metrics
+    if (
+        metrics is not None
+        and "err" in ([metrics] if isinstance(metrics, str) else metrics)
+        and options.get("max_grade") is None
     ):
         raise ValueError(
-            "metrics: 'err' cannot be evaluated chunk by chunk or per "
-            "partition: ERR scales its stop probabilities by the largest grade "
-            "of the whole input, which one chunk does not know. Evaluate it in "
-            "memory with expected_reciprocal_rank_at_k(..., max_grade=...)."
+            "metrics: 'err' without max_grade cannot be evaluated chunk by "
+            "chunk or per partition: ERR then scales its stop probabilities "
+            "by the largest grade of the whole input, which one chunk does "
+            "not know. Pass max_grade= (the top grade of the scale, e.g. 4), "
+            "or evaluate it in memory."
         )
     options = {**options, "no_relevant": "skip"}
     report = _per_query_report(
@@ -346,9 +349,11 @@ class RankingEvaluator:
         per_query=True)``.
 
     **options
-        The other options of :func:`ranking_report` (``gain``,
-        ``relevance_threshold``, ``ignore_ties``, ``no_relevant``,
-        ``ap_denominator``, ``query_weighting``, ...).
+        ``convention`` and the options of the metric functions, as in
+        :func:`ranking_report` (``gain``, ``relevance_threshold``, ``ties``,
+        ``no_relevant``, ``ap_denominator``, ``query_weighting``, ...;
+        ERR needs ``max_grade``, since one chunk does not know the largest
+        grade of all).
 
     Attributes
     ----------

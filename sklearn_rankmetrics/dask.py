@@ -174,11 +174,15 @@ def ranking_report(
         warnings; the values do not depend on it.
 
     **options
-        The other options of :func:`sklearn_rankmetrics.ranking_report`
-        (``relevance_threshold``, ``gain``, ``no_relevant``, ``beta``,
-        ``log_base``, ``ap_denominator``, ``query_weighting``).
-        ``ignore_ties=True`` is refused: it breaks ties by row order,
-        which the shuffle does not keep.
+        ``convention`` and the options of the metric functions, as in
+        :func:`sklearn_rankmetrics.ranking_report` (``relevance_threshold``,
+        ``gain``, ``no_relevant``, ``ties``, ``ap_denominator``,
+        ``persistence``, ``query_weighting``, ...).  A tie rule that breaks
+        ties by row order (``ignore_ties=True``, ``ties="input_order"``, or
+        a preset such as ``"trec_eval"`` or ``"lightgbm"`` that does) is
+        refused: the shuffle does not keep the row order, so the result
+        would depend on the partitioning.  Break such ties in the score
+        column itself (e.g. a small term ordered by the item id).
 
     Returns
     -------

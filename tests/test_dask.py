@@ -74,6 +74,11 @@ def test_one_query_over_every_partition(client):
         {"no_relevant": 0.0, "gain": "exponential"},
         {"relevance_threshold": 2, "query_weighting": "uniform"},
         {"metrics": ["gauc", "ndcg"], "ap_denominator": "min_k"},
+        # presets whose tie rule survives a shuffle, and options of the
+        # metric functions the report resolves per metric
+        {"convention": "sklearn", "metrics": ["ndcg", "map", "precision"]},
+        {"convention": "tf_ranking", "persistence": 0.5, "metrics": ["rbp", "ndcg"]},
+        {"ties": "pessimistic", "precision_denominator": "retrieved"},
     ],
 )
 def test_options_and_text(client, options):

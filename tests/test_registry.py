@@ -146,3 +146,74 @@ def test_report_shares_rankings_between_metrics_with_equal_options(monkeypatch):
     )
     # torchmetrics: ndcg with averaged ties, the others in input order
     assert sorted(calls) == [False, True]
+
+
+# Every surface built on the report, walked with every convention.
+_SURFACE_METRICS = [m for m in METRICS if m != "bpref"]
+
+
+def _split_by_query(y, s, q, w):
+    """Two chunks that split the queries (as a stream would give them)."""
+    first = q < np.median(q)
+    return [(y[m], s[m], q[m], None if w is None else w[m]) for m in (first, ~first)]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize("convention", [None, *CONVENTIONS])
+def test_state_compare_and_display_are_the_function(convention):
+    y, s, q, w = _long_case(7, weights=True)
+    ks = (2, 4)
+    # the mergeable state, updated chunk by chunk
+    # (ERR needs the top grade of the scale to be evaluated by chunks)
+    evaluator = srm.RankingEvaluator(
+        k=ks, metrics=_SURFACE_METRICS, convention=convention, max_grade=2
+    )
+    for part in _split_by_query(y, s, q, w):
+        evaluator.update(part[0], part[1], query_id=part[2], sample_weight=part[3])
+    got = evaluator.result(output_dict=True)
+    for name in _SURFACE_METRICS:
+        spec = METRICS[name]
+        for k in ks if spec.cutoff else (None,):
+            opts = {"max_grade": 2}
+            want = _function_value(spec, y, s, q, w, k, opts, convention)
+            np.testing.assert_allclose(got[spec.label(k)], want, rtol=1e-14)
+    # compare_rankings: each model's mean is the function's (uniform weights)
+    ranked = [m for m in _SURFACE_METRICS if METRICS[m].scorer]
+    result = srm.compare_rankings(
+        y,
+        {"a": s, "b": -s},
+        k=3,
+        metrics=ranked,
+        query_id=q,
+        convention=convention,
+        n_resamples=99,
+        n_bootstrap=99,
+        random_state=0,
+    )
+    for i, model in enumerate(("a", "b")):
+        score = s if model == "a" else -s
+        for j, name in enumerate(ranked):
+            spec = METRICS[name]
+            want = _function_value(spec, y, score, q, None, 3, {}, convention)
+            if name == "gauc":
+                want = spec.function(
+                    y, score, query_id=q, convention=convention,
+                    query_weighting="uniform",
+                )  # fmt: skip
+            _equal(result.mean[i, j], want)
+    # MetricAtKDisplay, with query weights
+    for name in ("ndcg", "map", "precision"):
+        display = srm.MetricAtKDisplay.from_predictions(
+            y,
+            s,
+            metric=name,
+            k=ks,
+            query_id=q,
+            sample_weight=w,
+            convention=convention,
+            plot=False,
+        )
+        want = [
+            _function_value(METRICS[name], y, s, q, w, k, {}, convention) for k in ks
+        ]
+        np.testing.assert_array_equal(display.values, want)

@@ -323,5 +323,7 @@ def test_err_is_refused_chunk_by_chunk():
     """ERR's scale is the largest grade of the whole input: a chunk cannot
     know it, so the chunked evaluator refuses it rather than give a value
     that depends on the chunking."""
-    with pytest.raises(ValueError, match="'err' cannot be evaluated chunk by chunk"):
+    with pytest.raises(
+        ValueError, match="'err' without max_grade cannot be evaluated chunk by"
+    ):
         RankingEvaluator(k=3, metrics=["ndcg", "err"])
