@@ -17,7 +17,6 @@ rows is evaluated chunk by chunk (:func:`_evaluate_long_chunked`).
 
 import argparse
 import csv
-import inspect
 import io
 import json
 import math
@@ -31,6 +30,7 @@ import numpy as np
 
 from . import __version__
 from ._registry import METRICS, trec_measures
+from ._report import _per_query_report, scorer_name
 from ._trec import TrecFormatError, _align, _encode, _read_qrels, _read_run
 
 PROG = "rankmetrics"
@@ -226,14 +226,16 @@ def per_query_values(
     """Measure label -> per-query values (queries in ``np.unique`` order).
 
     ``query_id`` are integer codes 0..n_queries-1 whose order is the
-    output order.  Every metric is computed by the package's public
-    function with ``average=None``; the counts (num_ret, num_rel,
-    num_rel_ret) are bincounts over the rows.  ``judged`` (TREC runs)
-    marks the rows whose document is judged: bpref reads those only, as
-    trec_eval does.
+    output order.  The metrics are read from the report's per-query path
+    (:func:`~sklearn_rankmetrics._report._per_query_report`): the measures
+    sharing options are one report, whose metrics share one ranking per
+    kind (cut at the largest cut-off, the whole list); the counts
+    (num_ret, num_rel, num_rel_ret) are bincounts over the rows.
+    ``judged`` (TREC runs) marks the rows whose document is judged: bpref
+    reads those only, as trec_eval does.
     """
     values = {}
-    common = {"query_id": query_id, "average": None}
+    groups = {}  # (measure options, graded) -> measures: one report each
     for m in measures:
         if m.metric in ("runid", "num_q"):
             continue
@@ -242,25 +244,33 @@ def per_query_values(
                 m.metric, y_true, y_score, query_id, n_queries, relevance_threshold
             )
             continue
-        func = _FUNCTIONS[m.metric]
-        if m.metric == "gauc":
-            values[m.label] = func(
-                y_true, y_score, sample_weight=sample_weight, **common
-            )
-            continue
-        opts = dict(common, ignore_ties=ignore_ties, no_relevant=no_relevant)
-        accepted = inspect.signature(func).parameters
-        opts.update((key, v) for key, v in m.options if key in accepted)
-        graded = m.metric in ("dcg", "ndcg", "err") or (
-            opts.get("rbp_gain", "binary") != "binary"
+        options = dict(m.options)
+        # graded RBP reads the grades themselves: no relevance threshold
+        graded = options.get("rbp_gain", "binary") != "binary"
+        key = ("gauc",) if m.metric == "gauc" else (m.options, graded)
+        groups.setdefault(key, []).append(m)
+    for key, group in groups.items():
+        if key == ("gauc",):  # row weights: a report of its own
+            opts = {}
+        else:
+            opts = dict(key[0], ignore_ties=ignore_ties, no_relevant=no_relevant)
+            if relevance_threshold is not None and not key[1]:
+                opts["relevance_threshold"] = relevance_threshold
+            if judged is not None and any(m.metric == "bpref" for m in group):
+                opts["judged"] = judged
+        report = _per_query_report(
+            y_true,
+            y_score,
+            k=tuple(dict.fromkeys(m.k for m in group)),
+            metrics=list(dict.fromkeys(m.metric for m in group)),
+            query_id=query_id,
+            sample_weight=sample_weight,
+            caller="rankmetrics evaluate",
+            allow_whole_list=True,
+            **opts,
         )
-        if relevance_threshold is not None and not graded:
-            opts["relevance_threshold"] = relevance_threshold
-        if m.metric not in _NO_CUTOFF:
-            opts["k"] = m.k
-        if "judged" in accepted and judged is not None:
-            opts["judged"] = judged
-        values[m.label] = func(y_true, y_score, sample_weight=sample_weight, **opts)
+        for m in group:
+            values[m.label] = report.values[scorer_name(m.metric, m.k)]
     return values
 
 

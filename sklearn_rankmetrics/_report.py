@@ -91,8 +91,9 @@ class PerQueryReport(NamedTuple):
     weights: dict  # scorer name -> float64 (n_queries,) query weights
 
 
-def _check_cutoffs(k):
-    """``k`` as a tuple of distinct ints >= 1, in the order given."""
+def _check_cutoffs(k, allow_none=False):
+    """``k`` as a tuple of distinct ints >= 1 (and None, the whole list,
+    if ``allow_none``), in the order given."""
     ks = (k,) if isinstance(k, numbers.Integral) else k
     try:
         ks = list(ks)
@@ -105,6 +106,10 @@ def _check_cutoffs(k):
         raise ValueError("k is empty; pass at least one cut-off such as k=(10,).")
     out = []
     for kk in ks:
+        if kk is None and allow_none:
+            if None not in out:
+                out.append(None)
+            continue
         if isinstance(kk, (bool, np.bool_)) or not isinstance(kk, numbers.Integral):
             raise TypeError(
                 f"k must hold ints >= 1 (the cut-offs), got {kk!r} of type "
@@ -150,8 +155,8 @@ def _ranking_kind(requires):
 
 def scorer_name(metric, k):
     """``"ndcg@10"``; ``"gauc"``, ``"r_precision"`` and ``"bpref"`` have
-    no cut-off."""
-    return metric if _whole_list(metric) else f"{metric}@{k}"
+    no cut-off, and a metric of the whole list (k None) is named alone."""
+    return metric if _whole_list(metric) or k is None else f"{metric}@{k}"
 
 
 # The arguments a report handles itself; every other keyword option of a
@@ -290,7 +295,7 @@ def _plan(metric, k, convention, options):
     kernel_options = {
         o: _check_kernel_option(o, opts[o]) for o in kernel.options if o in opts
     }
-    kind = _ranking_kind(kernel.requires)
+    kind = "whole_list" if k is None else _ranking_kind(kernel.requires)
     needs_ideal = kernel.needs_ideal
     if callable(needs_ideal):
         needs_ideal = needs_ideal(**kernel_options)
@@ -362,6 +367,7 @@ def _per_query_report(
     sample_weight,
     convention=None,
     caller="ranking_report",
+    allow_whole_list=False,
     **options,
 ):
     """Per-query values of every metric at every cut-off.
@@ -380,12 +386,14 @@ def _per_query_report(
     ranking (kind, tie rule, gain, threshold) are read from one ranking,
     at the largest cut-off; options no shared ranking serves (pessimistic
     or optimistic ties, ``ties="threshold"``, ``judged``) call the metric
-    function itself.
+    function itself.  ``allow_whole_list=True`` (the command line) accepts
+    None in ``k``: the metrics of the whole ranked list, named without
+    ``@k``.
     """
     _check_report_options(options, caller)
     if convention is not None:
         check_convention(convention)
-    ks = _check_cutoffs(k)
+    ks = _check_cutoffs(k, allow_none=allow_whole_list)
     metrics = _check_metrics(metrics, query_id is not None)
     plans = []
     for m in metrics:
