@@ -10,9 +10,11 @@ from ._auc import group_auc_score
 from ._beyond import (
     average_popularity_at_k,
     catalog_coverage_at_k,
+    exposure_entropy_at_k,
     gini_index_at_k,
     intra_list_diversity_at_k,
     novelty_at_k,
+    serendipity_at_k,
 )
 from ._calibration import (
     CalibrationEvaluator,
@@ -79,6 +81,7 @@ __all__ = [
     "dcg_at_k",
     "expected_calibration_error",
     "expected_reciprocal_rank_at_k",
+    "exposure_entropy_at_k",
     "f1_at_k",
     "factor_ranking_report",
     "fallout_at_k",
@@ -109,6 +112,7 @@ __all__ = [
     "read_trec_run",
     "recall_at_k",
     "reciprocal_rank_at_k",
+    "serendipity_at_k",
     "set_config",
     "success_at_k",
     "trec_to_long_form",
