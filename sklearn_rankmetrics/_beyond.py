@@ -256,15 +256,25 @@ def _fill_doc(func):
 
 
 def _item_mean(lists, values):
-    """Mean over users with a list of the expected mean of ``values`` over
-    their list (exact under ties: ``L`` does not depend on the ordering)."""
+    """Per user with a list, the expected mean of ``values`` over the list
+    (exact under ties: ``L`` does not depend on the ordering)."""
     per_user = np.bincount(
         lists.user, weights=lists.p * values[lists.item], minlength=lists.n_users
     )
     ok = lists.L > 0
-    if not ok.any():
-        return float("nan")
-    return float(np.mean(per_user[ok] / lists.L[ok]))
+    return per_user[ok] / lists.L[ok]
+
+
+def _user_mean(values):
+    """Mean of per-user values (sum / count, as the mergeable sums)."""
+    return float(np.sum(values) / values.size) if values.size else float("nan")
+
+
+def _coverage_none(lists):
+    """Per item, the probability that no list has it."""
+    none = np.ones(lists.n_items)
+    np.multiply.at(none, lists.item, 1.0 - lists.p)
+    return none
 
 
 def _expected_counts(lists):
@@ -328,9 +338,7 @@ def catalog_coverage_at_k(
     0.75
     """
     lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
-    none = np.ones(lists.n_items)
-    np.multiply.at(none, lists.item, 1.0 - lists.p)
-    return float(np.mean(1.0 - none))
+    return float(np.mean(1.0 - _coverage_none(lists)))
 
 
 def _gini(counts):
@@ -394,6 +402,14 @@ def gini_index_at_k(
 
 
 _ENTROPY_NORMALIZATIONS = ("none", "max", "recbole")
+
+
+def _check_normalization(normalization):
+    if normalization not in _ENTROPY_NORMALIZATIONS:
+        raise ValueError(
+            f"normalization must be one of {_ENTROPY_NORMALIZATIONS}, got "
+            f"{normalization!r}."
+        )
 
 
 def _entropy(counts, normalization):
@@ -477,11 +493,7 @@ def exposure_entropy_at_k(
     ...                             normalization="max"))
     1.0
     """
-    if normalization not in _ENTROPY_NORMALIZATIONS:
-        raise ValueError(
-            f"normalization must be one of {_ENTROPY_NORMALIZATIONS}, got "
-            f"{normalization!r}."
-        )
+    _check_normalization(normalization)
     lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
     return _entropy(_expected_counts(lists), normalization)
 
@@ -573,7 +585,7 @@ def average_popularity_at_k(
     counts, _ = _popularity(item_popularity)
     lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
     _check_catalogue("item_popularity", counts.size, lists)
-    return _item_mean(lists, counts)
+    return _user_mean(_item_mean(lists, counts))
 
 
 @with_convention
@@ -628,9 +640,12 @@ def novelty_at_k(
     counts, share = _popularity(item_popularity)
     lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
     _check_catalogue("item_popularity", counts.size, lists)
+    return _user_mean(_item_mean(lists, _information(share)))
+
+
+def _information(share):
     with np.errstate(divide="ignore"):
-        info = -np.log2(share)
-    return _item_mean(lists, info)
+        return -np.log2(share)
 
 
 @with_convention
@@ -688,15 +703,25 @@ def intra_list_diversity_at_k(
     ...                                 item_features=features))
     0.5
     """
+    D = _distances(item_features, metric)
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, D.shape[0])
+    _check_catalogue("item_features", D.shape[0], lists)
+    return _user_mean(_ild_values(lists, D))
+
+
+def _distances(item_features, metric):
     if item_features is None:
         raise ValueError("item_features (n_items x n_features) is required.")
     F = item_features if sp.issparse(item_features) else np.asarray(item_features)
     if F.ndim != 2:
         raise ValueError("item_features must be 2-D (n_items x n_features).")
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, F.shape[0])
-    _check_catalogue("item_features", F.shape[0], lists)
     D = pairwise_distances(F, metric=metric)
     np.fill_diagonal(D, 0.0)
+    return D
+
+
+def _ild_values(lists, D):
+    """Per user with two items or more, the expected mean pairwise distance."""
     n_users, user, item, p = lists.n_users, lists.user, lists.item, lists.p
     tied = lists.tied & (lists.frac[user] < 1)
     # sum over ordered pairs i != j of P(i and j in the list) d(i, j): the
@@ -728,9 +753,7 @@ def intra_list_diversity_at_k(
     pairs = pairs - (lists.frac**2 - lists.a2) * tt
     L = lists.L
     ok = L > 1
-    if not ok.any():
-        return float("nan")
-    return float(np.mean(pairs[ok] / (L[ok] * (L[ok] - 1))))
+    return pairs[ok] / (L[ok] * (L[ok] - 1))
 
 
 def _popularity_ranks(counts):
@@ -833,6 +856,12 @@ def serendipity_at_k(
     counts, _ = _popularity(item_popularity)
     lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
     _check_catalogue("item_popularity", counts.size, lists)
+    return _user_mean(_serendipity_values(lists, _popularity_ranks(counts)))
+
+
+def _serendipity_values(lists, ranks):
+    """Per user with a list, the expected serendipity (``ranks``: the
+    items' popularity ranks)."""
     n = lists.n_items
     user, score = lists.user, lists.score
     # h (items scoring higher in the same list) and m (items with the score)
@@ -850,13 +879,215 @@ def serendipity_at_k(
     h[order] = h_sorted
     m[order] = m_sorted
     # sum over ranks r = h+1 .. min(h+m, L, pi-1) of (pi - r)
-    pi = _popularity_ranks(counts)[lists.item]
+    pi = ranks[lists.item]
     last = np.minimum(np.minimum(h + m, lists.L[user]), pi - 1)
     cnt = np.maximum(last - h, 0)
     total = cnt * pi - cnt * (2 * h + 1 + cnt) / 2
     term = np.where(lists.rel > 0, total / (m * n), 0.0)
     per_user = np.bincount(user, weights=term, minlength=lists.n_users)
     ok = lists.L > 0
-    if not ok.any():
-        return float("nan")
-    return float(np.mean(per_user[ok] / lists.L[ok]))
+    return per_user[ok] / lists.L[ok]
+
+
+# ---------------------------------------------------------------------------
+# Mergeable sums: the beyond-accuracy metrics of a report, block by block
+# ---------------------------------------------------------------------------
+
+
+class SetKernel(NamedTuple):
+    """How a report computes one beyond-accuracy metric from a block of users.
+
+    ``part`` is what a block contributes and how blocks merge: ``"none"``
+    (per item, the probability that no list has it: blocks multiply),
+    ``"counts"`` (per item, its expected number of lists: blocks add) or
+    ``"users"`` (per-user values: sums and counts add).  ``requires`` names
+    the report option the metric needs (``"item_popularity"``,
+    ``"item_features"``), if any.  These metrics describe the set of lists,
+    so a report has no per-query value for them.
+    """
+
+    part: str
+    requires: tuple = ()
+    options: tuple = ()
+
+
+def _finish_value(name, part, options):
+    """The metric's value from its merged ``part``."""
+    if name == "catalog_coverage":
+        return float(np.mean(1.0 - part))
+    if name == "gini_index":
+        return _gini(part)
+    if name == "exposure_entropy":
+        return _entropy(part, options.get("normalization", "none"))
+    total, n = part
+    return float(total / n) if n else float("nan")
+
+
+SET_KERNELS = {
+    "catalog_coverage": SetKernel("none"),
+    "gini_index": SetKernel("counts"),
+    "exposure_entropy": SetKernel("counts", options=("normalization",)),
+    "average_popularity": SetKernel("users", ("item_popularity",)),
+    "novelty": SetKernel("users", ("item_popularity",)),
+    "intra_list_diversity": SetKernel("users", ("item_features",), ("metric",)),
+    "serendipity": SetKernel("users", ("item_popularity",)),
+}
+
+
+class BeyondSums:
+    """Mergeable sums of beyond-accuracy metrics over blocks of users.
+
+    ``add`` reads one block of users (every row of a user in the same
+    block); ``merge`` adds another instance's blocks; ``values`` gives
+    ``{"catalog_coverage@10": float, ...}``.  On one block the values are
+    the metric functions' own, bit for bit; over several blocks coverage
+    multiplies per item, counts and per-user sums add.
+    """
+
+    def __init__(
+        self,
+        names,
+        ks,
+        *,
+        item_popularity=None,
+        item_features=None,
+        metric="cosine",
+        normalization="none",
+        n_items=None,
+    ):
+        self.names = list(names)
+        self.ks = tuple(ks)
+        self.n_items = _check_n_items(n_items)
+        self.options = {"normalization": normalization}
+        if "exposure_entropy" in self.names:
+            _check_normalization(normalization)
+        requires = {r for m in self.names for r in SET_KERNELS[m].requires}
+        self._catalogue = None
+        if "item_popularity" in requires:
+            counts, share = _popularity(item_popularity)
+            self._counts, self._info = counts, _information(share)
+            self._ranks = _popularity_ranks(counts)
+            self._catalogue = counts.size
+        if "item_features" in requires:
+            self._D = _distances(item_features, metric)
+            if self._catalogue is not None and self._catalogue != self._D.shape[0]:
+                raise ValueError(
+                    f"item_popularity describes {self._catalogue} items but "
+                    f"item_features {self._D.shape[0]}; pass one entry per item."
+                )
+            self._catalogue = self._D.shape[0]
+        self.parts = {}
+        self.n_users = 0
+
+    def add(self, y_true, y_score, query_id=None, item_id=None):
+        """Add the lists of one block of users."""
+        n_users = None
+        for k in self.ks:
+            lists = _lists(
+                y_true, y_score, k, query_id, item_id, self.n_items, self._catalogue
+            )
+            if self._catalogue is not None:
+                _check_catalogue(
+                    "item_popularity / item_features", self._catalogue, lists
+                )
+            n_users = lists.n_users
+            for name in self.names:
+                self._merge_part(name, k, self._part(name, lists))
+        self.n_users += n_users
+        return self
+
+    def _part(self, name, lists):
+        kind = SET_KERNELS[name].part
+        if kind == "none":
+            return _coverage_none(lists)
+        if kind == "counts":
+            return _expected_counts(lists)
+        if name == "average_popularity":
+            v = _item_mean(lists, self._counts)
+        elif name == "novelty":
+            v = _item_mean(lists, self._info)
+        elif name == "intra_list_diversity":
+            v = _ild_values(lists, self._D)
+        else:
+            v = _serendipity_values(lists, self._ranks)
+        return (np.sum(v), v.size)
+
+    def _merge_part(self, name, k, part):
+        key = (name, k)
+        old = self.parts.get(key)
+        if old is None:
+            self.parts[key] = part
+            return
+        kind = SET_KERNELS[name].part
+        if kind != "users" and old.shape != part.shape:
+            raise ValueError(
+                f"cannot merge {name}@{k}: the blocks have {old.shape[0]} and "
+                f"{part.shape[0]} items; use one catalogue (n_items=)."
+            )
+        if kind == "none":
+            self.parts[key] = old * part
+        elif kind == "counts":
+            self.parts[key] = old + part
+        else:
+            self.parts[key] = (old[0] + part[0], old[1] + part[1])
+
+    def merge(self, other):
+        """Add the blocks of ``other`` (same metrics, cut-offs and options)."""
+        if (self.names, self.ks) != (other.names, other.ks):
+            raise ValueError("cannot merge sums of different metrics or cut-offs.")
+        for (name, k), part in other.parts.items():
+            self._merge_part(name, k, part)
+        self.n_users += other.n_users
+        return self
+
+    def values(self):
+        """``{"name@k": value}`` in the order of the names, then cut-offs."""
+        return {
+            f"{name}@{k}": _finish_value(name, self.parts[(name, k)], self.options)
+            for name in self.names
+            for k in self.ks
+        }
+
+
+def split_report_metrics(metrics):
+    """``(other metrics, beyond-accuracy names)`` of a report's ``metrics``
+    (``None`` stays ``None``: the default report has no beyond metric)."""
+    if metrics is None:
+        return None, []
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    beyond = [m for m in names if isinstance(m, str) and m in SET_KERNELS]
+    rest = [m for m in names if not (isinstance(m, str) and m in SET_KERNELS)]
+    return rest, list(dict.fromkeys(beyond))
+
+
+def report_values(
+    y_true, y_score, ks, names, *, query_id, per_query, refused=(), **options
+):
+    """The beyond-accuracy part of :func:`ranking_report`.
+
+    Returns ``({"catalog_coverage@10": float, ...}, n_users, n_relevant)``.
+    ``refused`` names the report options given that these metrics do not
+    take (they would be silently ignored).
+    """
+    if per_query:
+        raise ValueError(
+            f"{', '.join(names)}: these beyond-accuracy metrics describe the "
+            "set of every user's list and have no per-query value; drop them "
+            "from metrics or use per_query=False."
+        )
+    if refused:
+        raise ValueError(
+            f"{', '.join(names)} do not take {', '.join(refused)}: every user "
+            "counts once and serendipity's relevance is a grade above 0; drop "
+            "the option or compute these metrics in a separate report."
+        )
+    item_id = options.pop("item_id", None)
+    sums = BeyondSums(names, ks, **options).add(y_true, y_score, query_id, item_id)
+    form, Y, _, codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
+    if form == "long":
+        n_rel = np.count_nonzero(np.bincount(codes, weights=Y > 0, minlength=ids.size))
+    elif sp.issparse(Y):
+        n_rel = np.count_nonzero(np.diff((Y > 0).tocsr().indptr))
+    else:
+        n_rel = np.count_nonzero((np.asarray(Y) > 0).any(axis=1))
+    return sums.values(), sums.n_users, int(n_rel)

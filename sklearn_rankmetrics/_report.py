@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
 from ._auc import gauc_per_query
+from ._beyond import report_values, split_report_metrics
 from ._engine import (
     average_queries,
     check_inputs,
@@ -59,7 +60,7 @@ def default_metrics(long_form):
 
 def _whole_list(metric):
     """Metrics without a cut-off: GAUC and the kernels of the whole list."""
-    return not METRICS[metric].cutoff
+    return metric in METRICS and not METRICS[metric].cutoff
 
 
 class PerQueryReport(NamedTuple):
@@ -110,6 +111,13 @@ def _check_metrics(metrics, long_form):
     known = available_metrics()
     out = []
     for m in metrics:
+        if split_report_metrics([m])[1]:
+            raise ValueError(
+                f"{m!r} is a beyond-accuracy metric of the set of lists: "
+                "ranking_report computes it (with item_popularity= / "
+                "item_features=), this surface does not yet; use the metric "
+                "function or ranking_report."
+            )
         if not isinstance(m, str) or m not in known:
             raise ValueError(
                 f"unknown metric {m!r} in metrics; choose among "
@@ -359,6 +367,10 @@ def ranking_report(
     log_base=2,
     ap_denominator="relevant",
     query_weighting="impressions",
+    item_popularity=None,
+    item_features=None,
+    item_id=None,
+    n_items=None,
 ):
     """Report every ranking metric at every cut-off, from one ranking.
 
@@ -436,6 +448,15 @@ default=None
         :func:`ndcg_at_k`, :func:`average_precision_at_k` and
         :func:`group_auc_score`.
 
+    item_popularity, item_features, item_id, n_items
+        For the beyond-accuracy metrics (``"catalog_coverage"``,
+        ``"gini_index"``, ``"exposure_entropy"``, ``"average_popularity"``,
+        ``"novelty"``, ``"intra_list_diversity"``, ``"serendipity"``), as in
+        their functions (:func:`catalog_coverage_at_k`, ...): they are
+        reported beside the others, with their defaults for the other
+        options, and have no per-query value (``per_query=True`` refuses
+        them).  Read more in :ref:`beyond_accuracy`.
+
     Returns
     -------
     report : str, dict, DataFrame
@@ -470,6 +491,30 @@ default=None
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    metrics, beyond = split_report_metrics(metrics)
+    if beyond:
+        given = dict(
+            sample_weight=sample_weight, relevance_threshold=relevance_threshold
+        )
+        beyond_means, n_users, n_rel = report_values(
+            y_true,
+            y_score,
+            _check_cutoffs(k),
+            beyond,
+            query_id=query_id,
+            per_query=per_query,
+            refused=[o for o, v in given.items() if v is not None],
+            item_popularity=item_popularity,
+            item_features=item_features,
+            item_id=item_id,
+            n_items=n_items,
+        )
+        if not metrics:
+            if output_dict:
+                return beyond_means
+            return _format(
+                beyond_means, beyond, _check_cutoffs(k), digits, n_users, n_rel
+            )
     report = _per_query_report(
         y_true,
         y_score,
@@ -489,10 +534,13 @@ default=None
     if per_query:
         return _as_table(report, output_dict)
     means = _means(report)
+    if beyond:
+        means.update(beyond_means)
     if output_dict:
         return means
     ks = _check_cutoffs(k)
     names = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
+    names += beyond
     ranked = [n for n in report.values if n != _GAUC]
     scored = report.values[ranked[0]] if ranked else report.values[_GAUC]
     n_scored = int(np.count_nonzero(~np.isnan(scored)))

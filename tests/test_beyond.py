@@ -511,3 +511,122 @@ def test_form_errors():
     serendipity_at_k(y, s, k=2, query_id=q, item_id=i, item_popularity=[1, 0, 2])
     np.testing.assert_array_equal(s, s0)
     np.testing.assert_array_equal(i, i0)
+
+
+# ---------------------------------------------------------------------------
+# Registry entries, ranking_report and the mergeable sums
+# ---------------------------------------------------------------------------
+
+from sklearn_rankmetrics import RankingEvaluator, ranking_report  # noqa: E402
+from sklearn_rankmetrics._beyond import BeyondSums  # noqa: E402
+from sklearn_rankmetrics._registry import BEYOND_METRICS, METRICS  # noqa: E402
+
+
+def _function_values(spec, Y, S, k, counts, F, **form):
+    opts = {}
+    if "item_popularity" in spec.requires:
+        opts["item_popularity"] = counts
+    if "item_features" in spec.requires:
+        opts["item_features"] = F
+    return spec.function(Y, S, k=k, **opts, **form)
+
+
+@pytest.mark.parametrize("name", list(BEYOND_METRICS))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_report_gives_the_function_value(name, seed):
+    spec = BEYOND_METRICS[name]
+    assert name not in METRICS and not spec.scorer
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 9, 8, levels=3)
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    counts = rng.integers(0, 5, size=8)
+    F = rng.random((8, 3))
+    ks = (1, 3, 20)
+    y, s, q, i = _long(Y, S, shuffle=rng)
+    for yt, st_, form in (
+        (Y, S, {}),
+        (sp.csr_matrix(Y), S, {}),
+        (y, s, {"query_id": q, "item_id": i}),
+    ):
+        rep = ranking_report(
+            yt,
+            st_,
+            k=ks,
+            metrics=["ndcg", name],
+            item_popularity=counts,
+            item_features=F,
+            n_items=8 if form else None,
+            output_dict=True,
+            **form,
+        )
+        for kk in ks:
+            want = _function_values(spec, Y, S, kk, counts, F)
+            got = rep[spec.label(kk)]
+            assert (np.isnan(want) and np.isnan(got)) or got == want
+        # alone, and as text
+        alone = ranking_report(
+            yt,
+            st_,
+            k=ks,
+            metrics=[name],
+            item_popularity=counts,
+            item_features=F,
+            n_items=8 if form else None,
+            output_dict=True,
+            **form,
+        )
+        assert list(alone) == [spec.label(kk) for kk in ks]
+        text = ranking_report(
+            yt,
+            st_,
+            k=ks,
+            metrics=[name],
+            item_popularity=counts,
+            item_features=F,
+            n_items=8 if form else None,
+            **form,
+        )
+        assert text.splitlines()[1].startswith(name)
+
+
+def test_report_refusals():
+    rng = np.random.default_rng(0)
+    S = rng.random((4, 5))
+    Y = (rng.random((4, 5)) < 0.5).astype(int)
+    with pytest.raises(ValueError, match="no per-query value"):
+        ranking_report(Y, S, k=2, metrics=["catalog_coverage"], per_query=True)
+    with pytest.raises(ValueError, match="sample_weight"):
+        ranking_report(
+            Y, S, k=2, metrics=["catalog_coverage"], sample_weight=np.ones(4)
+        )
+    with pytest.raises(ValueError, match="item_popularity is required"):
+        ranking_report(Y, S, k=2, metrics=["novelty"])
+    with pytest.raises(ValueError, match="beyond-accuracy metric"):
+        RankingEvaluator(k=2, metrics=["gini_index"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sums_merge_over_blocks(seed):
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 23, 9, levels=4)
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    counts = rng.integers(0, 5, size=9)
+    F = rng.random((9, 3))
+    names = list(BEYOND_METRICS)
+    opts = dict(item_popularity=counts, item_features=F)
+    whole = BeyondSums(names, (2, 4), **opts).add(Y, S).values()
+    blocks = [slice(0, 5), slice(5, 6), slice(6, 23)]
+    parts = [BeyondSums(names, (2, 4), **opts).add(Y[b], S[b]) for b in blocks]
+    merged = parts[0].merge(parts[1]).merge(parts[2])
+    assert merged.n_users == 23
+    got = merged.values()
+    assert list(got) == list(whole)
+    for key, want in whole.items():
+        assert got[key] == pytest.approx(want, rel=1e-12, nan_ok=True)
+    # one block: the functions' values bit for bit
+    for name in names:
+        for kk in (2, 4):
+            want = _function_values(BEYOND_METRICS[name], Y, S, kk, counts, F)
+            assert whole[f"{name}@{kk}"] == want or (
+                np.isnan(want) and np.isnan(whole[f"{name}@{kk}"])
+            )
