@@ -309,7 +309,7 @@ def catalog_coverage_at_k(
     Notes
     -----
     With ``p_u(i)`` the probability that item ``i`` is in user ``u``'s list
-    (ties, see :mod:`the module notes <sklearn_rankmetrics._beyond>`), users
+    (under ties, :ref:`beyond_accuracy`), users
     being independent,
 
     .. math::
@@ -687,7 +687,7 @@ def intra_list_diversity_at_k(
     Notes
     -----
     Exact under ties: with ``q_u(i, j)`` the probability that both items are
-    in the list (module notes),
+    in the list (under ties, :ref:`beyond_accuracy`),
     :math:`\\mathrm{ILD}_u = \\sum_{i<j} q_u(i, j)\\, d(i, j) / \\binom{L_u}{2}`.
     The ``n_items x n_items`` distance matrix is computed once.  RecTools'
     ``IntraListDiversity`` on lists without ties (its users with one item

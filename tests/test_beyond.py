@@ -630,3 +630,56 @@ def test_sums_merge_over_blocks(seed):
             assert whole[f"{name}@{kk}"] == want or (
                 np.isnan(want) and np.isnan(whole[f"{name}@{kk}"])
             )
+
+
+# ---------------------------------------------------------------------------
+# Anchors: RecTools' documented examples (users, items, ranks restated; the
+# rank is turned into a score, rank 1 highest; item ids are column numbers)
+# ---------------------------------------------------------------------------
+
+
+def _reco(users, items, ranks):
+    ranks = np.asarray(ranks, dtype=float)
+    return np.zeros(ranks.size), -ranks, dict(query_id=users, item_id=items)
+
+
+def test_rectools_avg_rec_popularity_example():
+    # reco: u1 [1, 2], u2 [3, 1, 2], u3 [3, 2]; prev_interactions counts:
+    # item 1: 3, item 2: 2, item 3: 1.  calc_per_user: k=1 [3, 1, 1];
+    # k=3 [2.5, 2, 1.5]
+    y, s, form = _reco(
+        [1, 1, 2, 2, 2, 3, 3], [1, 2, 3, 1, 2, 3, 2], [1, 2, 1, 2, 3, 1, 2]
+    )
+    counts = [0, 3, 2, 1]  # column 0 unused
+    assert average_popularity_at_k(
+        y, s, k=1, item_popularity=counts, **form
+    ) == pytest.approx(np.mean([3, 1, 1]))
+    assert average_popularity_at_k(
+        y, s, k=3, item_popularity=counts, **form
+    ) == pytest.approx(np.mean([2.5, 2, 1.5]))
+
+
+def test_rectools_mean_inv_user_freq_example():
+    # prev_interactions: user 1 {1, 2}, user 2 {1}, user 3 {1}: 3 users;
+    # item 1 seen by 3, item 2 by 1.  At k=1 users 2 and 3 get items 2 and 1:
+    # -log2(1/3) and -log2(3/3) (RecTools: 1.5849625 and 0).  User 1's item 3
+    # is cold: RecTools counts it as one user, here it is inf (left out).
+    train = np.array([[0, 1, 1, 0], [0, 1, 0, 0], [0, 1, 0, 0]])
+    y, s, form = _reco([2, 2, 3, 3], [2, 3, 1, 2], [1, 2, 1, 2])
+    got = novelty_at_k(y, s, k=1, item_popularity=train, **form)
+    assert got == pytest.approx(np.mean([1.5849625, 0.0]))
+
+
+def test_rectools_intra_list_diversity_example():
+    # reco: u1 [1, 2, 3], u2 [1, 4]; features (Hamming distance as a count
+    # of differing features = cityblock on 0/1): 1 (0, 0), 2 (0, 1),
+    # 3 (1, 1), 4 (0, 0).  calc_per_user: k=2 [1, 0]; k=3 [1.3333, 0].
+    # k=1: RecTools gives 0 to one-item lists; here no user has a pair: nan.
+    F = np.array([[0, 0], [0, 0], [0, 1], [1, 1], [0, 0]])  # row 0 unused
+    y, s, form = _reco([1, 1, 1, 2, 2], [1, 2, 3, 1, 4], [1, 2, 3, 1, 2])
+    kw = dict(item_features=F, metric="cityblock", **form)
+    assert intra_list_diversity_at_k(y, s, k=2, **kw) == pytest.approx(0.5)
+    assert intra_list_diversity_at_k(y, s, k=3, **kw) == pytest.approx(
+        np.mean([4 / 3, 0])
+    )
+    assert np.isnan(intra_list_diversity_at_k(y, s, k=1, **kw))
