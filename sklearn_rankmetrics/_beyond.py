@@ -498,8 +498,13 @@ def exposure_entropy_at_k(
     return _entropy(_expected_counts(lists), normalization)
 
 
-def _popularity(item_popularity):
+_SHARES = ("auto", "users", "interactions")
+
+
+def _popularity(item_popularity, share="auto"):
     """Counts per item and the share ``p(item)`` of novelty."""
+    if share not in _SHARES:
+        raise ValueError(f"share must be one of {_SHARES}, got {share!r}.")
     if item_popularity is None:
         raise ValueError(
             "item_popularity is required: interaction counts per item (1-D) "
@@ -509,7 +514,21 @@ def _popularity(item_popularity):
         X = sp.csc_matrix(item_popularity)
         X.eliminate_zeros()
         counts = np.diff(X.indptr).astype(np.float64)
-        return counts, counts / max(X.shape[0], 1)
+        if share != "interactions":
+            return counts, counts / max(X.shape[0], 1)
+    else:
+        counts = _counts_1d(item_popularity)
+        if share == "users":
+            raise ValueError(
+                "share='users' needs the users x items training matrix as "
+                "item_popularity (counts per item do not tell the number of "
+                "users); pass the matrix or share='interactions'."
+            )
+    total = counts.sum()
+    return counts, (counts / total if total > 0 else np.zeros_like(counts))
+
+
+def _counts_1d(item_popularity):
     counts = np.asarray(item_popularity, dtype=np.float64)
     if counts.ndim != 1:
         raise ValueError(
@@ -518,9 +537,7 @@ def _popularity(item_popularity):
         )
     if not np.all(np.isfinite(counts)) or (counts < 0).any():
         raise ValueError("item_popularity must be finite and non-negative.")
-    total = counts.sum()
-    share = counts / total if total > 0 else np.zeros_like(counts)
-    return counts, share
+    return counts
 
 
 def _check_catalogue(name, size, lists):
@@ -596,6 +613,7 @@ def novelty_at_k(
     *,
     k=10,
     item_popularity=None,
+    share="auto",
     query_id=None,
     item_id=None,
     n_items=None,
@@ -608,9 +626,14 @@ def novelty_at_k(
         Held-out relevance; validated, not used.
     {form_params}
     item_popularity : array-like of shape (n_items,) or (n_train_users, n_items)
-        A training matrix (``p(item)`` = share of its users who interacted with
-        the item, as RecTools' ``MeanInvUserFreq``), or counts per item
-        (``p(item)`` = count over the sum of counts).
+        A training matrix (its non-zero entries per column are the item's
+        count), or counts per item.
+    share : {"auto", "users", "interactions"}, default="auto"
+        ``p(item)``: ``"users"``, the share of the training matrix's users
+        (rows) who interacted with the item, as RecTools'
+        ``MeanInvUserFreq``; ``"interactions"``, the item's count over the
+        sum of counts; ``"auto"``, users for a matrix, interactions for
+        counts.
 
     Returns
     -------
@@ -637,10 +660,10 @@ def novelty_at_k(
     >>> float(novelty_at_k(np.zeros((1, 3)), y_score, k=2, item_popularity=train))
     1.0
     """
-    counts, share = _popularity(item_popularity)
+    counts, p = _popularity(item_popularity, share)
     lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
     _check_catalogue("item_popularity", counts.size, lists)
-    return _user_mean(_item_mean(lists, _information(share)))
+    return _user_mean(_item_mean(lists, _information(p)))
 
 
 def _information(share):

@@ -683,3 +683,25 @@ def test_rectools_intra_list_diversity_example():
         np.mean([4 / 3, 0])
     )
     assert np.isnan(intra_list_diversity_at_k(y, s, k=1, **kw))
+
+
+def test_novelty_share_options():
+    train = np.array([[1, 1, 0], [1, 0, 1], [1, 0, 0], [1, 0, 0]])
+    S = np.array([[3.0, 2.0, 1.0]])
+    Y = np.zeros_like(S)
+    # items 0 and 1 are recommended; 4 users, counts (4, 1, 1), 6 interactions
+    by_users = (-np.log2(4 / 4) - np.log2(1 / 4)) / 2
+    by_inter = (-np.log2(4 / 6) - np.log2(1 / 6)) / 2
+    for share, want in (("auto", by_users), ("users", by_users)):
+        got = novelty_at_k(Y, S, k=2, item_popularity=train, share=share)
+        assert got == pytest.approx(want)
+    got = novelty_at_k(Y, S, k=2, item_popularity=train, share="interactions")
+    assert got == pytest.approx(by_inter)
+    counts = [4, 1, 1]
+    for share in ("auto", "interactions"):
+        got = novelty_at_k(Y, S, k=2, item_popularity=counts, share=share)
+        assert got == pytest.approx(by_inter)
+    with pytest.raises(ValueError, match="training matrix"):
+        novelty_at_k(Y, S, k=2, item_popularity=counts, share="users")
+    with pytest.raises(ValueError, match="share must be"):
+        novelty_at_k(Y, S, k=2, item_popularity=counts, share="items")
