@@ -251,7 +251,8 @@ _FORM_PARAMS = """y_score : array-like of shape (n_users, n_items) or (n_rows,)
 
 
 def _fill_doc(func):
-    func.__doc__ = func.__doc__.replace("{form_params}", _FORM_PARAMS)
+    if func.__doc__:  # None under python -OO
+        func.__doc__ = func.__doc__.replace("{form_params}", _FORM_PARAMS)
     return func
 
 
