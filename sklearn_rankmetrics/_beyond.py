@@ -42,7 +42,7 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances
 
 from ._conventions import with_convention
-from ._engine import _csr_values, check_inputs
+from ._engine import _csr_values, _dense_top, _map_chunks, _row_chunks, check_inputs
 from ._validation import _as_array
 
 _BLOCK_BYTES = 1 << 24
@@ -110,27 +110,34 @@ def _finish(n_users, n_items, user, item, score, rel, L):
 
 
 def _dense_entries(Y, S, k):
-    """Entries of the 2-D forms (``Y`` dense or canonical CSR, ``S`` dense)."""
+    """Entries of the 2-D forms (``Y`` dense or canonical CSR, ``S`` dense),
+    from the engine's top-``k`` selection: each row's top ``k`` and every
+    item of the tie group that ``k`` cuts."""
     n_users, n_items = S.shape
-    kk = min(k, n_items)
-    rows = max(1, _BLOCK_BYTES // (8 * n_items))
-    users, items, L = [], [], np.zeros(n_users, dtype=np.int64)
-    for start in range(0, n_users, rows):
-        B = S[start : start + rows]
-        t = -np.partition(-B, kk - 1, axis=1)[:, kk - 1]
-        retrieved = B > -np.inf
-        L[start : start + B.shape[0]] = np.minimum(kk, retrieved.sum(axis=1))
-        u, i = np.nonzero((B >= t[:, None]) & retrieved)
-        users.append(u + start)
-        items.append(i)
-    user = np.concatenate(users).astype(np.intp, copy=False)
-    item = np.concatenate(items).astype(np.intp, copy=False)
+    K = min(k, n_items)
+
+    def chunk(a, b):
+        idx, top, rows, (r, c), _ = _dense_top(S[a:b], K, False)
+        keep = top > -np.inf
+        L = np.count_nonzero(keep, axis=1)
+        if rows.size:  # the cut groups are (r, c), all their items
+            keep[rows] &= top[rows] != top[rows, K - 1][:, None]
+        u, j = np.nonzero(keep)
+        users = np.concatenate([u, r]) + a
+        items = np.concatenate([idx[u, j], c])
+        order = np.lexsort((items, users))
+        return users[order], items[order], L
+
+    parts = _map_chunks(chunk, _row_chunks(n_users, 8 * n_items))
+    user = np.concatenate([p[0] for p in parts]).astype(np.intp, copy=False)
+    item = np.concatenate([p[1] for p in parts]).astype(np.intp, copy=False)
+    L = np.concatenate([p[2] for p in parts]).astype(np.float64)
     score = S[user, item]
     if sp.issparse(Y):
         rel = _csr_values(Y, user, item)
     else:
         rel = np.asarray(Y[user, item], dtype=np.float64)
-    return _finish(n_users, n_items, user, item, score, rel, L.astype(np.float64))
+    return _finish(n_users, n_items, user, item, score, rel, L)
 
 
 def _item_codes(item_id, n_rows, n_items):

@@ -717,3 +717,31 @@ def test_other_surfaces_refuse_clearly():
         factor_ranking_report(Y, U, V, k=2, metrics=["ndcg", "catalog_coverage"])
     with pytest.raises(ValueError, match="beyond-accuracy metric"):
         RankingEvaluator(k=2, metrics=["serendipity"])
+
+
+@pytest.mark.parametrize("levels", [1, 2, 5, 1000])
+@pytest.mark.parametrize("k", [1, 3, 10, 40])
+def test_wide_rows_forms_agree(levels, k):
+    # wide rows: the engine's top-k keeps 2k + 16 candidates, and the tie
+    # group cut by k may spill out of them; the long form selects by sorting
+    rng = np.random.default_rng(levels * 100 + k)
+    S = _random_scores(rng, 12, 90, levels=levels, p_inf=0.1)
+    S[3, :85] = -np.inf  # fewer retrieved than k
+    Y = (rng.random(S.shape) < 0.2).astype(int)
+    counts = rng.integers(0, 6, size=90)
+    F = rng.random((90, 3))
+    dense = _all_metrics(Y, S, k, counts, F)
+    y, s, q, i = _long(Y, S, shuffle=rng)
+    _same(dense, _all_metrics(y, s, k, counts, F, query_id=q, item_id=i, n_items=90))
+    # coverage against the inclusion probabilities by hand
+    none = np.ones(90)
+    for row in S:
+        fin = row[row > -np.inf]
+        L = min(k, fin.size)
+        if L == 0:
+            continue
+        t = np.sort(fin)[::-1][L - 1]
+        a, g = np.sum(row > t), np.sum(row == t)
+        p = np.where(row > t, 1.0, np.where(row == t, (L - a) / g, 0.0))
+        none *= 1 - p
+    assert dense[0] == pytest.approx(np.mean(1 - none), abs=1e-12)
