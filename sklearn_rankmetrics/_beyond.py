@@ -42,7 +42,14 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances
 
 from ._conventions import with_convention
-from ._engine import _csr_values, _dense_top, _map_chunks, _row_chunks, check_inputs
+from ._engine import (
+    _csr_values,
+    _dense_top,
+    _map_chunks,
+    _row_chunks,
+    check_inputs,
+    sorted_by_query,
+)
 from ._validation import _as_array
 
 _BLOCK_BYTES = 1 << 24
@@ -183,7 +190,7 @@ def _item_codes(item_id, n_rows, n_items):
 
 def _long_entries(y, s, user, n_users, item, n_items, k):
     """Entries of the long form: each user's rows scored at least the cut."""
-    order = np.lexsort((item, user))
+    order = sorted_by_query(user, n_users, item)
     u_sorted, i_sorted = user[order], item[order]
     dup = (u_sorted[1:] == u_sorted[:-1]) & (i_sorted[1:] == i_sorted[:-1])
     if dup.any():
@@ -196,7 +203,7 @@ def _long_entries(y, s, user, n_users, item, n_items, k):
     n_ret = np.bincount(user[retrieved], minlength=n_users)
     L = np.minimum(k, n_ret)
     # the L-th largest retrieved score of each user
-    by_score = np.lexsort((-s, user))
+    by_score = sorted_by_query(user, n_users, -s)
     starts = np.concatenate(([0], np.cumsum(np.bincount(user, minlength=n_users))))
     t = np.full(n_users, np.inf)
     has = L > 0
