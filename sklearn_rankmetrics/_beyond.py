@@ -39,7 +39,6 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.metrics import pairwise_distances
 
 from ._conventions import with_convention
 from ._engine import (
@@ -753,6 +752,8 @@ def _distances(item_features, metric):
     F = item_features if sp.issparse(item_features) else np.asarray(item_features)
     if F.ndim != 2:
         raise ValueError("item_features must be 2-D (n_items x n_features).")
+    from sklearn.metrics import pairwise_distances  # scikit-learn, when used
+
     D = pairwise_distances(F, metric=metric)
     np.fill_diagonal(D, 0.0)
     return D
@@ -991,6 +992,7 @@ class BeyondSums:
         item_features=None,
         metric="cosine",
         normalization="none",
+        share="auto",
         n_items=None,
     ):
         self.names = list(names)
@@ -1002,8 +1004,8 @@ class BeyondSums:
         requires = {r for m in self.names for r in SET_KERNELS[m].requires}
         self._catalogue = None
         if "item_popularity" in requires:
-            counts, share = _popularity(item_popularity)
-            self._counts, self._info = counts, _information(share)
+            counts, p = _popularity(item_popularity, share)
+            self._counts, self._info = counts, _information(p)
             self._ranks = _popularity_ranks(counts)
             self._catalogue = counts.size
         if "item_features" in requires:
@@ -1098,29 +1100,66 @@ def split_report_metrics(metrics):
     return rest, list(dict.fromkeys(beyond))
 
 
+_BEYOND_OPTIONS = (
+    "item_popularity",
+    "item_features",
+    "metric",
+    "normalization",
+    "share",
+    "item_id",
+    "n_items",
+)
+
+
 def report_values(
-    y_true, y_score, ks, names, *, query_id, per_query, refused=(), **options
+    y_true,
+    y_score,
+    ks,
+    names,
+    *,
+    query_id,
+    per_query,
+    sample_weight,
+    convention,
+    options,
+    alone,
 ):
     """The beyond-accuracy part of :func:`ranking_report`.
 
-    Returns ``({"catalog_coverage@10": float, ...}, n_users, n_relevant)``.
-    ``refused`` names the report options given that these metrics do not
-    take (they would be silently ignored).
+    Takes the beyond-accuracy options (``item_popularity``, ...) out of the
+    report's ``options`` (the rest are the ranking metrics', refused if
+    there are none: ``alone``), and returns
+    ``({"catalog_coverage@10": float, ...}, n_users, n_relevant)``.
     """
+    own = {o: options.pop(o) for o in _BEYOND_OPTIONS if o in options}
+    if alone and options:
+        raise TypeError(
+            f"{', '.join(sorted(options))}: options of the ranking metrics, and "
+            f"the report has none (only {', '.join(names)}); drop them."
+        )
     if per_query:
         raise ValueError(
             f"{', '.join(names)}: these beyond-accuracy metrics describe the "
             "set of every user's list and have no per-query value; drop them "
             "from metrics or use per_query=False."
         )
+    refused = ["sample_weight"] if sample_weight is not None else []
+    if "serendipity" in names:
+        refused += [o for o in ("relevance_threshold",) if o in options]
     if refused:
         raise ValueError(
             f"{', '.join(names)} do not take {', '.join(refused)}: every user "
             "counts once and serendipity's relevance is a grade above 0; drop "
             "the option or compute these metrics in a separate report."
         )
-    item_id = options.pop("item_id", None)
-    sums = BeyondSums(names, ks, **options).add(y_true, y_score, query_id, item_id)
+    if convention is not None:
+        from ._conventions import convention_options
+
+        for name in names:
+            preset = convention_options(convention, f"{name}_at_k", _BEYOND_OPTIONS)
+            own = {**preset, **own}
+    item_id = own.pop("item_id", None)
+    sums = BeyondSums(names, ks, **own).add(y_true, y_score, query_id, item_id)
     form, Y, _, codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
     if form == "long":
         n_rel = np.count_nonzero(np.bincount(codes, weights=Y > 0, minlength=ids.size))

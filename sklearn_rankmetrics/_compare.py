@@ -22,6 +22,7 @@ import numpy as np
 import scipy.stats
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._engine import weighted_mean
 from ._report import _per_query_report
 from ._validation import check_option
 
@@ -592,10 +593,10 @@ array-like of shape (n_rows,) with ``query_id``
         ``np.random.default_rng(seed)``.
 
     **options
-        Options of the metrics, as in :func:`ranking_report`
-        (``relevance_threshold``, ``gain``, ``ignore_ties``,
-        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``;
-        ``query_weighting`` may only be ``"uniform"``, see Notes).
+        ``convention`` and the options of the metric functions, as in
+        :func:`ranking_report` (``relevance_threshold``, ``gain``,
+        ``ties``, ``no_relevant``, ``ap_denominator``, ...);
+        ``query_weighting`` may only be ``"uniform"``, see Notes.
 
     Returns
     -------
@@ -657,6 +658,7 @@ array-like of shape (n_rows,) with ``query_id``
             metrics=metrics,
             query_id=query_id,
             sample_weight=None,
+            caller="compare_rankings",
             **options,
         )
         for name, score in y_scores.items()
@@ -825,7 +827,7 @@ def _means_and_intervals(per_query, models, confidence_level, n_bootstrap, seed)
         V = columns[rows][:, cols]
         if V.shape[0] == 0:
             continue
-        flat_mean[cols] = V.mean(axis=0)
+        flat_mean[cols] = [weighted_mean(V[:, j]) for j in range(len(cols))]
         if V.shape[0] >= 2:
             flat_low[cols], flat_high[cols] = _bootstrap_means(
                 V, confidence_level, n_bootstrap, seed

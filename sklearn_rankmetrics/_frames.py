@@ -53,8 +53,7 @@ def _input_order_ties(options):
 
         preset = CONVENTIONS.get(convention)
         if preset is not None:
-            rules = [preset.options, *preset.per_metric.values()]
-            if any(rule.get("ties") == "input_order" for rule in rules):
+            if any(rule.get("ties") == "input_order" for rule in preset.rules()):
                 return (
                     f"convention={convention!r} breaks ties by row order "
                     "(as its library does)"
@@ -78,25 +77,12 @@ def check_ties_option(options, engine):
 
 def check_options(options, func):
     """Refuse an option the report does not take, naming the public
-    ``func`` (not the private engine) and listing the accepted ones."""
-    import inspect
+    ``func`` (not the private engine) and listing the accepted ones; check
+    the values given as the metric functions do."""
+    from ._report import _check_report_options
 
-    from ._report import _per_query_report
-
-    params = inspect.signature(_per_query_report).parameters
-    accepted = [
-        name
-        for name, p in params.items()
-        if p.kind is p.KEYWORD_ONLY
-        and p.default is not p.empty
-        and name not in ("sample_weight",)
-    ]
-    for name in options:
-        if name not in accepted:
-            raise TypeError(
-                f"{func}() got an unexpected keyword argument {name!r}; "
-                f"its options are: {', '.join(accepted)}."
-            )
+    options = {o: v for o, v in options.items() if o != "convention"}
+    _check_report_options(options, func)
 
 
 def _error(message, partition):

@@ -20,11 +20,15 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
-from ._engine import weighted_sum
+from ._engine import mean_of_totals, weighted_totals
 from ._report import _per_query_report, table_output
-from ._validation import _as_array, check_query_id, check_sample_weight
+from ._validation import (
+    _as_array,
+    check_query_id,
+    check_sample_weight,
+    undefined_metric_warning,
+)
 
 __all__ = ["RankingEvaluator"]
 
@@ -114,14 +118,14 @@ class ReportState:
         for name, num, den in zip(
             self.names, self.weighted_sum, self.weight_sum, strict=True
         ):
-            out[name] = float(num / den) if den > 0 else float("nan")
+            out[name] = mean_of_totals(num, den)
         undefined = [name for name, v in out.items() if np.isnan(v)]
         if undefined:
             warnings.warn(
                 f"{', '.join(undefined)}: no query could be scored (every "
                 "query was skipped -- no relevant item, or for gauc a single "
                 "class -- or had zero weight); reporting nan.",
-                UndefinedMetricWarning,
+                undefined_metric_warning(),
                 stacklevel=3,
             )
         return out
@@ -214,10 +218,7 @@ def chunk_state(
     sums = np.empty(len(names))
     weight_sum = np.empty(len(names))
     for j in range(len(names)):  # as the in-memory mean, over the scored
-        keep = ~np.isnan(values[:, j])
-        w = weights[keep, j]
-        sums[j] = weighted_sum(w, values[keep, j])
-        weight_sum[j] = w.sum()
+        sums[j], weight_sum[j] = weighted_totals(values[:, j], weights[:, j])
     # GAUC's "uniform" query weights are 1 whatever the row weights' scale
     uniform = options.get("query_weighting") == "uniform"
     exps = np.array([0 if uniform and n == "gauc" else scale_exp for n in names])

@@ -517,7 +517,7 @@ def test_form_errors():
 # Registry entries, ranking_report and the mergeable sums
 # ---------------------------------------------------------------------------
 
-from sklearn_rankmetrics import RankingEvaluator, ranking_report  # noqa: E402
+from sklearn_rankmetrics import RankingEvaluator, ndcg_at_k, ranking_report  # noqa: E402
 from sklearn_rankmetrics._beyond import BeyondSums  # noqa: E402
 from sklearn_rankmetrics._registry import BEYOND_METRICS, METRICS  # noqa: E402
 
@@ -603,6 +603,40 @@ def test_report_refusals():
         ranking_report(Y, S, k=2, metrics=["novelty"])
     with pytest.raises(ValueError, match="beyond-accuracy metric"):
         RankingEvaluator(k=2, metrics=["gini_index"])
+    # options of the ranking metrics, in a report without any
+    with pytest.raises(TypeError, match="options of the ranking metrics"):
+        ranking_report(Y, S, k=2, metrics=["catalog_coverage"], gain="exponential")
+    with pytest.raises(ValueError, match="relevance_threshold"):
+        ranking_report(
+            Y,
+            S,
+            k=2,
+            metrics=["ndcg", "serendipity"],
+            relevance_threshold=1,
+            item_popularity=np.ones(5),
+        )
+    # beside a ranking metric, each reads its own options
+    rep = ranking_report(
+        Y,
+        S,
+        k=2,
+        metrics=["ndcg", "exposure_entropy", "novelty"],
+        gain="exponential",
+        normalization="max",
+        item_popularity=np.ones(5),
+        share="interactions",
+        convention="sklearn",
+        output_dict=True,
+    )
+    assert rep["exposure_entropy@2"] == exposure_entropy_at_k(
+        Y, S, k=2, normalization="max"
+    )
+    assert rep["novelty@2"] == novelty_at_k(
+        Y, S, k=2, item_popularity=np.ones(5), share="interactions"
+    )
+    assert rep["ndcg@2"] == ndcg_at_k(
+        Y, S, k=2, gain="exponential", convention="sklearn"
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -556,9 +556,8 @@ def test_every_metric_takes_every_convention(name, convention):
     assert "convention" in inspect.signature(func).parameters
     y_true, y_score = random_case(7, 12, 6, score_levels=3)
     accepted = set(inspect.signature(func).parameters)
-    expected = CONVENTIONS[convention].options | CONVENTIONS[convention].per_metric.get(
-        name, {}
-    )
+    preset = CONVENTIONS[convention]
+    expected = preset.options | preset.per_metric.get(name, {})
     explicit = {key: v for key, v in expected.items() if key in accepted}
     extra = {"average": None} if "average" in accepted else {}
     if "propensity" in accepted:  # the IPS estimators
@@ -569,6 +568,11 @@ def test_every_metric_takes_every_convention(name, convention):
         extra["item_popularity"] = np.arange(1.0, n_items + 1)
     if "item_features" in accepted:
         extra["item_features"] = np.random.default_rng(0).random((n_items, 3))
+    k = inspect.signature(func).parameters.get("k")
+    if extra.get("k", None if k is None else k.default) is None:
+        # the whole ranked list: the preset's rules for that case apply
+        expected |= preset.whole_list.get(name, {})
+        explicit = {key: v for key, v in expected.items() if key in accepted}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined metrics warn
         got = func(y_true, y_score, convention=convention, **extra)
