@@ -21,9 +21,11 @@ _SUBMODULES = {
     "_beyond": (
         "average_popularity_at_k",
         "catalog_coverage_at_k",
+        "exposure_entropy_at_k",
         "gini_index_at_k",
         "intra_list_diversity_at_k",
         "novelty_at_k",
+        "serendipity_at_k",
     ),
     "_calibration": (
         "CalibrationEvaluator",

@@ -1,122 +1,339 @@
-"""Beyond-accuracy metrics of recommendation lists: coverage, Gini, popularity,
-novelty and intra-list diversity.
+"""Beyond-accuracy metrics of recommendation lists: coverage, Gini, exposure
+entropy, popularity, novelty, intra-list diversity and serendipity.
 
-All metrics read the top-``k`` lists of a 2-D ``y_score`` (users x items,
-columns are items); ``y_true`` (dense or sparse, same shape) is validated but
-not used, since none of these definitions needs relevance.
+Input forms.  In the 2-D forms (dense ``y_true``, or sparse ``y_true`` with a
+dense ``y_score``, as for the ranking metrics) rows are users and columns are
+the catalogue's items.  A sparse ``y_score`` is refused, as by the ranking
+metrics: its unstored entries would be scores 0.  In the long form
+(``query_id=`` one user per row, ``item_id=`` one item per row) a user's
+candidates are the rows of that user; an item without a row for a user is not
+recommended to them, exactly as an item scored ``-inf`` in the 2-D form.
+The catalogue of the long form is ``range(n_items)`` (``item_id`` are then
+column numbers, integers ``0 <= id < n_items``), where ``n_items`` is given,
+or else the length of ``item_popularity`` / the rows of ``item_features``;
+without any of them, the catalogue is the set of distinct ``item_id`` (any
+sortable ids).  A (user, item) pair may appear once.
 
-Ties are exact.  In a row, let ``L = min(k, r)`` be the list length, ``r`` the
-number of retrieved items (score above ``-inf``), ``t`` the ``L``-th largest
-score, ``a`` the number of items scored above ``t`` and ``g`` the number scored
-exactly ``t``.  Over the ``g!`` equally likely orderings of the tied group cut
-by ``k``, each of its items is in the list with probability ``s / g`` where
-``s = L - a`` (``s`` of the ``g`` positions are kept and every item is equally
-likely to occupy each), and two of its items are both in the list with
-probability ``s (s - 1) / (g (g - 1))``.  Items above ``t`` are in the list
-with probability 1, items below it (and ``-inf``) with probability 0.
+Ties are exact.  In a user's list, let ``L = min(k, r)`` be the list length,
+``r`` the number of retrieved items (score above ``-inf``), ``t`` the
+``L``-th largest score, ``a`` the number of items scored above ``t`` and
+``g`` the number scored exactly ``t``.  Over the ``g!`` equally likely
+orderings of the tied group cut by ``k``, each of its items is in the list
+with probability ``s / g`` where ``s = L - a`` (``s`` of the ``g``
+positions are kept and every item is equally likely to occupy each), and two
+of its items are both in the list with probability
+``s (s - 1) / (g (g - 1))``.  Items above ``t`` are in the list with
+probability 1, items below it (and ``-inf``) with probability 0.  An item
+whose score is shared by ``m`` items, ``h`` of the user's items scoring
+higher, is at each rank ``h + 1, ..., h + m`` with probability ``1 / m``
+(serendipity depends on the rank).
+
+Users.  The metrics that do not read relevance count every user: coverage,
+Gini and entropy count every list; the per-user means (popularity, novelty,
+diversity, serendipity) average over the users whose list is not empty (and,
+for diversity, has two items), whatever their held-out relevance.
 """
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.metrics import pairwise_distances
-from sklearn.utils import gen_batches
 
 from ._conventions import with_convention
-from ._engine import check_inputs
+from ._engine import (
+    _csr_values,
+    _dense_top,
+    _map_chunks,
+    _row_chunks,
+    check_inputs,
+    sorted_by_query,
+)
+from ._validation import _as_array
 
 _BLOCK_BYTES = 1 << 24
 
 
-def _check_k(k, n_items):
+def _check_k(k):
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be a positive integer, got {k!r}.")
     if k < 1:
         raise ValueError(f"k must be a positive integer (k >= 1), got {k}.")
-    return int(min(k, n_items))
+    return int(k)
 
 
-def _scores(y_true, y_score, k):
-    form, _, s, _, _, _ = check_inputs(y_true, y_score, None, None)
-    if form == "long" or sp.issparse(s):
-        raise TypeError(
-            "y_score must be a dense 2-D array (users x items); the long form "
-            "is not supported by the beyond-accuracy metrics yet."
-        )
-    s = np.asarray(s, dtype=np.float64)
-    if s.ndim != 2 or s.shape[1] == 0:
-        raise ValueError(
-            f"y_score must be a 2-D array (users x items), got shape {s.shape}."
-        )
-    if np.isnan(s).any():
-        raise ValueError("y_score contains NaN; scores must be numbers or -inf.")
-    return s, _check_k(k, s.shape[1])
+def _check_n_items(n_items):
+    if n_items is None:
+        return None
+    if isinstance(n_items, (bool, np.bool_)) or not isinstance(
+        n_items, numbers.Integral
+    ):
+        raise TypeError(f"n_items must be a positive integer, got {n_items!r}.")
+    if n_items < 1:
+        raise ValueError(f"n_items must be a positive integer, got {n_items}.")
+    return int(n_items)
 
 
-def _blocks(n_rows, n_cols):
-    rows = max(1, _BLOCK_BYTES // (8 * max(n_cols, 1)))
-    return gen_batches(n_rows, rows)
+class _Lists(NamedTuple):
+    """The top-``k`` lists of every user as entries, with inclusion
+    probabilities.
 
-
-def _inclusion(S, k):
-    """Inclusion probabilities of a block of rows (see the module notes).
-
-    Returns ``(P, tied, a2)``: ``P`` (rows x items) the probability that each
-    item is in the top-``k`` list, ``tied`` the mask of the tied group cut by
-    ``k`` and ``a2`` the per-row probability that two given items of it are
-    both in the list.
+    The entries are the items that may be in a list (scored at least the
+    cut score ``t``), sorted by (user, item): ``user``, ``item``, ``score``,
+    ``rel`` (held-out relevance, 0 when absent) and ``p`` (probability of
+    being in the list).  Per user: ``L`` (list length), ``frac`` (``s / g``,
+    inclusion probability of the tied group cut by ``k``, 0 without one) and
+    ``a2`` (probability that two given items of that group are both in).
     """
-    retrieved = S > -np.inf
-    n_ret = retrieved.sum(axis=1)
-    L = np.minimum(k, n_ret)
-    t = -np.partition(-S, k - 1, axis=1)[:, k - 1]
-    above = S > t[:, None]
-    tied = (S == t[:, None]) & retrieved
-    a = above.sum(axis=1)
-    g = tied.sum(axis=1)
+
+    n_users: int
+    n_items: int
+    user: np.ndarray
+    item: np.ndarray
+    score: np.ndarray
+    rel: np.ndarray
+    p: np.ndarray
+    tied: np.ndarray
+    L: np.ndarray
+    frac: np.ndarray
+    a2: np.ndarray
+
+
+def _finish(n_users, n_items, user, item, score, rel, L):
+    """Inclusion probabilities of the entries (see the module notes)."""
+    t = np.full(n_users, np.inf)
+    np.minimum.at(t, user, score)
+    above = score > t[user]
+    tied = ~above
+    a = np.bincount(user, weights=above, minlength=n_users)
+    g = np.bincount(user, weights=tied, minlength=n_users)
     s = L - a
     gsafe = np.maximum(g, 1)
     frac = np.where(g > 0, s / gsafe, 0.0)
     a2 = np.where(g > 1, s * (s - 1) / (gsafe * np.maximum(g - 1, 1)), 0.0)
-    P = above + tied * frac[:, None]
-    return P, tied, a2, L
+    p = np.where(above, 1.0, frac[user])
+    return _Lists(n_users, n_items, user, item, score, rel, p, tied, L, frac, a2)
+
+
+def _dense_entries(Y, S, k):
+    """Entries of the 2-D forms (``Y`` dense or canonical CSR, ``S`` dense),
+    from the engine's top-``k`` selection: each row's top ``k`` and every
+    item of the tie group that ``k`` cuts."""
+    n_users, n_items = S.shape
+    K = min(k, n_items)
+
+    def chunk(a, b):
+        idx, top, rows, (r, c), _ = _dense_top(S[a:b], K, False)
+        keep = top > -np.inf
+        L = np.count_nonzero(keep, axis=1)
+        if rows.size:  # the cut groups are (r, c), all their items
+            keep[rows] &= top[rows] != top[rows, K - 1][:, None]
+        u, j = np.nonzero(keep)
+        users = np.concatenate([u, r]) + a
+        items = np.concatenate([idx[u, j], c])
+        order = np.lexsort((items, users))
+        return users[order], items[order], L
+
+    parts = _map_chunks(chunk, _row_chunks(n_users, 8 * n_items))
+    user = np.concatenate([p[0] for p in parts]).astype(np.intp, copy=False)
+    item = np.concatenate([p[1] for p in parts]).astype(np.intp, copy=False)
+    L = np.concatenate([p[2] for p in parts]).astype(np.float64)
+    score = S[user, item]
+    if sp.issparse(Y):
+        rel = _csr_values(Y, user, item)
+    else:
+        rel = np.asarray(Y[user, item], dtype=np.float64)
+    return _finish(n_users, n_items, user, item, score, rel, L)
+
+
+def _item_codes(item_id, n_rows, n_items):
+    """Column numbers of the long form's items, and the catalogue size."""
+    if item_id is None:
+        raise ValueError(
+            "query_id is given (the long form), so item_id= is required: one "
+            "item id per row, telling which item each row scores."
+        )
+    if sp.issparse(item_id):
+        raise TypeError("item_id must be a dense 1-D array of ids, not sparse.")
+    ids = _as_array("item_id", item_id)
+    if ids.ndim != 1 or ids.shape[0] != n_rows:
+        raise ValueError(
+            f"item_id must be 1-D with one id per row of the long form "
+            f"({n_rows}), got shape {ids.shape}."
+        )
+    if n_items is None:
+        if ids.dtype.kind == "f" and np.isnan(ids).any():
+            raise ValueError("item_id contains NaN; every row needs an item id.")
+        try:
+            uniques, codes = np.unique(ids, return_inverse=True)
+        except TypeError:
+            raise TypeError(
+                "item_id mixes types that cannot be sorted; use one type for every id."
+            ) from None
+        return codes.reshape(-1).astype(np.intp), uniques.size
+    if ids.dtype.kind not in "iu" and not (
+        ids.dtype.kind == "f" and np.all(ids == np.floor(ids))
+    ):
+        raise TypeError(
+            "item_id must hold integer column numbers 0..n_items-1 when the "
+            "catalogue is given (n_items=, item_popularity= or item_features=)."
+        )
+    if ids.size and (ids.min() < 0 or ids.max() >= n_items):
+        raise ValueError(
+            f"item_id must be column numbers in [0, {n_items}) (the catalogue "
+            f"size from n_items=, item_popularity= or item_features=), got "
+            f"values in [{ids.min()}, {ids.max()}]."
+        )
+    return ids.astype(np.intp), n_items
+
+
+def _long_entries(y, s, user, n_users, item, n_items, k):
+    """Entries of the long form: each user's rows scored at least the cut."""
+    order = sorted_by_query(user, n_users, item)
+    u_sorted, i_sorted = user[order], item[order]
+    dup = (u_sorted[1:] == u_sorted[:-1]) & (i_sorted[1:] == i_sorted[:-1])
+    if dup.any():
+        j = order[1:][dup][0]
+        raise ValueError(
+            f"item_id repeats an item within a query (row {j}); each (query, "
+            "item) pair may appear once."
+        )
+    retrieved = s > -np.inf
+    n_ret = np.bincount(user[retrieved], minlength=n_users)
+    L = np.minimum(k, n_ret)
+    # the L-th largest retrieved score of each user
+    by_score = sorted_by_query(user, n_users, -s)
+    starts = np.concatenate(([0], np.cumsum(np.bincount(user, minlength=n_users))))
+    t = np.full(n_users, np.inf)
+    has = L > 0
+    t[has] = s[by_score[starts[:-1][has] + L[has] - 1]]
+    keep = order[(s[order] >= t[u_sorted]) & retrieved[order]]
+    return _finish(
+        n_users, n_items, user[keep], item[keep], s[keep], y[keep], L.astype(float)
+    )
+
+
+def _lists(y_true, y_score, k, query_id, item_id, n_items, catalogue=None):
+    """Validate the inputs of a beyond-accuracy metric and select its lists.
+
+    ``catalogue`` is the catalogue size implied by ``item_popularity`` /
+    ``item_features`` (None if neither is given).
+    """
+    k = _check_k(k)
+    n_items = _check_n_items(n_items)
+    if query_id is None:
+        if item_id is not None:
+            raise TypeError(
+                "item_id= is for the long form (with query_id=); in the 2-D "
+                "forms the columns are the items."
+            )
+        form, Y, S, _, _, _ = check_inputs(y_true, y_score, None, None)
+        if n_items is not None and n_items != S.shape[1]:
+            raise ValueError(
+                f"n_items={n_items} but y_score has {S.shape[1]} columns (items); "
+                "n_items is for the long form, drop it."
+            )
+        return _dense_entries(Y, np.asarray(S, dtype=np.float64), k)
+    _, y, s, codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
+    if n_items is None:
+        n_items = catalogue
+    elif catalogue is not None and catalogue != n_items:
+        raise ValueError(
+            f"n_items={n_items} disagrees with the catalogue size {catalogue} of "
+            "item_popularity / item_features."
+        )
+    item, n_items = _item_codes(item_id, s.shape[0], n_items)
+    y = np.asarray(y, dtype=np.float64)
+    return _long_entries(y, s, codes, ids.shape[0], item, n_items, k)
+
+
+_FORM_PARAMS = """y_score : array-like of shape (n_users, n_items) or (n_rows,)
+        Scores; items scored ``-inf`` (or, in the long form, without a row)
+        are never recommended.
+    k : int, default=10
+        List length; above the catalogue size, the whole catalogue.
+    query_id : array-like of shape (n_rows,), default=None
+        Long form: the user of each row.
+    item_id : array-like of shape (n_rows,), default=None
+        Long form (required there): the item of each row.
+    n_items : int, default=None
+        Long form: the catalogue size, ``item_id`` being column numbers
+        ``0 <= id < n_items``; by default the length of ``item_popularity``
+        or rows of ``item_features`` when given, else the number of
+        distinct ``item_id``.  The 2-D forms take the number of columns."""
+
+
+def _fill_doc(func):
+    if func.__doc__:  # None under python -OO
+        func.__doc__ = func.__doc__.replace("{form_params}", _FORM_PARAMS)
+    return func
+
+
+def _item_mean(lists, values):
+    """Per user with a list, the expected mean of ``values`` over the list
+    (exact under ties: ``L`` does not depend on the ordering)."""
+    per_user = np.bincount(
+        lists.user, weights=lists.p * values[lists.item], minlength=lists.n_users
+    )
+    ok = lists.L > 0
+    return per_user[ok] / lists.L[ok]
+
+
+def _user_mean(values):
+    """Mean of per-user values (sum / count, as the mergeable sums)."""
+    return float(np.sum(values) / values.size) if values.size else float("nan")
+
+
+def _coverage_none(lists):
+    """Per item, the probability that no list has it."""
+    none = np.ones(lists.n_items)
+    np.multiply.at(none, lists.item, 1.0 - lists.p)
+    return none
+
+
+def _expected_counts(lists):
+    """Expected number of lists each item is in."""
+    return np.bincount(lists.item, weights=lists.p, minlength=lists.n_items)
 
 
 @with_convention
-def catalog_coverage_at_k(y_true, y_score, *, k=10):
+@_fill_doc
+def catalog_coverage_at_k(
+    y_true, y_score, *, k=10, query_id=None, item_id=None, n_items=None
+):
     """Share of the catalogue recommended to at least one user.
 
     Parameters
     ----------
-    y_true : array-like or sparse matrix of shape (n_users, n_items)
+    y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
         Held-out relevance; validated, not used.
-    y_score : array-like of shape (n_users, n_items)
-        Scores; items scored ``-inf`` are never recommended.
-    k : int, default=10
-        List length; above the catalogue size, the whole catalogue.
+    {form_params}
 
     Returns
     -------
     coverage : float
-        Expected number of distinct recommended items over the number of
-        items (columns).
+        Expected number of distinct recommended items over the catalogue
+        size.
 
     See Also
     --------
     gini_index_at_k : How evenly recommendations spread over items.
+    exposure_entropy_at_k : Entropy of the items' recommendation shares.
 
     Notes
     -----
     With ``p_u(i)`` the probability that item ``i`` is in user ``u``'s list
-    (ties, see the module notes), users being independent,
+    (under ties, :ref:`beyond_accuracy`), users
+    being independent,
 
     .. math::
 
         \\mathrm{coverage} = \\frac{1}{n} \\sum_i
         \\Big(1 - \\prod_u (1 - p_u(i))\\Big)
 
-    is the exact expected value over orderings of tied items.
+    is the exact expected value over orderings of tied items.  It is
+    RecTools' ``CatalogCoverage(normalize=True)`` and RecBole's
+    ``ItemCoverage`` on lists without ties.
 
     Examples
     --------
@@ -125,34 +342,41 @@ def catalog_coverage_at_k(y_true, y_score, *, k=10):
     >>> y_score = np.array([[3, 2, 1, 0], [3, 1, 2, 0]])
     >>> float(catalog_coverage_at_k(np.zeros((2, 4)), y_score, k=2))
     0.75
+
+    The long form names the items; here the catalogue is the 4 ids seen:
+
+    >>> float(catalog_coverage_at_k(
+    ...     [0, 0, 0, 0, 1], [3, 2, 1, 0, 5], k=2,
+    ...     query_id=["u", "u", "u", "u", "v"],
+    ...     item_id=["a", "b", "c", "d", "c"]))
+    0.75
     """
-    S, k = _scores(y_true, y_score, k)
-    none = np.ones(S.shape[1])
-    for b in _blocks(*S.shape):
-        P, _, _, _ = _inclusion(S[b], k)
-        none *= np.prod(1.0 - P, axis=0)
-    return float(np.mean(1.0 - none))
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
+    return float(np.mean(1.0 - _coverage_none(lists)))
 
 
-def _expected_counts(S, k):
-    counts = np.zeros(S.shape[1])
-    for b in _blocks(*S.shape):
-        counts += _inclusion(S[b], k)[0].sum(axis=0)
-    return counts
+def _gini(counts):
+    c = np.sort(counts)
+    n = c.size
+    total = c.sum()
+    if total == 0:
+        return float("nan")
+    j = np.arange(1, n + 1)
+    return float(np.sum((2 * j - n - 1) * c) / (n * total))
 
 
 @with_convention
-def gini_index_at_k(y_true, y_score, *, k=10):
+@_fill_doc
+def gini_index_at_k(
+    y_true, y_score, *, k=10, query_id=None, item_id=None, n_items=None
+):
     """Gini index of the items' recommendation counts.
 
     Parameters
     ----------
-    y_true : array-like or sparse matrix of shape (n_users, n_items)
+    y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
         Held-out relevance; validated, not used.
-    y_score : array-like of shape (n_users, n_items)
-        Scores; items scored ``-inf`` are never recommended.
-    k : int, default=10
-        List length; above the catalogue size, the whole catalogue.
+    {form_params}
 
     Returns
     -------
@@ -163,6 +387,7 @@ def gini_index_at_k(y_true, y_score, *, k=10):
     See Also
     --------
     catalog_coverage_at_k : Share of items recommended at all.
+    exposure_entropy_at_k : Entropy of the items' recommendation shares.
 
     Notes
     -----
@@ -173,8 +398,9 @@ def gini_index_at_k(y_true, y_score, *, k=10):
 
         G = \\frac{\\sum_{j=1}^{n} (2j - n - 1)\\, c_{(j)}}{n \\sum_j c_j}
 
-    Ties: the Gini of random counts has no simple closed form, so the
-    documented rule is the Gini of the *expected* counts
+    RecBole divides by ``n |U| k`` instead of ``n \\sum_j c_j``: the same
+    when every list is full.  Ties: the Gini of random counts has no simple
+    closed form, so the documented rule is the Gini of the *expected* counts
     ``E[c_i] = \\sum_u p_u(i)``; without ties it is the plain value.
 
     Examples
@@ -185,17 +411,114 @@ def gini_index_at_k(y_true, y_score, *, k=10):
     >>> float(gini_index_at_k(np.zeros((2, 4)), y_score, k=2))
     0.5
     """
-    S, k = _scores(y_true, y_score, k)
-    c = np.sort(_expected_counts(S, k))
-    n = c.size
-    total = c.sum()
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
+    return _gini(_expected_counts(lists))
+
+
+_ENTROPY_NORMALIZATIONS = ("none", "max", "recbole")
+
+
+def _check_normalization(normalization):
+    if normalization not in _ENTROPY_NORMALIZATIONS:
+        raise ValueError(
+            f"normalization must be one of {_ENTROPY_NORMALIZATIONS}, got "
+            f"{normalization!r}."
+        )
+
+
+def _entropy(counts, normalization):
+    total = counts.sum()
     if total == 0:
         return float("nan")
-    j = np.arange(1, n + 1)
-    return float(np.sum((2 * j - n - 1) * c) / (n * total))
+    share = counts[counts > 0] / total
+    h = float(-np.sum(share * np.log(share)))
+    if normalization == "max":
+        return h / np.log(counts.size) if counts.size > 1 else 0.0
+    if normalization == "recbole":
+        return h / share.size
+    return h
 
 
-def _popularity(item_popularity, n_items):
+@with_convention
+@_fill_doc
+def exposure_entropy_at_k(
+    y_true,
+    y_score,
+    *,
+    k=10,
+    normalization="none",
+    query_id=None,
+    item_id=None,
+    n_items=None,
+):
+    """Shannon entropy of the items' shares of all recommendations.
+
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
+        Held-out relevance; validated, not used.
+    {form_params}
+    normalization : {"none", "max", "recbole"}, default="none"
+        ``"none"``: the entropy in nats, from 0 (one item takes every
+        recommendation) to ``log(n_items)`` (all items equally).  ``"max"``:
+        divided by ``log(n_items)``, in [0, 1].  ``"recbole"``: divided by
+        the number of items recommended at least once, as RecBole's
+        ``ShannonEntropy``.
+
+    Returns
+    -------
+    entropy : float
+        ``nan`` if nothing is recommended.
+
+    See Also
+    --------
+    gini_index_at_k : Inequality of the same counts.
+    catalog_coverage_at_k : Share of items recommended at all.
+
+    Notes
+    -----
+    With ``c_i`` the number of lists item ``i`` is in and
+    ``q_i = c_i / \\sum_j c_j`` its share of the recommendations,
+
+    .. math::
+
+        H = -\\sum_{i : c_i > 0} q_i \\ln q_i.
+
+    RecBole's ``ShannonEntropy@k`` takes ``q_i = c_i / (|U| k)`` (the same
+    when every list is full), natural logarithms, and divides the sum by the
+    number of distinct recommended items: ``normalization="recbole"``.
+    Ties: as for :func:`gini_index_at_k`, the documented rule is the entropy
+    of the *expected* counts ``E[c_i] = \\sum_u p_u(i)``.
+
+    References
+    ----------
+    .. [1] C. E. Shannon, "A Mathematical Theory of Communication", Bell
+       System Technical Journal 27, 1948.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rankmetrics import exposure_entropy_at_k
+    >>> y_score = np.array([[3, 2, 1, 0], [1, 0, 3, 2]])
+    >>> h = exposure_entropy_at_k(np.zeros((2, 4)), y_score, k=2)
+    >>> bool(np.isclose(h, np.log(4)))  # 4 items, equal shares
+    True
+    >>> float(exposure_entropy_at_k(np.zeros((2, 4)), y_score, k=2,
+    ...                             normalization="max"))
+    1.0
+    """
+    _check_normalization(normalization)
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
+    return _entropy(_expected_counts(lists), normalization)
+
+
+_SHARES = ("auto", "users", "interactions")
+
+
+def _popularity(item_popularity, share="auto"):
+    """Counts per item and the share ``p(item)`` of novelty."""
+    if share not in _SHARES:
+        raise ValueError(f"share must be one of {_SHARES}, got {share!r}.")
     if item_popularity is None:
         raise ValueError(
             "item_popularity is required: interaction counts per item (1-D) "
@@ -203,52 +526,62 @@ def _popularity(item_popularity, n_items):
         )
     if sp.issparse(item_popularity) or np.ndim(item_popularity) == 2:
         X = sp.csc_matrix(item_popularity)
-        if X.shape[1] != n_items:
-            raise ValueError(
-                f"item_popularity has {X.shape[1]} columns but y_score has "
-                f"{n_items} items; pass the users x items training matrix."
-            )
         X.eliminate_zeros()
         counts = np.diff(X.indptr).astype(np.float64)
-        return counts, counts / max(X.shape[0], 1)
+        if share != "interactions":
+            return counts, counts / max(X.shape[0], 1)
+    else:
+        counts = _counts_1d(item_popularity)
+        if share == "users":
+            raise ValueError(
+                "share='users' needs the users x items training matrix as "
+                "item_popularity (counts per item do not tell the number of "
+                "users); pass the matrix or share='interactions'."
+            )
+    total = counts.sum()
+    return counts, (counts / total if total > 0 else np.zeros_like(counts))
+
+
+def _counts_1d(item_popularity):
     counts = np.asarray(item_popularity, dtype=np.float64)
-    if counts.ndim != 1 or counts.size != n_items:
+    if counts.ndim != 1:
         raise ValueError(
-            f"item_popularity must have one count per item ({n_items}), got "
-            f"shape {counts.shape}."
+            f"item_popularity must be 1-D (one count per item) or a 2-D "
+            f"training matrix, got shape {counts.shape}."
         )
     if not np.all(np.isfinite(counts)) or (counts < 0).any():
         raise ValueError("item_popularity must be finite and non-negative.")
-    total = counts.sum()
-    share = counts / total if total > 0 else np.zeros_like(counts)
-    return counts, share
+    return counts
 
 
-def _list_mean(S, k, values):
-    """Mean over users of the expected mean of ``values`` over each list."""
-    sums, n = 0.0, 0
-    for b in _blocks(*S.shape):
-        P, _, _, L = _inclusion(S[b], k)
-        ok = L > 0
-        with np.errstate(invalid="ignore"):
-            contrib = np.where(P > 0, P * values[None, :], 0.0).sum(axis=1)
-        sums += np.sum(contrib[ok] / L[ok])
-        n += int(ok.sum())
-    return float(sums / n) if n else float("nan")
+def _check_catalogue(name, size, lists):
+    if size != lists.n_items:
+        raise ValueError(
+            f"{name} describes {size} items but the catalogue has "
+            f"{lists.n_items} (columns of y_score, or n_items=); pass one "
+            "entry per item."
+        )
 
 
 @with_convention
-def average_popularity_at_k(y_true, y_score, *, k=10, item_popularity=None):
+@_fill_doc
+def average_popularity_at_k(
+    y_true,
+    y_score,
+    *,
+    k=10,
+    item_popularity=None,
+    query_id=None,
+    item_id=None,
+    n_items=None,
+):
     """Mean popularity of recommended items.
 
     Parameters
     ----------
-    y_true : array-like or sparse matrix of shape (n_users, n_items)
+    y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
         Held-out relevance; validated, not used.
-    y_score : array-like of shape (n_users, n_items)
-        Scores; items scored ``-inf`` are never recommended.
-    k : int, default=10
-        List length; above the catalogue size, the whole catalogue.
+    {form_params}
     item_popularity : array-like of shape (n_items,) or (n_train_users, n_items)
         Interaction counts per item, or a training matrix whose number of
         non-zero entries per column (users who interacted) is the count.
@@ -267,6 +600,9 @@ def average_popularity_at_k(y_true, y_score, *, k=10, item_popularity=None):
     -----
     Exact under ties: the list length ``L_u`` is fixed, so the expected value
     is :math:`\\frac{1}{|U|}\\sum_u \\frac{1}{L_u}\\sum_i p_u(i)\\, c_i`.
+    RecTools' ``AvgRecPopularity`` (``normalize=False``) and RecBole's
+    ``AveragePopularity`` on lists without ties, with the training
+    interactions as counts.
 
     Examples
     --------
@@ -277,27 +613,41 @@ def average_popularity_at_k(y_true, y_score, *, k=10, item_popularity=None):
     ...                               item_popularity=[10, 4, 1, 0]))
     7.0
     """
-    S, k = _scores(y_true, y_score, k)
-    counts, _ = _popularity(item_popularity, S.shape[1])
-    return _list_mean(S, k, counts)
+    counts, _ = _popularity(item_popularity)
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
+    _check_catalogue("item_popularity", counts.size, lists)
+    return _user_mean(_item_mean(lists, counts))
 
 
 @with_convention
-def novelty_at_k(y_true, y_score, *, k=10, item_popularity=None):
+@_fill_doc
+def novelty_at_k(
+    y_true,
+    y_score,
+    *,
+    k=10,
+    item_popularity=None,
+    share="auto",
+    query_id=None,
+    item_id=None,
+    n_items=None,
+):
     """Mean self-information ``-log2 p(item)`` of recommended items.
 
     Parameters
     ----------
-    y_true : array-like or sparse matrix of shape (n_users, n_items)
+    y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
         Held-out relevance; validated, not used.
-    y_score : array-like of shape (n_users, n_items)
-        Scores; items scored ``-inf`` are never recommended.
-    k : int, default=10
-        List length; above the catalogue size, the whole catalogue.
+    {form_params}
     item_popularity : array-like of shape (n_items,) or (n_train_users, n_items)
-        A training matrix (``p(item)`` = share of its users who interacted with
-        the item, as RecTools' ``MeanInvUserFreq``), or counts per item
-        (``p(item)`` = count over the sum of counts).
+        A training matrix (its non-zero entries per column are the item's
+        count), or counts per item.
+    share : {"auto", "users", "interactions"}, default="auto"
+        ``p(item)``: ``"users"``, the share of the training matrix's users
+        (rows) who interacted with the item, as RecTools'
+        ``MeanInvUserFreq``; ``"interactions"``, the item's count over the
+        sum of counts; ``"auto"``, users for a matrix, interactions for
+        counts.
 
     Returns
     -------
@@ -324,27 +674,37 @@ def novelty_at_k(y_true, y_score, *, k=10, item_popularity=None):
     >>> float(novelty_at_k(np.zeros((1, 3)), y_score, k=2, item_popularity=train))
     1.0
     """
-    S, k = _scores(y_true, y_score, k)
-    _, share = _popularity(item_popularity, S.shape[1])
+    counts, p = _popularity(item_popularity, share)
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
+    _check_catalogue("item_popularity", counts.size, lists)
+    return _user_mean(_item_mean(lists, _information(p)))
+
+
+def _information(share):
     with np.errstate(divide="ignore"):
-        info = -np.log2(share)
-    return _list_mean(S, k, info)
+        return -np.log2(share)
 
 
 @with_convention
+@_fill_doc
 def intra_list_diversity_at_k(
-    y_true, y_score, *, k=10, item_features=None, metric="cosine"
+    y_true,
+    y_score,
+    *,
+    k=10,
+    item_features=None,
+    metric="cosine",
+    query_id=None,
+    item_id=None,
+    n_items=None,
 ):
     """Mean pairwise distance between the items of each list.
 
     Parameters
     ----------
-    y_true : array-like or sparse matrix of shape (n_users, n_items)
+    y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
         Held-out relevance; validated, not used.
-    y_score : array-like of shape (n_users, n_items)
-        Scores; items scored ``-inf`` are never recommended.
-    k : int, default=10
-        List length; above the catalogue size, the whole catalogue.
+    {form_params}
     item_features : array-like of shape (n_items, n_features)
         Item representations.
     metric : str or callable, default="cosine"
@@ -364,9 +724,11 @@ def intra_list_diversity_at_k(
     Notes
     -----
     Exact under ties: with ``q_u(i, j)`` the probability that both items are
-    in the list (module notes),
+    in the list (under ties, :ref:`beyond_accuracy`),
     :math:`\\mathrm{ILD}_u = \\sum_{i<j} q_u(i, j)\\, d(i, j) / \\binom{L_u}{2}`.
-    The ``n_items x n_items`` distance matrix is computed once.
+    The ``n_items x n_items`` distance matrix is computed once.  RecTools'
+    ``IntraListDiversity`` on lists without ties (its users with one item
+    count 0; here they are skipped).
 
     Examples
     --------
@@ -378,30 +740,431 @@ def intra_list_diversity_at_k(
     ...                                 item_features=features))
     0.5
     """
-    S, k = _scores(y_true, y_score, k)
+    D = _distances(item_features, metric)
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, D.shape[0])
+    _check_catalogue("item_features", D.shape[0], lists)
+    return _user_mean(_ild_values(lists, D))
+
+
+def _distances(item_features, metric):
     if item_features is None:
         raise ValueError("item_features (n_items x n_features) is required.")
     F = item_features if sp.issparse(item_features) else np.asarray(item_features)
     if F.ndim != 2:
         raise ValueError("item_features must be 2-D (n_items x n_features).")
-    if F.shape[0] != S.shape[1]:
-        raise ValueError(
-            f"item_features has {F.shape[0]} rows but y_score has {S.shape[1]} items."
-        )
+    from sklearn.metrics import pairwise_distances  # scikit-learn, when used
+
     D = pairwise_distances(F, metric=metric)
     np.fill_diagonal(D, 0.0)
-    total, n = 0.0, 0
-    for b in _blocks(*S.shape):
-        P, tied, a2, L = _inclusion(S[b], k)
-        T = tied.astype(np.float64)
+    return D
+
+
+def _ild_values(lists, D):
+    """Per user with two items or more, the expected mean pairwise distance."""
+    n_users, user, item, p = lists.n_users, lists.user, lists.item, lists.p
+    tied = lists.tied & (lists.frac[user] < 1)
+    # sum over ordered pairs i != j of P(i and j in the list) d(i, j): the
+    # product p_i p_j is right unless both are in the tied group cut by k
+    pairs = np.zeros(n_users)
+    tt = np.zeros(n_users)
+    rows = max(1, _BLOCK_BYTES // (8 * max(lists.n_items, 1)))
+    bounds = np.searchsorted(user, np.arange(0, n_users + rows, rows))
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        if lo == hi:
+            continue
+        u, i, pb, tb = user[lo:hi], item[lo:hi], p[lo:hi], tied[lo:hi]
+        first = u[0]
+        local = u - first
+        nb = local[-1] + 1
+        P = sp.csr_matrix((pb, (local, i)), shape=(nb, lists.n_items))
         PD = P @ D
-        TD = T @ D
-        # sum over ordered pairs i != j of P(i and j in list) d(i, j)
-        pairs = np.einsum("ij,ij->i", P, PD)
-        tt = np.einsum("ij,ij->i", T, TD)
-        p_t = np.where(T.any(axis=1), (P * T).max(axis=1), 0.0)
-        pairs = pairs - (p_t**2 - a2) * tt
-        ok = L > 1
-        total += np.sum(pairs[ok] / (L[ok] * (L[ok] - 1)))
-        n += int(ok.sum())
+        pairs[first : first + nb] = np.bincount(
+            local, weights=pb * PD[local, i], minlength=nb
+        )
+        if tb.any():
+            T = sp.csr_matrix(
+                (np.ones(tb.sum()), (local[tb], i[tb])), shape=(nb, lists.n_items)
+            )
+            TD = T @ D
+            tt[first : first + nb] = np.bincount(
+                local[tb], weights=TD[local[tb], i[tb]], minlength=nb
+            )
+    pairs = pairs - (lists.frac**2 - lists.a2) * tt
+    L = lists.L
+    ok = L > 1
+    return pairs[ok] / (L[ok] * (L[ok] - 1))
+
+
+def _popularity_ranks(counts):
+    """Dense rank of each item's count, most popular first (1); items never
+    interacted with rank ``n_items + 1`` (RecTools' zero probability)."""
+    seen = counts > 0
+    levels = np.unique(counts[seen])
+    rank = np.full(counts.size, counts.size + 1, dtype=np.float64)
+    rank[seen] = levels.size - np.searchsorted(levels, counts[seen])
+    return rank
+
+
+@with_convention
+@_fill_doc
+def serendipity_at_k(
+    y_true,
+    y_score,
+    *,
+    k=10,
+    item_popularity=None,
+    query_id=None,
+    item_id=None,
+    n_items=None,
+):
+    """Relevant and unexpected: relevance times how much higher the model
+    ranks an item than popularity would.
+
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
+        Held-out relevance; an item is relevant if its grade is above 0.
+    {form_params}
+    item_popularity : array-like of shape (n_items,) or (n_train_users, n_items)
+        Training interaction counts per item, or a training matrix (its
+        non-zero entries per column are the counts).
+
+    Returns
+    -------
+    serendipity : float
+        Mean over the users with a non-empty list (whether they have
+        relevant items or not) of their list's mean serendipity; ``nan`` if
+        no user has a list.
+
+    See Also
+    --------
+    novelty_at_k : Unexpectedness without relevance.
+
+    Notes
+    -----
+    For the item at rank ``r`` of a list over a catalogue of ``n`` items,
+    the probability that the model recommends it is taken as
+    ``(n + 1 - r) / n`` and the probability that a popularity ranking does as
+    ``(n + 1 - \\pi_i) / n``, where ``\\pi_i`` is the dense rank of the
+    item's training count (1 for the most popular count, equal counts share
+    a rank; items never seen in training have probability 0, i.e.
+    ``\\pi_i = n + 1``).  The serendipity of a list of length ``L`` is
+
+    .. math::
+
+        \\mathrm{Ser}_u = \\frac{1}{L} \\sum_{r=1}^{L}
+        \\mathrm{rel}(i_r) \\max\\Big(0, \\frac{\\pi_{i_r} - r}{n}\\Big),
+
+    the difference of probabilities of Murakami et al. [1]_ (a model's
+    recommendation probability minus a primitive, popularity-based one,
+    counted for relevant items), in the rank form of RecTools'
+    ``Serendipity`` metric, which this reproduces exactly on lists without
+    ties (its ``catalog`` is our catalogue, its ``prev_interactions`` the
+    training counts, its ``interactions`` the held-out relevance).  Ties:
+    an item sharing its score with ``m`` items, ``h`` of the user's items
+    scoring higher, is at each rank ``h + 1..h + m`` with probability
+    ``1 / m`` (and out of the list beyond ``L``): the exact expected value.
+
+    Microsoft recommenders' ``serendipity`` is a different measure (one
+    minus the mean similarity of an item to the user's training items,
+    times relevance) and is not reproduced.
+
+    References
+    ----------
+    .. [1] T. Murakami, K. Mori, R. Orihara, "Metrics for Evaluating the
+       Serendipity of Recommendation Lists", New Frontiers in Artificial
+       Intelligence (JSAI 2007), LNCS 4914, Springer, 2008.
+
+    Examples
+    --------
+    RecTools' documented example: 4 users, catalogue ``i1..i4``, training
+    counts ``i1: 3, i2: 2`` (ranks 1 and 2; ``i3``, ``i4`` unseen):
+
+    >>> import numpy as np
+    >>> from sklearn_rankmetrics import serendipity_at_k
+    >>> y_score = np.array([[2, 1, -np.inf, -np.inf],   # u1: i1, i2
+    ...                     [-np.inf, 2, 1, -np.inf],   # u2: i2, i3
+    ...                     [-np.inf, -np.inf, 1, -np.inf],  # u3: i3
+    ...                     [-np.inf, 2, 1, -np.inf]])  # u4: i2, i3
+    >>> y_true = np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 1, 0, 0],
+    ...                    [0, 1, 0, 0]])
+    >>> float(serendipity_at_k(y_true, y_score, k=2,
+    ...                        item_popularity=[3, 2, 0, 0]))
+    0.15625
+    """
+    counts, _ = _popularity(item_popularity)
+    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
+    _check_catalogue("item_popularity", counts.size, lists)
+    return _user_mean(_serendipity_values(lists, _popularity_ranks(counts)))
+
+
+def _serendipity_values(lists, ranks):
+    """Per user with a list, the expected serendipity (``ranks``: the
+    items' popularity ranks)."""
+    n = lists.n_items
+    user, score = lists.user, lists.score
+    # h (items scoring higher in the same list) and m (items with the score)
+    order = np.lexsort((-score, user))
+    u_s, s_s = user[order], score[order]
+    new = np.ones(order.size, dtype=bool)
+    new[1:] = (u_s[1:] != u_s[:-1]) | (s_s[1:] != s_s[:-1])
+    group = np.cumsum(new) - 1
+    group_start = np.flatnonzero(new)
+    m_sorted = np.diff(np.append(group_start, order.size))[group]
+    user_start = np.searchsorted(u_s, np.arange(lists.n_users))
+    h_sorted = group_start[group] - user_start[u_s]
+    h = np.empty(order.size)
+    m = np.empty(order.size)
+    h[order] = h_sorted
+    m[order] = m_sorted
+    # sum over ranks r = h+1 .. min(h+m, L, pi-1) of (pi - r)
+    pi = ranks[lists.item]
+    last = np.minimum(np.minimum(h + m, lists.L[user]), pi - 1)
+    cnt = np.maximum(last - h, 0)
+    total = cnt * pi - cnt * (2 * h + 1 + cnt) / 2
+    term = np.where(lists.rel > 0, total / (m * n), 0.0)
+    per_user = np.bincount(user, weights=term, minlength=lists.n_users)
+    ok = lists.L > 0
+    return per_user[ok] / lists.L[ok]
+
+
+# ---------------------------------------------------------------------------
+# Mergeable sums: the beyond-accuracy metrics of a report, block by block
+# ---------------------------------------------------------------------------
+
+
+class SetKernel(NamedTuple):
+    """How a report computes one beyond-accuracy metric from a block of users.
+
+    ``part`` is what a block contributes and how blocks merge: ``"none"``
+    (per item, the probability that no list has it: blocks multiply),
+    ``"counts"`` (per item, its expected number of lists: blocks add) or
+    ``"users"`` (per-user values: sums and counts add).  ``requires`` names
+    the report option the metric needs (``"item_popularity"``,
+    ``"item_features"``), if any.  These metrics describe the set of lists,
+    so a report has no per-query value for them.
+    """
+
+    part: str
+    requires: tuple = ()
+    options: tuple = ()
+
+
+def _finish_value(name, part, options):
+    """The metric's value from its merged ``part``."""
+    if name == "catalog_coverage":
+        return float(np.mean(1.0 - part))
+    if name == "gini_index":
+        return _gini(part)
+    if name == "exposure_entropy":
+        return _entropy(part, options.get("normalization", "none"))
+    total, n = part
     return float(total / n) if n else float("nan")
+
+
+SET_KERNELS = {
+    "catalog_coverage": SetKernel("none"),
+    "gini_index": SetKernel("counts"),
+    "exposure_entropy": SetKernel("counts", options=("normalization",)),
+    "average_popularity": SetKernel("users", ("item_popularity",)),
+    "novelty": SetKernel("users", ("item_popularity",)),
+    "intra_list_diversity": SetKernel("users", ("item_features",), ("metric",)),
+    "serendipity": SetKernel("users", ("item_popularity",)),
+}
+
+
+class BeyondSums:
+    """Mergeable sums of beyond-accuracy metrics over blocks of users.
+
+    ``add`` reads one block of users (every row of a user in the same
+    block); ``merge`` adds another instance's blocks; ``values`` gives
+    ``{"catalog_coverage@10": float, ...}``.  On one block the values are
+    the metric functions' own, bit for bit; over several blocks coverage
+    multiplies per item, counts and per-user sums add.
+    """
+
+    def __init__(
+        self,
+        names,
+        ks,
+        *,
+        item_popularity=None,
+        item_features=None,
+        metric="cosine",
+        normalization="none",
+        share="auto",
+        n_items=None,
+    ):
+        self.names = list(names)
+        self.ks = tuple(ks)
+        self.n_items = _check_n_items(n_items)
+        self.options = {"normalization": normalization}
+        if "exposure_entropy" in self.names:
+            _check_normalization(normalization)
+        requires = {r for m in self.names for r in SET_KERNELS[m].requires}
+        self._catalogue = None
+        if "item_popularity" in requires:
+            counts, p = _popularity(item_popularity, share)
+            self._counts, self._info = counts, _information(p)
+            self._ranks = _popularity_ranks(counts)
+            self._catalogue = counts.size
+        if "item_features" in requires:
+            self._D = _distances(item_features, metric)
+            if self._catalogue is not None and self._catalogue != self._D.shape[0]:
+                raise ValueError(
+                    f"item_popularity describes {self._catalogue} items but "
+                    f"item_features {self._D.shape[0]}; pass one entry per item."
+                )
+            self._catalogue = self._D.shape[0]
+        self.parts = {}
+        self.n_users = 0
+
+    def add(self, y_true, y_score, query_id=None, item_id=None):
+        """Add the lists of one block of users."""
+        n_users = None
+        for k in self.ks:
+            lists = _lists(
+                y_true, y_score, k, query_id, item_id, self.n_items, self._catalogue
+            )
+            if self._catalogue is not None:
+                _check_catalogue(
+                    "item_popularity / item_features", self._catalogue, lists
+                )
+            n_users = lists.n_users
+            for name in self.names:
+                self._merge_part(name, k, self._part(name, lists))
+        self.n_users += n_users
+        return self
+
+    def _part(self, name, lists):
+        kind = SET_KERNELS[name].part
+        if kind == "none":
+            return _coverage_none(lists)
+        if kind == "counts":
+            return _expected_counts(lists)
+        if name == "average_popularity":
+            v = _item_mean(lists, self._counts)
+        elif name == "novelty":
+            v = _item_mean(lists, self._info)
+        elif name == "intra_list_diversity":
+            v = _ild_values(lists, self._D)
+        else:
+            v = _serendipity_values(lists, self._ranks)
+        return (np.sum(v), v.size)
+
+    def _merge_part(self, name, k, part):
+        key = (name, k)
+        old = self.parts.get(key)
+        if old is None:
+            self.parts[key] = part
+            return
+        kind = SET_KERNELS[name].part
+        if kind != "users" and old.shape != part.shape:
+            raise ValueError(
+                f"cannot merge {name}@{k}: the blocks have {old.shape[0]} and "
+                f"{part.shape[0]} items; use one catalogue (n_items=)."
+            )
+        if kind == "none":
+            self.parts[key] = old * part
+        elif kind == "counts":
+            self.parts[key] = old + part
+        else:
+            self.parts[key] = (old[0] + part[0], old[1] + part[1])
+
+    def merge(self, other):
+        """Add the blocks of ``other`` (same metrics, cut-offs and options)."""
+        if (self.names, self.ks) != (other.names, other.ks):
+            raise ValueError("cannot merge sums of different metrics or cut-offs.")
+        for (name, k), part in other.parts.items():
+            self._merge_part(name, k, part)
+        self.n_users += other.n_users
+        return self
+
+    def values(self):
+        """``{"name@k": value}`` in the order of the names, then cut-offs."""
+        return {
+            f"{name}@{k}": _finish_value(name, self.parts[(name, k)], self.options)
+            for name in self.names
+            for k in self.ks
+        }
+
+
+def split_report_metrics(metrics):
+    """``(other metrics, beyond-accuracy names)`` of a report's ``metrics``
+    (``None`` stays ``None``: the default report has no beyond metric)."""
+    if metrics is None:
+        return None, []
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    beyond = [m for m in names if isinstance(m, str) and m in SET_KERNELS]
+    rest = [m for m in names if not (isinstance(m, str) and m in SET_KERNELS)]
+    return rest, list(dict.fromkeys(beyond))
+
+
+_BEYOND_OPTIONS = (
+    "item_popularity",
+    "item_features",
+    "metric",
+    "normalization",
+    "share",
+    "item_id",
+    "n_items",
+)
+
+
+def report_values(
+    y_true,
+    y_score,
+    ks,
+    names,
+    *,
+    query_id,
+    per_query,
+    sample_weight,
+    convention,
+    options,
+    alone,
+):
+    """The beyond-accuracy part of :func:`ranking_report`.
+
+    Takes the beyond-accuracy options (``item_popularity``, ...) out of the
+    report's ``options`` (the rest are the ranking metrics', refused if
+    there are none: ``alone``), and returns
+    ``({"catalog_coverage@10": float, ...}, n_users, n_relevant)``.
+    """
+    own = {o: options.pop(o) for o in _BEYOND_OPTIONS if o in options}
+    if alone and options:
+        raise TypeError(
+            f"{', '.join(sorted(options))}: options of the ranking metrics, and "
+            f"the report has none (only {', '.join(names)}); drop them."
+        )
+    if per_query:
+        raise ValueError(
+            f"{', '.join(names)}: these beyond-accuracy metrics describe the "
+            "set of every user's list and have no per-query value; drop them "
+            "from metrics or use per_query=False."
+        )
+    refused = ["sample_weight"] if sample_weight is not None else []
+    if "serendipity" in names:
+        refused += [o for o in ("relevance_threshold",) if o in options]
+    if refused:
+        raise ValueError(
+            f"{', '.join(names)} do not take {', '.join(refused)}: every user "
+            "counts once and serendipity's relevance is a grade above 0; drop "
+            "the option or compute these metrics in a separate report."
+        )
+    if convention is not None:
+        from ._conventions import convention_options
+
+        for name in names:
+            preset = convention_options(convention, f"{name}_at_k", _BEYOND_OPTIONS)
+            own = {**preset, **own}
+    item_id = own.pop("item_id", None)
+    sums = BeyondSums(names, ks, **own).add(y_true, y_score, query_id, item_id)
+    form, Y, _, codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
+    if form == "long":
+        n_rel = np.count_nonzero(np.bincount(codes, weights=Y > 0, minlength=ids.size))
+    elif sp.issparse(Y):
+        n_rel = np.count_nonzero(np.diff((Y > 0).tocsr().indptr))
+    else:
+        n_rel = np.count_nonzero((np.asarray(Y) > 0).any(axis=1))
+    return sums.values(), sums.n_users, int(n_rel)

@@ -30,6 +30,16 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ._auc import group_auc_score
+from ._beyond import (
+    SET_KERNELS,
+    average_popularity_at_k,
+    catalog_coverage_at_k,
+    exposure_entropy_at_k,
+    gini_index_at_k,
+    intra_list_diversity_at_k,
+    novelty_at_k,
+    serendipity_at_k,
+)
 from ._engine import weighted_mean
 from ._ranking import (
     Kernel,
@@ -292,6 +302,29 @@ METRICS = {
             trec=(TrecMeasure("success", TREC_SUCCESS_CUTOFFS, "success_"),),
         ),
         MetricSpec("gauc", group_auc_score, None, cutoff=False),
+    )
+}
+
+# Beyond-accuracy metrics (_beyond.py): read from the set of every user's
+# list, not averaged from per-query kernels, so they are a table of their
+# own that the surfaces walking METRICS do not see.  Their "kernel" is a
+# _beyond.SetKernel (how a block of users contributes and how blocks merge,
+# and which report option it requires: item_popularity / item_features).
+# ranking_report accepts them by name; they have no scorer (they are
+# reported, not optimised: make_scoring with a stated objective if need be).
+BEYOND_METRICS = {
+    spec.name: spec
+    for spec in (
+        MetricSpec(name, function, SET_KERNELS[name], scorer=False)
+        for name, function in (
+            ("catalog_coverage", catalog_coverage_at_k),
+            ("gini_index", gini_index_at_k),
+            ("exposure_entropy", exposure_entropy_at_k),
+            ("average_popularity", average_popularity_at_k),
+            ("novelty", novelty_at_k),
+            ("intra_list_diversity", intra_list_diversity_at_k),
+            ("serendipity", serendipity_at_k),
+        )
     )
 }
 

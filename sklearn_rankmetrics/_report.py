@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._auc import gauc_per_query
+from ._beyond import report_values, split_report_metrics
 from ._conventions import check_convention, convention_options
 from ._engine import (
     average_queries,
@@ -75,7 +76,7 @@ def default_metrics(long_form):
 
 def _whole_list(metric):
     """Metrics without a cut-off: GAUC and the kernels of the whole list."""
-    return not METRICS[metric].cutoff
+    return metric in METRICS and not METRICS[metric].cutoff
 
 
 class PerQueryReport(NamedTuple):
@@ -131,6 +132,13 @@ def _check_metrics(metrics, long_form):
     known = available_metrics()
     out = []
     for m in metrics:
+        if split_report_metrics([m])[1]:
+            raise ValueError(
+                f"{m!r} is a beyond-accuracy metric of the set of lists: "
+                "ranking_report computes it (with item_popularity= / "
+                "item_features=), this surface does not yet; use the metric "
+                "function or ranking_report."
+            )
         if not isinstance(m, str) or m not in known:
             raise ValueError(
                 f"unknown metric {m!r} in metrics; choose among "
@@ -676,7 +684,14 @@ default=None
         takes raises a ``TypeError``.  Metrics whose options give the same
         ranking share it; a tie rule or option that no shared ranking
         serves (``ties="pessimistic"``, ``"optimistic"``, ``"threshold"``,
-        ``judged``) computes that metric by its function.
+        ``judged``) computes that metric by its function.  The
+        beyond-accuracy metrics (``"catalog_coverage"``, ``"gini_index"``,
+        ``"exposure_entropy"``, ``"average_popularity"``, ``"novelty"``,
+        ``"intra_list_diversity"``, ``"serendipity"``) take the options of
+        their functions (``item_popularity``, ``item_features``, ``metric``,
+        ``normalization``, ``share``, and ``item_id``, ``n_items`` for the
+        long form); they have no per-query value (``per_query=True``
+        refuses them); see :ref:`beyond_accuracy`.
 
     Returns
     -------
@@ -712,6 +727,26 @@ default=None
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    metrics, beyond = split_report_metrics(metrics)
+    if beyond:  # takes its options out of ``options``
+        beyond_means, n_users, n_rel = report_values(
+            y_true,
+            y_score,
+            _check_cutoffs(k),
+            beyond,
+            query_id=query_id,
+            per_query=per_query,
+            sample_weight=sample_weight,
+            convention=convention,
+            options=options,
+            alone=not metrics,
+        )
+        if not metrics:
+            if output_dict:
+                return beyond_means
+            return _format(
+                beyond_means, beyond, _check_cutoffs(k), digits, n_users, n_rel
+            )
     report = _per_query_report(
         y_true,
         y_score,
@@ -725,10 +760,13 @@ default=None
     if per_query:
         return _as_table(report, output_dict)
     means = _means(report)
+    if beyond:
+        means.update(beyond_means)
     if output_dict:
         return means
     ks = _check_cutoffs(k)
     names = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
+    names += beyond
     ranked = [n for n in report.values if n != _GAUC]
     scored = report.values[ranked[0]] if ranked else report.values[_GAUC]
     n_scored = int(np.count_nonzero(~np.isnan(scored)))

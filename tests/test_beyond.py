@@ -208,3 +208,574 @@ def test_inputs_not_modified_and_errors():
 def test_unseen_item_novelty_is_inf():
     S = np.array([[2.0, 1.0, 0.0]])
     assert novelty_at_k(np.zeros((1, 3)), S, k=2, item_popularity=[3, 0, 1]) == np.inf
+
+
+# ---------------------------------------------------------------------------
+# Input forms, exposure entropy and serendipity
+# ---------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from sklearn_rankmetrics import exposure_entropy_at_k, serendipity_at_k  # noqa: E402
+
+
+def _entropy_ref(c, normalization="none"):
+    c = np.asarray(c, dtype=float)
+    if c.sum() == 0:
+        return np.nan
+    h = 0.0
+    for x in c:
+        if x > 0:
+            q = x / c.sum()
+            h -= q * np.log(q)
+    if normalization == "max":
+        return h / np.log(c.size)
+    if normalization == "recbole":
+        return h / np.count_nonzero(c)
+    return h
+
+
+def _pop_rank(counts):
+    """Dense popularity rank, by hand: 1 + number of distinct larger counts;
+    n + 1 for items never seen."""
+    n = len(counts)
+    return [1 + len({c for c in counts if c > x}) if x > 0 else n + 1 for x in counts]
+
+
+def _serendipity_list(lst, rel_row, counts):
+    """RecTools' Serendipity of one list without ties (ranks 1..L)."""
+    n = len(counts)
+    pr = _pop_rank(counts)
+    vals = []
+    for r, i in enumerate(lst, start=1):
+        p_user = (n + 1 - r) / n
+        p_any = (n + 1 - pr[i]) / n if counts[i] > 0 else 0.0
+        vals.append(max(p_user - p_any, 0.0) * (rel_row[i] > 0))
+    return np.mean(vals)
+
+
+def _serendipity_brute(S, Y, k, counts):
+    """Expected serendipity over every ordering of tied items, per user."""
+    per_user = []
+    for row, y in zip(S, Y, strict=True):
+        orders = list(_orderings(row))
+        vals = [_serendipity_list(o[:k], y, counts) for o in orders if o]
+        if vals:
+            per_user.append(np.mean(vals))
+    return np.mean(per_user) if per_user else np.nan
+
+
+def _long(Y, S, drop_inf=True, shuffle=None):
+    """The long form of 2-D arrays: query_id = row, item_id = column."""
+    q, i = np.nonzero(np.ones(S.shape, dtype=bool))
+    if drop_inf:
+        keep = S[q, i] > -np.inf
+        q, i = q[keep], i[keep]
+    if shuffle is not None:
+        perm = shuffle.permutation(q.size)
+        q, i = q[perm], i[perm]
+    return np.asarray(Y)[q, i], S[q, i], q, i
+
+
+def _all_metrics(y_true, y_score, k, counts, F, **form):
+    n = {} if "n_items" not in form else {"n_items": form.pop("n_items")}
+    return [
+        catalog_coverage_at_k(y_true, y_score, k=k, **form, **n),
+        gini_index_at_k(y_true, y_score, k=k, **form, **n),
+        exposure_entropy_at_k(y_true, y_score, k=k, **form, **n),
+        exposure_entropy_at_k(
+            y_true, y_score, k=k, normalization="recbole", **form, **n
+        ),
+        average_popularity_at_k(y_true, y_score, k=k, item_popularity=counts, **form),
+        novelty_at_k(y_true, y_score, k=k, item_popularity=counts, **form),
+        intra_list_diversity_at_k(y_true, y_score, k=k, item_features=F, **form),
+        serendipity_at_k(y_true, y_score, k=k, item_popularity=counts, **form),
+    ]
+
+
+def _same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        assert (np.isnan(x) and np.isnan(y)) or x == y, (a, b)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_forms_agree_exactly(seed, k):
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 6, 7, levels=3)
+    S[2] = -np.inf  # a user with nothing retrieved
+    Y = (rng.random(S.shape) < 0.3) * rng.integers(1, 3, size=S.shape)
+    counts = rng.integers(0, 5, size=7).astype(float)
+    F = rng.random((7, 3))
+    dense = _all_metrics(Y, S, k, counts, F)
+    _same(dense, _all_metrics(sp.csr_matrix(Y), S, k, counts, F))
+    _same(dense, _all_metrics(sp.coo_matrix(Y), S, k, counts, F))
+    for drop_inf in (True, False):
+        y, s, q, i = _long(Y, S, drop_inf=drop_inf, shuffle=rng)
+        _same(dense, _all_metrics(y, s, k, counts, F, query_id=q, item_id=i, n_items=7))
+    # string ids for users; catalogue from item_popularity / item_features
+    y, s, q, i = _long(Y, S, drop_inf=False)
+    qs = np.array([f"user{j:02d}" for j in q])
+    got = _all_metrics(y, s, k, counts, F, query_id=qs, item_id=i)
+    _same(dense[4:], got[4:])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_long_form_catalogue_of_ids(seed):
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 5, 6, levels=4, p_inf=0.0)
+    Y = np.zeros_like(S)
+    y, s, q, i = _long(Y, S)
+    names = np.array(["a", "b", "c", "d", "e", "f"])[i]
+    for metric in (catalog_coverage_at_k, gini_index_at_k, exposure_entropy_at_k):
+        # every item has a row: the distinct ids are the catalogue
+        assert metric(y, s, k=2, query_id=q, item_id=names) == metric(Y, S, k=2)
+    # catalogue larger than the ids seen: n_items
+    wide = np.hstack([S, np.full((5, 3), -np.inf)])
+    assert catalog_coverage_at_k(
+        y, s, k=2, query_id=q, item_id=i, n_items=9
+    ) == catalog_coverage_at_k(np.zeros_like(wide), wide, k=2)
+
+
+def test_user_order_invariance():
+    rng = np.random.default_rng(3)
+    S = _random_scores(rng, 30, 12, levels=4)
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    counts = rng.integers(0, 9, size=12)
+    F = rng.random((12, 4))
+    perm = rng.permutation(30)
+    a = _all_metrics(Y, S, 4, counts, F)
+    b = _all_metrics(Y[perm], S[perm], 4, counts, F)
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 4),
+    st.integers(1, 6),
+    st.integers(1, 8),
+    st.integers(0, 2**31 - 1),
+)
+def test_forms_agree_property(n_users, n_items, k, seed):
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, n_users, n_items, levels=rng.integers(1, 4), p_inf=0.3)
+    Y = (rng.random(S.shape) < 0.4).astype(int)
+    counts = rng.integers(0, 4, size=n_items)
+    F = rng.random((n_items, 2))
+    dense = _all_metrics(Y, S, k, counts, F)
+    y, s, q, i = _long(Y, S, shuffle=rng)
+    if y.size == 0:
+        return  # the long form needs one row
+    _same(
+        dense, _all_metrics(y, s, k, counts, F, query_id=q, item_id=i, n_items=n_items)
+    )
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("k", [1, 2, 4, 6])
+def test_entropy_and_serendipity_tie_enumeration(seed, k):
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 3, 5)
+    Y = (rng.random(S.shape) < 0.5).astype(int)
+    counts = rng.integers(0, 4, size=5)
+    _, ec, _, _, _ = _brute(S, k)
+    for norm in ("none", "max", "recbole"):
+        got = exposure_entropy_at_k(Y, S, k=k, normalization=norm)
+        ref = _entropy_ref(ec, norm)
+        if np.isnan(ref):
+            assert np.isnan(got)
+        else:
+            assert got == pytest.approx(ref, abs=1e-12)
+    ref = _serendipity_brute(S, Y, k, counts)
+    got = serendipity_at_k(Y, S, k=k, item_popularity=counts)
+    if np.isnan(ref):
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(ref, abs=1e-12)
+
+
+def test_serendipity_rectools_documented_example():
+    # RecTools' Serendipity docstring: reco (user, item, rank), interactions
+    # (held-out), prev_interactions (training), catalog i1..i4.
+    # calc_per_user at k=1: [0, 0.25, 0, 0.25]; at k=2: [0, 0.5, 0, 0.125]
+    # Long form, ranks as scores (rank 1 scored highest).
+    users = ["u1", "u1", "u2", "u2", "u3", "u4", "u4"]
+    items = [0, 1, 1, 2, 2, 1, 2]
+    ranks = np.array([1, 2, 1, 2, 1, 1, 2])
+    held_out = {("u1", 0), ("u1", 1), ("u2", 1), ("u2", 2), ("u3", 1), ("u4", 1)}
+    y = [int((u, i) in held_out) for u, i in zip(users, items, strict=True)]
+    train = {"u1": [0, 1], "u2": [0, 1], "u3": [0]}
+    X = np.zeros((3, 4))
+    for r, (_, its) in enumerate(train.items()):
+        X[r, its] = 1
+    kw = dict(query_id=users, item_id=items, item_popularity=X)
+    assert serendipity_at_k(y, -ranks, k=1, **kw) == pytest.approx(
+        np.mean([0, 0.25, 0, 0.25])
+    )
+    assert serendipity_at_k(y, -ranks, k=2, **kw) == pytest.approx(
+        np.mean([0, 0.5, 0, 0.125])
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_serendipity_against_reference_no_ties(seed):
+    rng = np.random.default_rng(seed)
+    S = rng.random((25, 15))
+    S[rng.random(S.shape) < 0.2] = -np.inf
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    counts = rng.integers(0, 6, size=15)
+    lists = _slow_lists(S, 5)
+    ref = np.mean(
+        [_serendipity_list(lst, Y[u], counts) for u, lst in enumerate(lists) if lst]
+    )
+    assert serendipity_at_k(Y, S, k=5, item_popularity=counts) == pytest.approx(ref)
+    # users without relevant items count (as 0)
+    Y2 = Y.copy()
+    Y2[:10] = 0
+    ref2 = np.mean(
+        [_serendipity_list(lst, Y2[u], counts) for u, lst in enumerate(lists) if lst]
+    )
+    assert serendipity_at_k(Y2, S, k=5, item_popularity=counts) == pytest.approx(ref2)
+
+
+def _recbole_entropy(item_matrix):
+    # RecBole ShannonEntropy.get_entropy, restated: shares over |U| k, natural
+    # log, divided by the number of distinct recommended items
+    values, cnt = np.unique(item_matrix, return_counts=True)
+    p = cnt / item_matrix.size
+    return -np.sum(p * np.log(p)) / values.size
+
+
+def _recbole_gini(item_matrix, num_items):
+    _, cnt = np.unique(item_matrix, return_counts=True)
+    cnt = np.sort(cnt)
+    idx = np.arange(num_items - cnt.size + 1, num_items + 1)
+    return np.sum((2 * idx - num_items - 1) * cnt) / item_matrix.size / num_items
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_recbole_entropy_and_gini(seed):
+    rng = np.random.default_rng(seed)
+    S = rng.random((20, 30)) ** 3  # distinct scores, full lists
+    top = np.argsort(-S, axis=1)[:, :5]
+    Y = np.zeros_like(S)
+    assert exposure_entropy_at_k(Y, S, k=5, normalization="recbole") == pytest.approx(
+        _recbole_entropy(top)
+    )
+    assert gini_index_at_k(Y, S, k=5) == pytest.approx(_recbole_gini(top, 30))
+
+
+def test_k_above_catalogue_long_form():
+    S = np.array([[3.0, 1.0, 2.0], [1.0, -np.inf, 2.0]])
+    Y = np.zeros_like(S)
+    y, s, q, i = _long(Y, S)
+    for metric in (catalog_coverage_at_k, exposure_entropy_at_k):
+        assert metric(y, s, k=50, query_id=q, item_id=i) == metric(Y, S, k=3)
+    assert catalog_coverage_at_k(y, s, k=50, query_id=q, item_id=i) == 1.0
+
+
+def test_form_errors():
+    S = np.array([[3.0, 1.0, 2.0], [1.0, 0.0, 2.0]])
+    Y = np.zeros_like(S)
+    y, s, q, i = _long(Y, S)
+    with pytest.raises(ValueError, match="item_id= is required"):
+        catalog_coverage_at_k(y, s, k=2, query_id=q)
+    with pytest.raises(TypeError, match="long form"):
+        catalog_coverage_at_k(Y, S, k=2, item_id=[0, 1, 2])
+    with pytest.raises(ValueError, match="repeats an item"):
+        catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=np.zeros_like(i))
+    with pytest.raises(ValueError, match=r"\[0, 2\)"):
+        catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i, n_items=2)
+    with pytest.raises(ValueError, match="item_id must be 1-D"):
+        catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i[:3])
+    with pytest.raises(TypeError, match="integer column numbers"):
+        catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i.astype(str), n_items=3)
+    with pytest.raises(ValueError, match="n_items"):
+        catalog_coverage_at_k(Y, S, k=2, n_items=5)
+    with pytest.raises(ValueError, match="disagrees"):
+        novelty_at_k(
+            y, s, k=2, query_id=q, item_id=i, n_items=4, item_popularity=[1, 2, 3]
+        )
+    with pytest.raises(ValueError, match="item_popularity describes"):
+        serendipity_at_k(Y, S, k=2, item_popularity=[1, 2])
+    with pytest.raises(TypeError, match="sparse"):
+        catalog_coverage_at_k(Y, sp.csr_matrix(S), k=2)
+    with pytest.raises(ValueError, match="normalization"):
+        exposure_entropy_at_k(Y, S, k=2, normalization="bits")
+    with pytest.raises(TypeError, match="n_items"):
+        catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i, n_items=2.5)
+    # inputs not modified
+    s0, i0 = s.copy(), i.copy()
+    serendipity_at_k(y, s, k=2, query_id=q, item_id=i, item_popularity=[1, 0, 2])
+    np.testing.assert_array_equal(s, s0)
+    np.testing.assert_array_equal(i, i0)
+
+
+# ---------------------------------------------------------------------------
+# Registry entries, ranking_report and the mergeable sums
+# ---------------------------------------------------------------------------
+
+from sklearn_rankmetrics import RankingEvaluator, ndcg_at_k, ranking_report  # noqa: E402
+from sklearn_rankmetrics._beyond import BeyondSums  # noqa: E402
+from sklearn_rankmetrics._registry import BEYOND_METRICS, METRICS  # noqa: E402
+
+
+def _function_values(spec, Y, S, k, counts, F, **form):
+    opts = {}
+    if "item_popularity" in spec.requires:
+        opts["item_popularity"] = counts
+    if "item_features" in spec.requires:
+        opts["item_features"] = F
+    return spec.function(Y, S, k=k, **opts, **form)
+
+
+@pytest.mark.parametrize("name", list(BEYOND_METRICS))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_report_gives_the_function_value(name, seed):
+    spec = BEYOND_METRICS[name]
+    assert name not in METRICS and not spec.scorer
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 9, 8, levels=3)
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    counts = rng.integers(0, 5, size=8)
+    F = rng.random((8, 3))
+    ks = (1, 3, 20)
+    y, s, q, i = _long(Y, S, shuffle=rng)
+    for yt, st_, form in (
+        (Y, S, {}),
+        (sp.csr_matrix(Y), S, {}),
+        (y, s, {"query_id": q, "item_id": i}),
+    ):
+        rep = ranking_report(
+            yt,
+            st_,
+            k=ks,
+            metrics=["ndcg", name],
+            item_popularity=counts,
+            item_features=F,
+            n_items=8 if form else None,
+            output_dict=True,
+            **form,
+        )
+        for kk in ks:
+            want = _function_values(spec, Y, S, kk, counts, F)
+            got = rep[spec.label(kk)]
+            assert (np.isnan(want) and np.isnan(got)) or got == want
+        # alone, and as text
+        alone = ranking_report(
+            yt,
+            st_,
+            k=ks,
+            metrics=[name],
+            item_popularity=counts,
+            item_features=F,
+            n_items=8 if form else None,
+            output_dict=True,
+            **form,
+        )
+        assert list(alone) == [spec.label(kk) for kk in ks]
+        text = ranking_report(
+            yt,
+            st_,
+            k=ks,
+            metrics=[name],
+            item_popularity=counts,
+            item_features=F,
+            n_items=8 if form else None,
+            **form,
+        )
+        assert text.splitlines()[1].startswith(name)
+
+
+def test_report_refusals():
+    rng = np.random.default_rng(0)
+    S = rng.random((4, 5))
+    Y = (rng.random((4, 5)) < 0.5).astype(int)
+    with pytest.raises(ValueError, match="no per-query value"):
+        ranking_report(Y, S, k=2, metrics=["catalog_coverage"], per_query=True)
+    with pytest.raises(ValueError, match="sample_weight"):
+        ranking_report(
+            Y, S, k=2, metrics=["catalog_coverage"], sample_weight=np.ones(4)
+        )
+    with pytest.raises(ValueError, match="item_popularity is required"):
+        ranking_report(Y, S, k=2, metrics=["novelty"])
+    with pytest.raises(ValueError, match="beyond-accuracy metric"):
+        RankingEvaluator(k=2, metrics=["gini_index"])
+    # options of the ranking metrics, in a report without any
+    with pytest.raises(TypeError, match="options of the ranking metrics"):
+        ranking_report(Y, S, k=2, metrics=["catalog_coverage"], gain="exponential")
+    with pytest.raises(ValueError, match="relevance_threshold"):
+        ranking_report(
+            Y,
+            S,
+            k=2,
+            metrics=["ndcg", "serendipity"],
+            relevance_threshold=1,
+            item_popularity=np.ones(5),
+        )
+    # beside a ranking metric, each reads its own options
+    rep = ranking_report(
+        Y,
+        S,
+        k=2,
+        metrics=["ndcg", "exposure_entropy", "novelty"],
+        gain="exponential",
+        normalization="max",
+        item_popularity=np.ones(5),
+        share="interactions",
+        convention="sklearn",
+        output_dict=True,
+    )
+    assert rep["exposure_entropy@2"] == exposure_entropy_at_k(
+        Y, S, k=2, normalization="max"
+    )
+    assert rep["novelty@2"] == novelty_at_k(
+        Y, S, k=2, item_popularity=np.ones(5), share="interactions"
+    )
+    assert rep["ndcg@2"] == ndcg_at_k(
+        Y, S, k=2, gain="exponential", convention="sklearn"
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sums_merge_over_blocks(seed):
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 23, 9, levels=4)
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    counts = rng.integers(0, 5, size=9)
+    F = rng.random((9, 3))
+    names = list(BEYOND_METRICS)
+    opts = dict(item_popularity=counts, item_features=F)
+    whole = BeyondSums(names, (2, 4), **opts).add(Y, S).values()
+    blocks = [slice(0, 5), slice(5, 6), slice(6, 23)]
+    parts = [BeyondSums(names, (2, 4), **opts).add(Y[b], S[b]) for b in blocks]
+    merged = parts[0].merge(parts[1]).merge(parts[2])
+    assert merged.n_users == 23
+    got = merged.values()
+    assert list(got) == list(whole)
+    for key, want in whole.items():
+        assert got[key] == pytest.approx(want, rel=1e-12, nan_ok=True)
+    # one block: the functions' values bit for bit
+    for name in names:
+        for kk in (2, 4):
+            want = _function_values(BEYOND_METRICS[name], Y, S, kk, counts, F)
+            assert whole[f"{name}@{kk}"] == want or (
+                np.isnan(want) and np.isnan(whole[f"{name}@{kk}"])
+            )
+
+
+# ---------------------------------------------------------------------------
+# Anchors: RecTools' documented examples (users, items, ranks restated; the
+# rank is turned into a score, rank 1 highest; item ids are column numbers)
+# ---------------------------------------------------------------------------
+
+
+def _reco(users, items, ranks):
+    ranks = np.asarray(ranks, dtype=float)
+    return np.zeros(ranks.size), -ranks, dict(query_id=users, item_id=items)
+
+
+def test_rectools_avg_rec_popularity_example():
+    # reco: u1 [1, 2], u2 [3, 1, 2], u3 [3, 2]; prev_interactions counts:
+    # item 1: 3, item 2: 2, item 3: 1.  calc_per_user: k=1 [3, 1, 1];
+    # k=3 [2.5, 2, 1.5]
+    y, s, form = _reco(
+        [1, 1, 2, 2, 2, 3, 3], [1, 2, 3, 1, 2, 3, 2], [1, 2, 1, 2, 3, 1, 2]
+    )
+    counts = [0, 3, 2, 1]  # column 0 unused
+    assert average_popularity_at_k(
+        y, s, k=1, item_popularity=counts, **form
+    ) == pytest.approx(np.mean([3, 1, 1]))
+    assert average_popularity_at_k(
+        y, s, k=3, item_popularity=counts, **form
+    ) == pytest.approx(np.mean([2.5, 2, 1.5]))
+
+
+def test_rectools_mean_inv_user_freq_example():
+    # prev_interactions: user 1 {1, 2}, user 2 {1}, user 3 {1}: 3 users;
+    # item 1 seen by 3, item 2 by 1.  At k=1 users 2 and 3 get items 2 and 1:
+    # -log2(1/3) and -log2(3/3) (RecTools: 1.5849625 and 0).  User 1's item 3
+    # is cold: RecTools counts it as one user, here it is inf (left out).
+    train = np.array([[0, 1, 1, 0], [0, 1, 0, 0], [0, 1, 0, 0]])
+    y, s, form = _reco([2, 2, 3, 3], [2, 3, 1, 2], [1, 2, 1, 2])
+    got = novelty_at_k(y, s, k=1, item_popularity=train, **form)
+    assert got == pytest.approx(np.mean([1.5849625, 0.0]))
+
+
+def test_rectools_intra_list_diversity_example():
+    # reco: u1 [1, 2, 3], u2 [1, 4]; features (Hamming distance as a count
+    # of differing features = cityblock on 0/1): 1 (0, 0), 2 (0, 1),
+    # 3 (1, 1), 4 (0, 0).  calc_per_user: k=2 [1, 0]; k=3 [1.3333, 0].
+    # k=1: RecTools gives 0 to one-item lists; here no user has a pair: nan.
+    F = np.array([[0, 0], [0, 0], [0, 1], [1, 1], [0, 0]])  # row 0 unused
+    y, s, form = _reco([1, 1, 1, 2, 2], [1, 2, 3, 1, 4], [1, 2, 3, 1, 2])
+    kw = dict(item_features=F, metric="cityblock", **form)
+    assert intra_list_diversity_at_k(y, s, k=2, **kw) == pytest.approx(0.5)
+    assert intra_list_diversity_at_k(y, s, k=3, **kw) == pytest.approx(
+        np.mean([4 / 3, 0])
+    )
+    assert np.isnan(intra_list_diversity_at_k(y, s, k=1, **kw))
+
+
+def test_novelty_share_options():
+    train = np.array([[1, 1, 0], [1, 0, 1], [1, 0, 0], [1, 0, 0]])
+    S = np.array([[3.0, 2.0, 1.0]])
+    Y = np.zeros_like(S)
+    # items 0 and 1 are recommended; 4 users, counts (4, 1, 1), 6 interactions
+    by_users = (-np.log2(4 / 4) - np.log2(1 / 4)) / 2
+    by_inter = (-np.log2(4 / 6) - np.log2(1 / 6)) / 2
+    for share, want in (("auto", by_users), ("users", by_users)):
+        got = novelty_at_k(Y, S, k=2, item_popularity=train, share=share)
+        assert got == pytest.approx(want)
+    got = novelty_at_k(Y, S, k=2, item_popularity=train, share="interactions")
+    assert got == pytest.approx(by_inter)
+    counts = [4, 1, 1]
+    for share in ("auto", "interactions"):
+        got = novelty_at_k(Y, S, k=2, item_popularity=counts, share=share)
+        assert got == pytest.approx(by_inter)
+    with pytest.raises(ValueError, match="training matrix"):
+        novelty_at_k(Y, S, k=2, item_popularity=counts, share="users")
+    with pytest.raises(ValueError, match="share must be"):
+        novelty_at_k(Y, S, k=2, item_popularity=counts, share="items")
+
+
+def test_other_surfaces_refuse_clearly():
+    from sklearn_rankmetrics import factor_ranking_report
+
+    rng = np.random.default_rng(0)
+    Y = sp.csr_matrix((rng.random((5, 6)) < 0.3).astype(float))
+    U, V = rng.random((5, 3)), rng.random((6, 3))
+    with pytest.raises(ValueError, match="beyond-accuracy metric"):
+        factor_ranking_report(Y, U, V, k=2, metrics=["ndcg", "catalog_coverage"])
+    with pytest.raises(ValueError, match="beyond-accuracy metric"):
+        RankingEvaluator(k=2, metrics=["serendipity"])
+
+
+@pytest.mark.parametrize("levels", [1, 2, 5, 1000])
+@pytest.mark.parametrize("k", [1, 3, 10, 40])
+def test_wide_rows_forms_agree(levels, k):
+    # wide rows: the engine's top-k keeps 2k + 16 candidates, and the tie
+    # group cut by k may spill out of them; the long form selects by sorting
+    rng = np.random.default_rng(levels * 100 + k)
+    S = _random_scores(rng, 12, 90, levels=levels, p_inf=0.1)
+    S[3, :85] = -np.inf  # fewer retrieved than k
+    Y = (rng.random(S.shape) < 0.2).astype(int)
+    counts = rng.integers(0, 6, size=90)
+    F = rng.random((90, 3))
+    dense = _all_metrics(Y, S, k, counts, F)
+    y, s, q, i = _long(Y, S, shuffle=rng)
+    _same(dense, _all_metrics(y, s, k, counts, F, query_id=q, item_id=i, n_items=90))
+    # coverage against the inclusion probabilities by hand
+    none = np.ones(90)
+    for row in S:
+        fin = row[row > -np.inf]
+        L = min(k, fin.size)
+        if L == 0:
+            continue
+        t = np.sort(fin)[::-1][L - 1]
+        a, g = np.sum(row > t), np.sum(row == t)
+        p = np.where(row > t, 1.0, np.where(row == t, (L - a) / g, 0.0))
+        none *= 1 - p
+    assert dense[0] == pytest.approx(np.mean(1 - none), abs=1e-12)
