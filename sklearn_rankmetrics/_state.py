@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._engine import mean_of_totals, weighted_totals
-from ._report import _per_query_report, table_output
+from ._registry import METRICS
+from ._report import _per_query_report, _resolve_options, table_output
 from ._validation import (
     _as_array,
     check_query_id,
@@ -220,7 +221,13 @@ def chunk_state(
     for j in range(len(names)):  # as the in-memory mean, over the scored
         sums[j], weight_sum[j] = weighted_totals(values[:, j], weights[:, j])
     # GAUC's "uniform" query weights are 1 whatever the row weights' scale
-    uniform = options.get("query_weighting") == "uniform"
+    # (given, or set by the convention as the function resolves it)
+    uniform = "gauc" in names and (
+        _resolve_options(METRICS["gauc"], options.get("convention"), options, None).get(
+            "query_weighting"
+        )
+        == "uniform"
+    )
     exps = np.array([0 if uniform and n == "gauc" else scale_exp for n in names])
     return ReportState(
         names=names,
