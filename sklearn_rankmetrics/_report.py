@@ -409,7 +409,7 @@ def _per_query_report(
         [p for p in ranked if p.ranking is not None]
     ):
 
-        def per_query(rk, group=group):
+        def read_kernels(rk, group=group):
             out = {}
             for plan in group:
                 kernel = METRICS[plan.metric].kernel
@@ -429,7 +429,7 @@ def _per_query_report(
         q = rank_per_query(
             Y,
             S,
-            per_query,
+            read_kernels,
             k=None if kind == "whole_list" else max(cut),
             chunks=kind != "exponential_gain",
             threshold=threshold,

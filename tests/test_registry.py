@@ -363,3 +363,80 @@ def test_dask_refuses_row_order_ties_without_tie_break_col():
     df = dd.from_pandas(frame, npartitions=2)
     with pytest.raises(ValueError, match="repeats a value within a query"):
         dask_report(df, **cols, tie_break_col="doc", convention="trec_eval")
+
+
+@pytest.fixture(scope="module")
+def spark_session():
+    import os
+    import sys
+    import warnings
+    from pathlib import Path
+
+    pyspark_sql = pytest.importorskip("pyspark.sql")
+    pytest.importorskip("pyarrow")
+    # Spark's Python workers import this checkout with this interpreter
+    root = str(Path(srm.__file__).resolve().parent.parent)
+    names = ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH")
+    saved = {v: os.environ.get(v) for v in names}
+    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, saved["PYTHONPATH"]) if p
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session = (
+            pyspark_sql.SparkSession.builder.master("local[2]")
+            .appName("sklearn_rankmetrics-registry")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "3")
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .config("spark.sql.adaptive.enabled", "false")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    for var, value in saved.items():
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_spark_tie_break_col_gives_the_in_memory_numbers(spark_session):
+    from sklearn_rankmetrics.spark import ranking_report as spark_report
+
+    frame = _doc_frame()
+    frame["qid"] = [f"u{q:03d}" for q in frame["qid"]]  # string ids
+    cols = dict(query_col="qid", label_col="rel", score_col="score")
+    for options, ascending in (
+        ({"convention": "trec_eval"}, False),
+        ({"ties": "input_order", "precision_denominator": "retrieved"}, True),
+    ):
+        want = _in_memory_by_doc(frame, ascending, **options)
+        for parts in (1, 4):
+            df = spark_session.createDataFrame(frame).repartition(parts)
+            got = spark_report(
+                df,
+                **cols,
+                weight_col="w",
+                k=SURFACE_KS,
+                metrics=CHUNKED,
+                output_dict=True,
+                tie_break_col="doc",
+                tie_break_ascending=ascending,
+                **options,
+            )
+            assert list(got) == list(want)
+            for name, value in want.items():
+                _close(got[name], value)
+    df = spark_session.createDataFrame(frame)
+    with pytest.raises(ValueError, match="Pass tie_break_col="):
+        spark_report(df, **cols, convention="lightgbm")
+    frame.loc[frame.index[frame["qid"] == frame["qid"].iloc[0]][:2], "doc"] = -1
+    df = spark_session.createDataFrame(frame)
+    with pytest.raises(Exception, match="repeats a value within a query"):
+        spark_report(df, **cols, tie_break_col="doc", convention="trec_eval")
