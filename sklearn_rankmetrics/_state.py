@@ -244,10 +244,11 @@ def _length(x):
     return 0 if x is None else len(x)
 
 
-def report_names(k, metrics, options):
+def report_names(k, metrics, options, caller="ranking_report"):
     """The scorer names of a report, checking ``k``, ``metrics`` and the
     options on two rows before any data is read (the same code as the
-    chunks, so the names and the errors are the report's own)."""
+    chunks, so the names and the errors are the report's own; ``caller``
+    is the public function the errors name)."""
     if metrics is not None and "err" in (
         [metrics] if isinstance(metrics, str) else metrics
     ):
@@ -265,6 +266,7 @@ def report_names(k, metrics, options):
         metrics=metrics,
         query_id=np.array([0, 0]),
         sample_weight=None,
+        caller=caller,
         **options,
     )
     return tuple(report.values)
@@ -431,7 +433,8 @@ class RankingEvaluator:
         self.metrics = metrics
         self.per_query = bool(per_query)
         self.options = options
-        self._names = report_names(k, metrics, options)  # checks the options
+        # checks the options
+        self._names = report_names(k, metrics, options, caller="RankingEvaluator")
         self._state = ReportState()
         self._closed = _ClosedQueries()
         self._open = None  # (y_true, y_score, query_id, sample_weight)

@@ -440,3 +440,17 @@ def test_spark_tie_break_col_gives_the_in_memory_numbers(spark_session):
     df = spark_session.createDataFrame(frame)
     with pytest.raises(Exception, match="repeats a value within a query"):
         spark_report(df, **cols, tie_break_col="doc", convention="trec_eval")
+
+
+def test_surface_errors_name_the_public_function():
+    Y, S = _case(0)
+    q = np.repeat(np.arange(Y.shape[0]), Y.shape[1])
+    with pytest.raises(TypeError, match=r"^RankingEvaluator\(\) got unknown"):
+        srm.RankingEvaluator(k=2, gian="linear")
+    with pytest.raises(TypeError, match=r"^compare_rankings\(\) got unknown"):
+        srm.compare_rankings(Y, {"a": S, "b": -S}, k=2, gian="linear")
+    with pytest.raises(TypeError, match=r"^MetricAtKDisplay.from_predictions\(\)"):
+        srm.MetricAtKDisplay.from_predictions(
+            Y.ravel(), S.ravel(), query_id=q, k=(1, 2), plot=False,
+            metric_options={"gian": "linear"},
+        )  # fmt: skip
