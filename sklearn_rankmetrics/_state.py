@@ -355,9 +355,13 @@ class RankingEvaluator:
         per_query=True)``.
 
     **options
-        The other options of :func:`ranking_report` (``gain``,
-        ``relevance_threshold``, ``ignore_ties``, ``no_relevant``,
-        ``ap_denominator``, ``query_weighting``, ...).
+        The other options of :func:`ranking_report`: ``convention`` and
+        every option of the metric functions (``ties``, ``gain``,
+        ``relevance_threshold``, ``no_relevant``, ``precision_denominator``,
+        ``ap_denominator``, ``persistence``, ``query_weighting``, ...),
+        resolved per metric as each function resolves them.  A row-order
+        tie rule (``ties="input_order"``, the trec_eval preset, ...) reads
+        each chunk's rows in the order given.
 
     Attributes
     ----------
