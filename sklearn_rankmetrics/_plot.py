@@ -536,8 +536,8 @@ class PerQueryDifferenceDisplay:
             )
         j = comparison.metrics.index(metric)
         display = cls(
-            difference=comparison.per_query[name][:, j]
-            - comparison.per_query[reference_name][:, j],
+            difference=comparison.per_query_values[name][:, j]
+            - comparison.per_query_values[reference_name][:, j],
             query_id=comparison.query_id,
             metric=metric,
             name=name,

@@ -6,9 +6,11 @@ of nine metrics at four cut-offs costs about one metric call.  The metrics
 are those of the registry :data:`~sklearn_rankmetrics._registry.METRICS`
 (a metric added there can be asked for here), and each value is
 averaged by the same code as the metric function, so it is *equal* to it.
-Metrics that read the whole list (R-precision, bpref) take a second ranking
-without a cut-off, and ERR one with exponential gains, so they are not in
-the default report.
+Each metric reads its function's options and ``convention=`` preset,
+resolved as the function resolves them; metrics whose resolved options
+give the same ranking share one (the whole list for R-precision and bpref,
+exponential gains for ERR, one per tie rule, ...), so the metrics that need
+another ranking than the default one are not in the default report.
 """
 
 import inspect
@@ -433,7 +435,7 @@ def _per_query_report(
         [p for p in ranked if p.ranking is not None]
     ):
 
-        def per_query(rk, group=group):
+        def read_kernels(rk, group=group):
             out = {}
             for plan in group:
                 kernel = METRICS[plan.metric].kernel
@@ -453,7 +455,7 @@ def _per_query_report(
         q = rank_per_query(
             Y,
             S,
-            per_query,
+            read_kernels,
             k=None if kind == "whole_list" else max(cut),
             chunks=kind != "exponential_gain",
             threshold=threshold,
@@ -630,13 +632,15 @@ array-like of shape (n_rows,) with ``query_id``
         The cut-offs.
 
     metrics : sequence of str, default=None
-        Metric names without ``@k``: ``"precision"``, ``"recall"``,
-        ``"f1"``, ``"fbeta"``, ``"hit_rate"``, ``"mrr"``, ``"map"``,
-        ``"dcg"``, ``"ndcg"`` (and any metric added to the package's kernel
-        table) and ``"gauc"``.  None means all of them but ``"fbeta"``;
-        ``"gauc"`` is included for the long form only, because on a wide
-        2-D matrix its full sort of every row costs several times the rest
-        of the report.
+        Metric names without ``@k``: any name of the metric registry
+        (``"precision"``, ``"recall"``, ``"f1"``, ``"fbeta"``,
+        ``"hit_rate"``, ``"mrr"``, ``"map"``, ``"dcg"``, ``"ndcg"``,
+        ``"r_precision"``, ``"fallout"``, ``"err"``, ``"rbp"``,
+        ``"bpref"``, ``"success"``, ``"gauc"``, ...).  None means
+        ``"precision"``, ``"recall"``, ``"f1"``, ``"hit_rate"``, ``"mrr"``,
+        ``"map"``, ``"dcg"`` and ``"ndcg"``, and ``"gauc"`` for the long
+        form only, because on a wide 2-D matrix its full sort of every row
+        costs several times the rest of the report.
 
     query_id : array-like of shape (n_rows,), default=None
         Query of each row of the long form; None for 2-D input.

@@ -237,10 +237,11 @@ def _length(x):
     return 0 if x is None else len(x)
 
 
-def report_names(k, metrics, options):
+def report_names(k, metrics, options, caller="ranking_report"):
     """The scorer names of a report, checking ``k``, ``metrics`` and the
     options on two rows before any data is read (the same code as the
-    chunks, so the names and the errors are the report's own)."""
+    chunks, so the names and the errors are the report's own; ``caller``
+    is the public function the errors name)."""
     if (
         metrics is not None
         and "err" in ([metrics] if isinstance(metrics, str) else metrics)
@@ -261,6 +262,7 @@ def report_names(k, metrics, options):
         metrics=metrics,
         query_id=np.array([0, 0]),
         sample_weight=None,
+        caller=caller,
         **options,
     )
     return tuple(report.values)
@@ -349,11 +351,14 @@ class RankingEvaluator:
         per_query=True)``.
 
     **options
-        ``convention`` and the options of the metric functions, as in
-        :func:`ranking_report` (``gain``, ``relevance_threshold``, ``ties``,
-        ``no_relevant``, ``ap_denominator``, ``query_weighting``, ...;
-        ERR needs ``max_grade``, since one chunk does not know the largest
-        grade of all).
+        The other options of :func:`ranking_report`: ``convention`` and
+        every option of the metric functions (``ties``, ``gain``,
+        ``relevance_threshold``, ``no_relevant``, ``precision_denominator``,
+        ``ap_denominator``, ``persistence``, ``query_weighting``, ...),
+        resolved per metric as each function resolves them.  A row-order
+        tie rule (``ties="input_order"``, the trec_eval preset, ...) reads
+        each chunk's rows in the order given.  ERR needs ``max_grade``: one
+        chunk does not know the largest grade of all.
 
     Attributes
     ----------
@@ -429,7 +434,8 @@ class RankingEvaluator:
         self.metrics = metrics
         self.per_query = bool(per_query)
         self.options = options
-        self._names = report_names(k, metrics, options)  # checks the options
+        # checks the options
+        self._names = report_names(k, metrics, options, caller="RankingEvaluator")
         self._state = ReportState()
         self._closed = _ClosedQueries()
         self._open = None  # (y_true, y_score, query_id, sample_weight)

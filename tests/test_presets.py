@@ -71,11 +71,35 @@ def test_explicit_options_win():
     assert te == srm.ndcg_at_k(y_true, y_score, k=3, no_relevant=0.0)
 
 
+class _FixedScores:
+    """A fitted model whose decision function gives fixed 2-D scores."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def fit(self, X, y):
+        return self
+
+    def decision_function(self, X):
+        return self.scores[: len(X)]
+
+
 def test_convention_in_scorers():
     scorer = srm.get_scorer("ndcg@3", convention="lightgbm")
     assert repr(scorer) == "get_scorer('ndcg@3', convention='lightgbm')"
-    scoring = srm.make_scoring(["ndcg@3", "precision@3"], convention="tf_ranking")
-    assert scoring["precision@3"]._kwargs["convention"] == "tf_ranking"
+    scoring = srm.make_scoring(["ndcg@3", "precision@4"], convention="tf_ranking")
+    # through public behaviour: each scorer gives its function's value under
+    # the preset, which differs from the default here (tf_ranking's
+    # precision divides by min(k, list length); its gain is exponential)
+    X = np.arange(6.0).reshape(-1, 1)
+    Y = np.array([[1, 0, 2], [0, 2, 1], [1, 1, 0], [0, 0, 1], [2, 0, 0], [0, 1, 2]])
+    scores = np.array([[0.9, 0.2, 0.2], [0.1, 0.8, 0.3], [0.5, 0.5, 0.5]] * 2)
+    model = _FixedScores(scores).fit(X, Y)
+    for name, func in (("precision@4", srm.precision_at_k), ("ndcg@3", srm.ndcg_at_k)):
+        k = int(name[-1])
+        got = scoring[name](model, X, Y)
+        assert got == func(Y, scores, k=k, convention="tf_ranking")
+        assert got != func(Y, scores, k=k)
     with pytest.raises(ValueError, match="convention must be"):
         srm.get_scorer("ndcg@3", convention="nope")
 
