@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._engine import _group_order
 from ._scorer import get_scorer
-from ._validation import _as_array, _as_numeric, check_query_id
+from ._validation import _as_array, check_query_id, check_weight_vector
 
 __all__ = ["QueryRanker"]
 
@@ -176,23 +176,13 @@ def _group_format(estimator):
 
 
 def _check_weights(sample_weight, n, where):
-    if sample_weight is None:
-        return None
-    w = _as_numeric(
-        "sample_weight",
-        _as_array("sample_weight", sample_weight),
-        "pass one non-negative number per row of X.",
+    return check_weight_vector(
+        sample_weight,
+        n,
+        "row of X",
+        where=f"{where}: ",
+        hint=" For a weight per query, repeat it on each row of the query.",
     )
-    if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(
-            f"{where}: sample_weight must be 1-D with one weight per row of X "
-            f"({n}), got shape {w.shape}. For a weight per query, repeat it "
-            "on each row of the query."
-        )
-    w = np.asarray(w, dtype=np.float64)
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError(f"{where}: sample_weight must be finite and non-negative.")
-    return w
 
 
 def _per_query_weights(w_grouped, grouping, library, where):

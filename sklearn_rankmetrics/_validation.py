@@ -249,8 +249,12 @@ def check_y_true_sparse(y_true):
     return csr
 
 
-def check_sample_weight(sample_weight, n, what):
-    """Return a float64 weight vector of length ``n`` (ones if None)."""
+def check_weight_vector(sample_weight, n, what, *, where="", hint=""):
+    """Return ``sample_weight`` as finite non-negative float64 of length ``n``.
+
+    None stays None.  ``where`` prefixes the error messages (e.g.
+    ``"QueryRanker.fit: "``) and ``hint`` ends the shape error.
+    """
     if sample_weight is None:
         return None
     w = _as_numeric(
@@ -260,12 +264,20 @@ def check_sample_weight(sample_weight, n, what):
     )
     if w.ndim != 1 or w.shape[0] != n:
         raise ValueError(
-            f"sample_weight must be 1-D with one weight per {what} ({n}), got "
-            f"shape {w.shape}."
+            f"{where}sample_weight must be 1-D with one weight per {what} ({n}), "
+            f"got shape {w.shape}.{hint}"
         )
     w = np.asarray(w, dtype=np.float64)
     if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError("sample_weight must be finite and non-negative.")
+        raise ValueError(f"{where}sample_weight must be finite and non-negative.")
+    return w
+
+
+def check_sample_weight(sample_weight, n, what):
+    """Return a float64 weight vector of length ``n`` (ones if None)."""
+    w = check_weight_vector(sample_weight, n, what)
+    if w is None:
+        return None
     # Weights are relative: scale them by a power of two (exactly) so that the
     # largest is in [0.5, 1) and no weighted sum or product over/underflows.
     return np.ldexp(w, -np.frexp(w.max())[1])

@@ -92,6 +92,23 @@ def test_ne_against_reference_and_log_loss(seed, weighted):
     assert_allclose(got, log_loss(y, p, sample_weight=w) / h, rtol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ne_with_probabilities_zero_and_one(seed, weighted):
+    # confidently wrong and confidently right rows: finite, as log loss clips
+    y, p, w = ctr_data(seed, n=60, weighted=weighted, extremes=True)
+    p[:4] = [0.0, 1.0, 0.0, 1.0]
+    y[:4] = [1, 0, 0, 1]
+    if weighted:
+        w[:4] = [2.0, 0.5, 1.0, 3.0]
+    got = srm.normalized_entropy(y, p, sample_weight=w)
+    assert np.isfinite(got)
+    assert_allclose(got, ref_ne(y, p, w), rtol=1e-12)
+    rate = np.average(y, weights=w)
+    h = -(rate * np.log(rate) + (1 - rate) * np.log(1 - rate))
+    assert_allclose(got, log_loss(y, p, sample_weight=w) / h, rtol=1e-12)
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_ne_is_one_minus_d2_log_loss(weighted):
     metrics = pytest.importorskip("sklearn.metrics")
@@ -170,6 +187,35 @@ def test_ece_against_calibration_curve(seed, strategy, n_bins):
         rtol=1e-12,
         atol=1e-15,
     )
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n_bins", [1, 4, 10])
+def test_ece_integer_weights_are_repeated_rows(seed, n_bins):
+    # uniform bins: weighted ECE equals the unweighted reference (built on
+    # calibration_curve) on the rows repeated by their weights
+    y, p, _ = ctr_data(seed, n=120, extremes=True)
+    w = np.random.default_rng(seed).integers(0, 4, size=y.shape[0])
+    w[0] = 1
+    yy, pp = np.repeat(y, w), np.repeat(p, w)
+    assert_allclose(
+        srm.expected_calibration_error(y, p, n_bins=n_bins, sample_weight=w),
+        ref_ece_unweighted(yy, pp, n_bins, "uniform"),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+def test_ece_edge_inputs():
+    # one impression: |p - y|; all-zero clicks: the mean prediction
+    assert_allclose(srm.expected_calibration_error([1], [0.25]), 0.75)
+    assert_allclose(srm.expected_calibration_error([0], [0.25]), 0.25)
+    p = np.array([0.0, 0.05, 0.3, 0.95, 1.0])
+    assert_allclose(
+        srm.expected_calibration_error(np.zeros(5, int), p, n_bins=10), p.mean()
+    )
+    # probabilities 0 and 1 with matching outcomes are perfectly calibrated
+    assert srm.expected_calibration_error([0, 1, 0, 1], [0.0, 1.0, 0.0, 1.0]) == 0.0
 
 
 def test_ece_hand_worked():
