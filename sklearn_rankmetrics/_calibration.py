@@ -560,7 +560,9 @@ def calibration_report(
     References
     ----------
     .. [1] F. Pan, X. Ao, P. Tang, M. Lu, D. Liu, L. Xiao, Q. He,
-       "Field-aware Calibration: A Simple and Empirical Study", 2019.
+       "Field-aware Calibration: A Simple and Empirically Strong Method for
+       Reliable Probabilistic Predictions", The Web Conference (WWW) 2020,
+       arXiv:1905.10713.
 
     Examples
     --------

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.stats
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ._engine import weighted_mean
 from ._report import _per_query_report
 from ._validation import check_option
 
@@ -231,9 +232,10 @@ class RankingComparison:
         Queries entering each paired test.
     significant : ndarray of bool, shape (n_pairs, n_metrics)
         ``pvalue_corrected < alpha``.
-    per_query : dict of str to ndarray of shape (n_queries, n_metrics)
+    per_query_values : dict of str to ndarray of shape (n_queries, n_metrics)
         Each model's per-query values (nan: skipped), rows in the order of
-        ``query_id``.
+        ``query_id``.  (Named ``per_query`` before 0.2: that name, which
+        elsewhere asks for per-query output, is deprecated.)
     query_id : ndarray of shape (n_queries,)
         Long form: ``np.unique(query_id)``; 2-D: the row numbers.
     """
@@ -241,6 +243,18 @@ class RankingComparison:
     def __init__(self, **fields):
         for name, value in fields.items():
             setattr(self, name, value)
+
+    @property
+    def per_query(self):
+        """Deprecated alias of :attr:`per_query_values`."""
+        warnings.warn(
+            "RankingComparison.per_query is deprecated since 0.2 and will be "
+            "removed in 0.4; use per_query_values (per_query= elsewhere asks "
+            "for per-query output).",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.per_query_values
 
     @property
     def letters(self):
@@ -592,10 +606,10 @@ array-like of shape (n_rows,) with ``query_id``
         ``np.random.default_rng(seed)``.
 
     **options
-        Options of the metrics, as in :func:`ranking_report`
-        (``relevance_threshold``, ``gain``, ``ignore_ties``,
-        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``;
-        ``query_weighting`` may only be ``"uniform"``, see Notes).
+        ``convention`` and the options of the metric functions, as in
+        :func:`ranking_report` (``relevance_threshold``, ``gain``,
+        ``ties``, ``no_relevant``, ``ap_denominator``, ...);
+        ``query_weighting`` may only be ``"uniform"``, see Notes.
 
     Returns
     -------
@@ -657,17 +671,18 @@ array-like of shape (n_rows,) with ``query_id``
             metrics=metrics,
             query_id=query_id,
             sample_weight=None,
+            caller="compare_rankings",
             **options,
         )
         for name, score in y_scores.items()
     }
     first = reports[models[0]]
     names = list(first.values)
-    per_query = {
+    values = {
         m: np.column_stack([r.values[n] for n in names]) for m, r in reports.items()
     }
     return _compare_values(
-        per_query,
+        values,
         names,
         first.query_id,
         baseline=baseline,
@@ -715,7 +730,7 @@ def _check_settings(
 
 
 def _compare_values(
-    per_query,
+    values,
     names,
     query_id,
     *,
@@ -737,7 +752,7 @@ def _compare_values(
 
     Parameters
     ----------
-    per_query : dict of str to ndarray of shape (n_queries, n_metrics)
+    values : dict of str to ndarray of shape (n_queries, n_metrics)
         ``{model: values}``, at least two models, rows paired (the same
         query in the same row for every model), nan where a query is
         skipped.
@@ -756,7 +771,7 @@ def _compare_values(
     -------
     comparison : RankingComparison
     """
-    models = list(per_query)
+    models = list(values)
     if len(models) < 2:
         raise ValueError(f"a comparison needs at least two models, got {len(models)}.")
     test, correction = _check_settings(
@@ -764,17 +779,17 @@ def _compare_values(
         confidence_level, alpha,
     )  # fmt: skip
     seed = _seed(random_state)
-    per_query = {
+    values = {
         m: np.asarray(v, dtype=np.float64).reshape(-1, len(names))
-        for m, v in per_query.items()
+        for m, v in values.items()
     }
 
     mean, ci_low, ci_high, n_queries = _means_and_intervals(
-        per_query, models, confidence_level, n_bootstrap, seed
+        values, models, confidence_level, n_bootstrap, seed
     )
     pairs = _pairs(models, baseline)
     difference, statistic, pvalue, n_paired = _paired_tests(
-        per_query, pairs, test, n_resamples, seed
+        values, pairs, test, n_resamples, seed
     )
     pvalue_corrected = _correct_per_metric(pvalue, correction)
     with np.errstate(invalid="ignore"):
@@ -802,17 +817,17 @@ def _compare_values(
         pvalue_corrected=pvalue_corrected,
         significant=significant,
         n_paired=n_paired,
-        per_query=per_query,
+        per_query_values=values,
         query_id=np.asarray(query_id),
     )
 
 
-def _means_and_intervals(per_query, models, confidence_level, n_bootstrap, seed):
+def _means_and_intervals(values, models, confidence_level, n_bootstrap, seed):
     """Mean over queries, bootstrap interval and query count of each model
     (rows) and metric (columns), nan where no query is scored."""
-    n_m = per_query[models[0]].shape[1]
+    n_m = values[models[0]].shape[1]
     shape = (len(models), n_m)
-    columns = np.column_stack([per_query[m] for m in models])  # (n_q, models*n_m)
+    columns = np.column_stack([values[m] for m in models])  # (n_q, models*n_m)
     valid = ~np.isnan(columns)
     # Columns sharing the same skipped queries are resampled together.
     groups = {}
@@ -825,7 +840,7 @@ def _means_and_intervals(per_query, models, confidence_level, n_bootstrap, seed)
         V = columns[rows][:, cols]
         if V.shape[0] == 0:
             continue
-        flat_mean[cols] = V.mean(axis=0)
+        flat_mean[cols] = [weighted_mean(V[:, j]) for j in range(len(cols))]
         if V.shape[0] >= 2:
             flat_low[cols], flat_high[cols] = _bootstrap_means(
                 V, confidence_level, n_bootstrap, seed
@@ -847,17 +862,17 @@ def _pairs(models, baseline):
     return [(m, baseline) for m in models if m != baseline]
 
 
-def _paired_tests(per_query, pairs, test, n_resamples, seed):
+def _paired_tests(values, pairs, test, n_resamples, seed):
     """Mean difference, statistic, raw p-value and paired query count of
     each pair (rows) and metric (columns)."""
-    n_q, n_m = next(iter(per_query.values())).shape
+    n_q, n_m = next(iter(values.values())).shape
     shape = (len(pairs), n_m)
     difference = np.full(shape, np.nan)
     statistic, pvalue = difference.copy(), difference.copy()
     n_paired = np.zeros(shape, dtype=np.intp)
     D = np.zeros((n_q, len(pairs) * n_m))
     for p, (model, ref) in enumerate(pairs):
-        d = per_query[model] - per_query[ref]
+        d = values[model] - values[ref]
         both = ~np.isnan(d)
         n_paired[p] = both.sum(axis=0)
         D[:, p * n_m : (p + 1) * n_m] = np.where(both, d, 0.0)
@@ -869,7 +884,7 @@ def _paired_tests(per_query, pairs, test, n_resamples, seed):
             for j in range(n_m):
                 keep = both[:, j]
                 statistic[p, j], pvalue[p, j] = _paired_test(
-                    test, per_query[ref][keep, j], per_query[model][keep, j]
+                    test, values[ref][keep, j], values[model][keep, j]
                 )
     if test == "permutation":
         testable = n_paired.ravel() > 0

@@ -20,12 +20,25 @@ class Convention(NamedTuple):
 
     ``options`` go to every metric that takes them; ``per_metric`` maps a
     metric function's name to options for it alone (they win over
-    ``options``); ``source`` says where each choice comes from.
+    ``options``); ``whole_list`` likewise, but only when the metric reads
+    the whole ranked list (``k=None``): a rule the library defines for
+    that case alone, such as scikit-learn's tie thresholds in
+    ``average_precision_score``, which has no cut-off; ``source`` says
+    where each choice comes from.
     """
 
     options: dict
     per_metric: dict
     source: str
+    whole_list: dict = {}
+
+    def rules(self):
+        """Every option set of the preset (to search for a rule)."""
+        return [
+            self.options,
+            *self.per_metric.values(),
+            *self.whole_list.values(),
+        ]
 
 
 CONVENTIONS = {
@@ -55,14 +68,16 @@ CONVENTIONS = {
     ),
     "sklearn": Convention(
         options={"ties": "expected", "gain": "linear", "no_relevant": 0.0},
-        per_metric={"average_precision_at_k": {"ties": "threshold"}},
+        per_metric={},
         source=(
             "sklearn.metrics.ndcg_score / dcg_score: ties averaged "
             "(McSherry and Najork), the grade as gain, rows without a "
             "relevant item scored 0 and kept in the mean; "
             "average_precision_score: tied items are one threshold "
-            "(ties='threshold', k=None only)."
+            "(ties='threshold'; it has no cut-off, so at a cut-off the "
+            "preset's averaged ties apply)."
         ),
+        whole_list={"average_precision_at_k": {"ties": "threshold"}},
     ),
     "lightgbm": Convention(
         options={
@@ -200,7 +215,7 @@ CONVENTIONS = {
 }
 
 
-def _check_convention(convention):
+def check_convention(convention):
     if convention not in CONVENTIONS:
         names = ", ".join(repr(name) for name in CONVENTIONS)
         raise ValueError(
@@ -209,11 +224,13 @@ def _check_convention(convention):
     return CONVENTIONS[convention]
 
 
-def convention_options(convention, func_name, accepted):
+def convention_options(convention, func_name, accepted, k=None):
     """The options of ``convention`` for the metric ``func_name`` that
-    takes the keyword options ``accepted``."""
-    preset = _check_convention(convention)
+    takes the keyword options ``accepted``, called with cut-off ``k``."""
+    preset = check_convention(convention)
     merged = {**preset.options, **preset.per_metric.get(func_name, {})}
+    if k is None:
+        merged.update(preset.whole_list.get(func_name, {}))
     return {key: value for key, value in merged.items() if key in accepted}
 
 
@@ -230,11 +247,14 @@ def with_convention(func):
     """Add ``convention=None`` to the keyword options of the metric ``func``."""
     signature = inspect.signature(func)
     accepted = set(signature.parameters) - {"y_true", "y_score"}
+    k_param = signature.parameters.get("k")
+    default_k = None if k_param is None else k_param.default
 
     @functools.wraps(func)
     def metric(y_true, y_score, *, convention=None, **options):
         if convention is not None:
-            preset = convention_options(convention, func.__name__, accepted)
+            k = options.get("k", default_k)
+            preset = convention_options(convention, func.__name__, accepted, k=k)
             if "ignore_ties" in options and "ties" not in options:
                 preset.pop("ties", None)  # the explicit tie option wins
             options = {**preset, **options}

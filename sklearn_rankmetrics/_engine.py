@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._config import effective_n_threads
 from ._validation import (
@@ -41,6 +40,7 @@ from ._validation import (
     check_y_true_dense,
     check_y_true_sparse,
     raise_nan_scores,
+    undefined_metric_warning,
 )
 
 __all__ = []  # private module
@@ -1305,7 +1305,7 @@ def _undefined(what):
     warnings.warn(
         f"{what}: no query could be scored (every query was skipped or had "
         "zero weight); returning nan.",
-        UndefinedMetricWarning,
+        undefined_metric_warning(),
         stacklevel=3,
     )
     return float("nan")
@@ -1355,17 +1355,27 @@ def weighted_mean(values, weights=None, keep=None):
     their weights sum to 0.
 
     Both sums are numpy's pairwise sums (:func:`weighted_sum`), so the
-    result is the same bit for bit wherever it is computed.
+    result is the same bit for bit wherever it is computed.  The mergeable
+    state keeps the two sums (:func:`weighted_totals`) and divides them
+    when asked (:func:`mean_of_totals`): the same two steps.
     """
+    return mean_of_totals(*weighted_totals(values, weights, keep))
+
+
+def weighted_totals(values, weights=None, keep=None):
+    """``(sum(w * v), sum(w))`` over the queries in ``keep`` (default: the
+    non-nan values): the two sums of :func:`weighted_mean`."""
     values = np.asarray(values, dtype=np.float64)
     if keep is None:
         keep = ~np.isnan(values)
     w = np.ones(values.shape[0]) if weights is None else np.asarray(weights)
     w = w[keep]
-    total = w.sum()
-    if total == 0:
-        return float("nan")
-    return weighted_sum(w, values[keep]) / float(total)
+    return weighted_sum(w, values[keep]), float(w.sum())
+
+
+def mean_of_totals(total, weight):
+    """``total / weight``, nan if the weight is 0 (no query scored)."""
+    return float(total) / float(weight) if weight != 0 else float("nan")
 
 
 def pooled_ratio(num, den, keep, weights, name):

@@ -53,8 +53,7 @@ def _input_order_ties(options):
 
         preset = CONVENTIONS.get(convention)
         if preset is not None:
-            rules = [preset.options, *preset.per_metric.values()]
-            if any(rule.get("ties") == "input_order" for rule in rules):
+            if any(rule.get("ties") == "input_order" for rule in preset.rules()):
                 return (
                     f"convention={convention!r} breaks ties by row order "
                     "(as its library does)"
@@ -62,41 +61,103 @@ def _input_order_ties(options):
     return None
 
 
-def check_ties_option(options, engine):
-    """Refuse options whose tie rule is the row order: a shuffle does not
-    keep it, so the result would depend on the partitioning."""
+def check_ties_option(options, engine, tie_break_col=None, func=None):
+    """Refuse options whose tie rule is the row order without
+    ``tie_break_col``: a shuffle does not keep the row order, so the result
+    would depend on the partitioning."""
     why = _input_order_ties(options)
-    if why is not None:
+    if why is not None and tie_break_col is None:
         raise ValueError(
             f"{why}, which {engine}'s shuffle by query does not keep; tied "
             "scores would be ordered differently from one partitioning to "
-            "the next. Count ties exactly (the default ties, "
-            "ignore_ties=False), or break the ties in the score column "
-            "itself (e.g. add a small term ordered by the item id)."
+            "the next. Pass tie_break_col= (a column unique within each "
+            "query, such as the document id; the rows of each query are "
+            "sorted by it before ranking, tie_break_ascending=False for a "
+            "decreasing order as trec_eval's), or count ties exactly (the "
+            "default ties='expected')."
         )
+
+
+def check_tie_break(tie_break_col, tie_break_ascending, available, columns, func):
+    """``(column, ascending)`` or None: the checked ``tie_break_col``."""
+    if not isinstance(tie_break_ascending, (bool, np.bool_)):
+        raise TypeError(
+            f"{func}: tie_break_ascending must be True or False; got "
+            f"{tie_break_ascending!r}."
+        )
+    if tie_break_col is None:
+        return None
+    if not isinstance(tie_break_col, str):
+        raise TypeError(
+            f"{func}: tie_break_col must be a column name (str) or None; got "
+            f"{tie_break_col!r}."
+        )
+    if tie_break_col not in available:
+        raise ValueError(
+            f"{func}: tie_break_col={tie_break_col!r} is not a column of the "
+            f"DataFrame; available columns: {', '.join(map(repr, available))}."
+        )
+    if tie_break_col in columns:
+        raise ValueError(
+            f"{func}: tie_break_col={tie_break_col!r} is already the query, "
+            "label, score or weight column; name a column that identifies "
+            "the item, such as the document id."
+        )
+    return tie_break_col, bool(tie_break_ascending)
+
+
+def _duplicate_tie_break(query_col, tie_break_col, partition):
+    return _error(
+        f"column {tie_break_col!r} (tie_break_col) repeats a value within a "
+        f"query of {query_col!r}{{where}}; it must identify the rows of a "
+        "query (e.g. the document id), or the order of tied scores would "
+        "still depend on the partitioning.",
+        partition,
+    )
+
+
+def order_rows(pdf, query_col, tie_break, partition):
+    """The pandas partition ``pdf`` with the rows of each query sorted by
+    the tie-break column (``tie_break``: ``(column, ascending)`` or None)."""
+    if tie_break is None or len(pdf) == 0:
+        return pdf
+    col, ascending = tie_break
+    check_nulls({col: int(pdf[col].isna().sum())}, query_col, partition)
+    if pdf.duplicated([query_col, col]).any():
+        raise _duplicate_tie_break(query_col, col, partition)
+    # the engine reads the rows of a query in the order they come
+    return pdf.sort_values(col, ascending=ascending, kind="stable")
+
+
+def order_arrow_rows(table, query_col, tie_break, partition):
+    """:func:`order_rows` of a ``pyarrow.Table``."""
+    if tie_break is None or table.num_rows == 0:
+        return table
+    import pyarrow.compute as pc
+
+    col, ascending = tie_break
+    check_nulls({col: table.column(col).null_count}, query_col, partition)
+    order = "ascending" if ascending else "descending"
+    table = table.take(pc.sort_indices(table, [(query_col, "ascending"), (col, order)]))
+    q, t = table.column(query_col), table.column(col)
+    n = table.num_rows
+    same = pc.and_(
+        pc.equal(q.slice(1), q.slice(0, n - 1)),
+        pc.equal(t.slice(1), t.slice(0, n - 1)),
+    )
+    if n > 1 and pc.any(same).as_py():
+        raise _duplicate_tie_break(query_col, col, partition)
+    return table
 
 
 def check_options(options, func):
     """Refuse an option the report does not take, naming the public
-    ``func`` (not the private engine) and listing the accepted ones."""
-    import inspect
+    ``func`` (not the private engine) and listing the accepted ones; check
+    the values given as the metric functions do."""
+    from ._report import _check_report_options
 
-    from ._report import _per_query_report
-
-    params = inspect.signature(_per_query_report).parameters
-    accepted = [
-        name
-        for name, p in params.items()
-        if p.kind is p.KEYWORD_ONLY
-        and p.default is not p.empty
-        and name not in ("sample_weight",)
-    ]
-    for name in options:
-        if name not in accepted:
-            raise TypeError(
-                f"{func}() got an unexpected keyword argument {name!r}; "
-                f"its options are: {', '.join(accepted)}."
-            )
+    options = {o: v for o, v in options.items() if o != "convention"}
+    _check_report_options(options, func)
 
 
 def _error(message, partition):
@@ -154,18 +215,21 @@ def partition_arrays(pdf, query_col, label_col, score_col, weight_col, partition
     return y, s, q, w
 
 
-def partition_state(pdf, *, columns, partition, k, metrics, options):
+def partition_state(pdf, *, columns, partition, k, metrics, options, tie_break=None):
     """The :class:`ReportState` of one partition of whole queries; an empty
     partition gives the empty state."""
     if len(pdf) == 0:
         return ReportState()
+    pdf = order_rows(pdf, columns[0], tie_break, partition)
     y, s, q, w = partition_arrays(pdf, *columns, partition)
     return chunk_state(
         y, s, query_id=q, sample_weight=w, k=k, metrics=metrics, **options
     )
 
 
-def partition_per_query(pdf, *, columns, partition, k, metrics, options, names):
+def partition_per_query(
+    pdf, *, columns, partition, k, metrics, options, names, tie_break=None
+):
     """One row per query of the partition (sorted by id): the query column
     then one float column per scorer name."""
     import pandas as pd  # only ever called on a pandas partition
@@ -175,6 +239,7 @@ def partition_per_query(pdf, *, columns, partition, k, metrics, options, names):
         table = {query_col: pdf[query_col].iloc[:0]}
         table.update((n, np.zeros(0)) for n in names)
         return pd.DataFrame(table)
+    pdf = order_rows(pdf, query_col, tie_break, partition)
     y, s, q, w = partition_arrays(pdf, *columns, partition)
     state = chunk_state(
         y,

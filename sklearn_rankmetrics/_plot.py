@@ -8,7 +8,7 @@ is imported inside ``plot`` only.
 
 import numpy as np
 
-from ._engine import weighted_sum
+from ._engine import weighted_mean
 from ._report import _check_cutoffs, _per_query_report, available_metrics
 from ._scorer import (
     _RESPONSE_METHOD,
@@ -154,6 +154,7 @@ class MetricAtKDisplay:
         ax=None,
         plot=True,
         metric_options=None,
+        convention=None,
         **kwargs,
     ):
         """Compute the metric at every k (from one ranking) and plot it.
@@ -183,6 +184,9 @@ or array-like of shape (n_rows,) with ``query_id``
         metric_options : dict, default=None
             Options of the metric (``ignore_ties``, ``gain``,
             ``relevance_threshold``, ``no_relevant``, ...).
+        convention : str or None, default=None
+            A preset of the metric's options (see :func:`ranking_report`);
+            ``metric_options`` win over it.
         **kwargs
             Passed to :meth:`plot`.
 
@@ -199,14 +203,14 @@ or array-like of shape (n_rows,) with ``query_id``
             metrics=[metric],
             query_id=query_id,
             sample_weight=sample_weight,
+            convention=convention,
+            caller="MetricAtKDisplay.from_predictions",
             **(metric_options or {}),
         )
-        values = []
-        for name_k, v in report.values.items():
-            w = report.weights[name_k]
-            keep = ~np.isnan(v)
-            total = w[keep].sum()
-            values.append(weighted_sum(w[keep], v[keep]) / total if total else np.nan)
+        values = [
+            weighted_mean(v, report.weights[name_k])
+            for name_k, v in report.values.items()
+        ]
         display = cls(k=np.array(ks), values=values, metric=metric, name=name)
         return display.plot(ax=ax, **kwargs) if plot else display
 
@@ -226,6 +230,7 @@ or array-like of shape (n_rows,) with ``query_id``
         ax=None,
         plot=True,
         metric_options=None,
+        convention=None,
         **kwargs,
     ):
         """Score a fitted estimator as the ranking scorers do, and plot.
@@ -247,7 +252,8 @@ or array-like of shape (n_rows,) with ``query_id``
             Relevant class of a binary classifier (long form).
         name : str, default=None
             Legend label; None uses the estimator's class name.
-        metric, k, query_id, sample_weight, ax, plot, metric_options, **kwargs
+        metric, k, query_id, sample_weight, ax, plot, metric_options, \
+convention, **kwargs
             As in :meth:`from_predictions`.
 
         Returns
@@ -268,6 +274,7 @@ or array-like of shape (n_rows,) with ``query_id``
             ax=ax,
             plot=plot,
             metric_options=metric_options,
+            convention=convention,
             **kwargs,
         )
 
@@ -411,6 +418,7 @@ class PerQueryDifferenceDisplay:
         kind="sorted",
         plot=True,
         metric_options=None,
+        convention=None,
         **kwargs,
     ):
         """Per-query ``metric@k`` of ``y_score`` minus that of
@@ -435,6 +443,9 @@ class PerQueryDifferenceDisplay:
             False computes without drawing.
         metric_options : dict, default=None
             Options of the metric.
+        convention : str or None, default=None
+            A preset of the metric's options (see :func:`ranking_report`);
+            ``metric_options`` win over it.
         **kwargs
             Passed to :meth:`plot`.
 
@@ -465,6 +476,8 @@ class PerQueryDifferenceDisplay:
                 metrics=[metric],
                 query_id=query_id,
                 sample_weight=None,
+                convention=convention,
+                caller="PerQueryDifferenceDisplay.from_predictions",
                 **(metric_options or {}),
             )
             (v,) = rep.values.values()
@@ -523,8 +536,8 @@ class PerQueryDifferenceDisplay:
             )
         j = comparison.metrics.index(metric)
         display = cls(
-            difference=comparison.per_query[name][:, j]
-            - comparison.per_query[reference_name][:, j],
+            difference=comparison.per_query_values[name][:, j]
+            - comparison.per_query_values[reference_name][:, j],
             query_id=comparison.query_id,
             metric=metric,
             name=name,

@@ -11,7 +11,6 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
 
 from ._conventions import with_convention
 from ._docstrings import fill_doc
@@ -496,9 +495,12 @@ def check_discount(discount):
 # public functions below, and the report, average their output.
 # ---------------------------------------------------------------------------
 def _precision_cutoff(rk, precision_denominator="k"):
-    """k (None: the retrieved count), or min(k, retrieved) for "retrieved"."""
+    """k (None: the retrieved count), or min(k, retrieved) for "retrieved",
+    min(k, R) for "min_k"."""
     if precision_denominator == "retrieved":
         return rk.retrieved.sum(axis=1, dtype=np.float64)
+    if precision_denominator == "min_k":
+        return np.minimum(rk.cutoff, rk.n_rel)
     return rk.cutoff
 
 
@@ -590,6 +592,8 @@ def _hypergeometric_pgf(t, population, successes, draws):
 
     A sum over the possible values x of X (a loop over x, not over queries).
     """
+    from scipy.special import gammaln  # only tie-aware RBP needs it
+
     t, N, S, n = np.broadcast_arrays(
         *(np.asarray(a, dtype=np.float64) for a in (t, population, successes, draws))
     )
@@ -661,7 +665,9 @@ def _rbp_weights(rk, persistence):
     return (1.0 - persistence) * persistence ** (rk.rank - 1.0)
 
 
-_RBP_GAINS = ("binary", "max_normalized", "raw")
+RBP_GAINS = ("binary", "max_normalized", "raw")
+PRECISION_DENOMINATORS = ("k", "retrieved", "min_k")
+AP_DENOMINATORS = ("relevant", "min_k", "hits")
 
 
 def _rbp_values(rk, persistence=0.8, rbp_gain="binary"):
@@ -712,7 +718,8 @@ class Kernel(NamedTuple):
 
     ``values(rk, **options)`` gives one value per query; the query is
     defined (has something to find) where ``getattr(rk, defined_by) > 0``;
-    ``needs_ideal`` asks :func:`rank` for the ideal gains; ``options`` are
+    ``needs_ideal`` asks :func:`rank` for the ideal gains (a bool, or a
+    callable of the kernel's options, e.g. graded RBP); ``options`` are
     the keyword options ``values`` takes.  ``requires`` names what else
     the kernel needs from its caller:
 
@@ -726,7 +733,7 @@ class Kernel(NamedTuple):
 
     values: Callable
     defined_by: str
-    needs_ideal: bool = False
+    needs_ideal: bool | Callable = False
     options: tuple = ()
     requires: tuple = ()
 
@@ -810,12 +817,15 @@ def precision_at_k(
 
     %(relevance_threshold)s
 
-    precision_denominator : {"k", "retrieved"}, default="k"
+    precision_denominator : {"k", "retrieved", "min_k"}, default="k"
         "k" divides by :math:`k` even when fewer items were retrieved
         (trec_eval, Microsoft Recommenders, Spark); "retrieved" divides by
         :math:`\min(k, n_{ret})`, the number of ranked items in the top k
         (TF-Ranking's ``PrecisionMetric``, torchmetrics' ``adaptive_k``).
-        With ``k=None`` both are :math:`n_{ret}`.
+        With ``k=None`` both are :math:`n_{ret}`.  "min_k" divides by
+        :math:`\min(k, R)`, the most hits possible; with
+        ``average="micro"`` it is implicit's ``ranking_metrics_at_k``
+        precision, total hits over :math:`\sum_q \min(k, R_q)`.
 
     %(ties)s
 
@@ -863,7 +873,7 @@ def precision_at_k(
     array([0.5, 0. ])
     """
     precision_denominator = check_option(
-        "precision_denominator", precision_denominator, ("k", "retrieved")
+        "precision_denominator", precision_denominator, PRECISION_DENOMINATORS
     )
     q, no_relevant, average = _prepare(
         y_true,
@@ -1457,9 +1467,7 @@ def average_precision_at_k(
     >>> average_precision_at_k(y_true, y_score, k=3)
     0.458...
     """
-    ap_denominator = check_option(
-        "ap_denominator", ap_denominator, ("relevant", "min_k", "hits")
-    )
+    ap_denominator = check_option("ap_denominator", ap_denominator, AP_DENOMINATORS)
     threshold_ties = isinstance(ties, str) and ties == "threshold"
     if threshold_ties and (k is not None or ignore_ties):
         raise ValueError(
@@ -2060,7 +2068,7 @@ def expected_reciprocal_rank_at_k(
     return average_queries(q.values, q.n_pos > 0, q.weights, average, no_relevant, name)
 
 
-def _check_persistence(persistence):
+def check_persistence(persistence):
     p = check_real("persistence", persistence, low=0.0)
     if not p < 1.0:
         raise ValueError(
@@ -2166,8 +2174,8 @@ def rank_biased_precision_at_k(
     >>> rank_biased_precision_at_k(y_true, y_score, persistence=0.5, rbp_gain="raw")
     0.75
     """
-    persistence = _check_persistence(persistence)
-    rbp_gain = check_option("rbp_gain", rbp_gain, _RBP_GAINS)
+    persistence = check_persistence(persistence)
+    rbp_gain = check_option("rbp_gain", rbp_gain, RBP_GAINS)
     graded = rbp_gain != "binary"
     q, no_relevant, average = _prepare(
         y_true,
@@ -2260,7 +2268,7 @@ def rbp_residual_at_k(
     >>> rbp_residual_at_k(y_true, y_score, k=2, persistence=0.5)
     0.25
     """
-    persistence = _check_persistence(persistence)
+    persistence = check_persistence(persistence)
     q, no_relevant, average = _prepare(
         y_true,
         y_score,

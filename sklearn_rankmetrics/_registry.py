@@ -142,6 +142,11 @@ class MetricSpec(NamedTuple):
         return self.name if k is None or not self.cutoff else f"{self.name}@{k}"
 
 
+def _graded_rbp(rbp_gain="binary", **_):
+    """Graded RBP reads each query's top grade: the ideal ranking."""
+    return rbp_gain != "binary"
+
+
 _P = TrecMeasure("P", TREC_CUTOFFS, "P_")
 _WHOLE = ("whole_list",)
 
@@ -249,7 +254,12 @@ METRICS = {
         MetricSpec(
             "rbp",
             rank_biased_precision_at_k,
-            Kernel(_rbp_values, "n_rel", options=("persistence", "rbp_gain")),
+            Kernel(
+                _rbp_values,
+                "n_rel",
+                needs_ideal=_graded_rbp,
+                options=("persistence", "rbp_gain"),
+            ),
             # trec_eval 10's rbp weighs a document by grade / top grade
             trec=(
                 TrecMeasure(

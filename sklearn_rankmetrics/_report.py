@@ -6,19 +6,22 @@ of nine metrics at four cut-offs costs about one metric call.  The metrics
 are those of the registry :data:`~sklearn_rankmetrics._registry.METRICS`
 (a metric added there can be asked for here), and each value is
 averaged by the same code as the metric function, so it is *equal* to it.
-Metrics that read the whole list (R-precision, bpref) take a second ranking
-without a cut-off, and ERR one with exponential gains, so they are not in
-the default report.
+Each metric reads its function's options and ``convention=`` preset,
+resolved as the function resolves them; metrics whose resolved options
+give the same ranking share one (the whole list for R-precision and bpref,
+exponential gains for ERR, one per tie rule, ...), so the metrics that need
+another ranking than the default one are not in the default report.
 """
 
+import inspect
 import numbers
 import warnings
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._auc import gauc_per_query
+from ._conventions import check_convention, convention_options
 from ._engine import (
     average_queries,
     check_inputs,
@@ -26,9 +29,24 @@ from ._engine import (
     query_weights,
     weighted_mean,
 )
-from ._ranking import items_per_query, rank_per_query
+from ._ranking import (
+    AP_DENOMINATORS,
+    PRECISION_DENOMINATORS,
+    RBP_GAINS,
+    _check_ties,
+    check_discount,
+    check_gain,
+    check_persistence,
+    items_per_query,
+    rank_per_query,
+)
 from ._registry import METRICS, metric_names
-from ._validation import check_no_relevant, check_option, check_real
+from ._validation import (
+    check_no_relevant,
+    check_option,
+    check_real,
+    undefined_metric_warning,
+)
 
 __all__ = ["ranking_report"]
 
@@ -138,14 +156,194 @@ def scorer_name(metric, k):
     return metric if _whole_list(metric) else f"{metric}@{k}"
 
 
-def _check_kernel_options(beta, log_base, ap_denominator):
-    return {
-        "beta": check_real("beta", beta, low=0.0),
-        "log_base": check_real("log_base", log_base, low=1.0),
-        "ap_denominator": check_option(
-            "ap_denominator", ap_denominator, ("relevant", "min_k")
-        ),
+# The arguments a report handles itself; every other keyword option of a
+# metric function is a report option, read by the metrics that take it.
+_NOT_OPTIONS = frozenset(
+    ("y_true", "y_score", "k", "query_id", "sample_weight", "average", "convention")
+)
+# What a ranking is built with (the rest are the kernels' options).
+_RANKING_OPTIONS = ("ties", "ignore_ties", "no_relevant", "relevance_threshold", "gain")
+
+
+def _function_options(spec):
+    """Keyword option -> default of the metric's public function."""
+    params = inspect.signature(spec.function).parameters
+    return {n: p.default for n, p in params.items() if n not in _NOT_OPTIONS}
+
+
+def report_options():
+    """Every option a report takes: the options of the registry's metric
+    functions, in table order."""
+    names = {}
+    for spec in METRICS.values():
+        names.update(dict.fromkeys(_function_options(spec)))
+    return tuple(names)
+
+
+def _check_report_options(options, caller="ranking_report"):
+    """TypeError for a name no metric function takes; the values given are
+    checked as the functions check them, whichever metrics read them."""
+    unknown = sorted(set(options) - set(report_options()))
+    if unknown:
+        raise TypeError(
+            f"{caller}() got unknown option(s) {', '.join(map(repr, unknown))}; "
+            "the options are those of the metric functions: "
+            f"{', '.join(report_options())}."
+        )
+    for name, value in options.items():
+        _check_kernel_option(name, value)
+    if "gain" in options:
+        check_gain(options["gain"])
+    if "no_relevant" in options:
+        check_no_relevant(options["no_relevant"])
+    check_real(
+        "relevance_threshold",
+        options.get("relevance_threshold"),
+        low=0.0,
+        allow_none=True,
+    )
+    ties = options.get("ties")
+    if not (isinstance(ties, str) and ties == "threshold"):
+        _check_ties(ties, options.get("ignore_ties", False))
+
+
+def _resolve_options(spec, convention, options, k):
+    """The options ``spec``'s function is called with: its defaults, then
+    the convention's (as :func:`with_convention` gives them at cut-off
+    ``k``), then the ones given explicitly."""
+    resolved = _function_options(spec)
+    if convention is not None:
+        preset = convention_options(
+            convention, spec.function.__name__, resolved, k=k if spec.cutoff else None
+        )
+        if "ignore_ties" in options and "ties" not in options:
+            preset.pop("ties", None)  # the explicit tie option wins
+        resolved.update(preset)
+    resolved.update((o, v) for o, v in options.items() if o in resolved)
+    return resolved
+
+
+def _check_kernel_option(name, value):
+    """A kernel option checked as its metric function checks it."""
+    check = _KERNEL_OPTION_CHECKS.get(name)
+    return value if check is None else check(value)
+
+
+_KERNEL_OPTION_CHECKS = {
+    "precision_denominator": lambda v: check_option(
+        "precision_denominator", v, PRECISION_DENOMINATORS
+    ),
+    "beta": lambda v: check_real("beta", v, low=0.0),
+    "ap_denominator": lambda v: check_option("ap_denominator", v, AP_DENOMINATORS),
+    "log_base": lambda v: check_real("log_base", v, low=1.0),
+    "discount": check_discount,
+    "max_grade": lambda v: None if v is None else check_real("max_grade", v, low=0.0),
+    "persistence": check_persistence,
+    "rbp_gain": lambda v: check_option("rbp_gain", v, RBP_GAINS),
+}
+
+
+class _Plan(NamedTuple):
+    """How the report computes one metric at one cut-off (None: no cut-off).
+
+    ``ranking`` is None when the metric is read through its public
+    function (options the shared ranking does not serve: pessimistic or
+    optimistic ties, ``ties="threshold"``, ``judged``); else the ranking
+    options (kind, tie rule, gain, threshold -- None where the metric does
+    not read them) and ``kernel_options`` the kernel's.
+    """
+
+    metric: str
+    k: int | None
+    options: dict  # every option of the function, resolved
+    ranking: tuple | None
+    kernel_options: dict
+    needs_ideal: bool
+    no_relevant: object
+
+
+def _plan(metric, k, convention, options):
+    spec = METRICS[metric]
+    opts = _resolve_options(spec, convention, options, k)
+    if spec.kernel is None:  # GAUC: all pairs of a query's items
+        return _Plan(metric, None, opts, None, {}, False, "skip")
+    kernel = spec.kernel
+    ties = opts.get("ties")
+    if isinstance(ties, str) and ties == "threshold":
+        return _Plan(metric, k, opts, None, {}, False, None)
+    rule = _check_ties(ties, opts.get("ignore_ties", False))
+    no_relevant = check_no_relevant(opts.get("no_relevant", "skip"))
+    # options of the function that the kernel does not take: the shared
+    # ranking serves them at their defaults only
+    defaults = _function_options(spec)
+    extra = set(opts) - set(_RANKING_OPTIONS) - set(kernel.options)
+    if rule not in ("expected", "input_order") or any(
+        not _same(opts[o], defaults[o]) for o in extra
+    ):
+        return _Plan(metric, k, opts, None, {}, False, no_relevant)
+    kernel_options = {
+        o: _check_kernel_option(o, opts[o]) for o in kernel.options if o in opts
     }
+    kind = _ranking_kind(kernel.requires)
+    needs_ideal = kernel.needs_ideal
+    if callable(needs_ideal):
+        needs_ideal = needs_ideal(**kernel_options)
+    if kind == "exponential_gain":
+        gain, threshold = "exponential", None
+    else:
+        gain = opts.get("gain")
+        if needs_ideal and "gain" not in opts:
+            gain = "linear"  # graded RBP reads the grades themselves
+        threshold = check_real(
+            "relevance_threshold",
+            opts.get("relevance_threshold"),
+            low=0.0,
+            allow_none=True,
+        )
+        if gain is not None:
+            check_gain(gain)
+    return _Plan(
+        metric,
+        k,
+        opts,
+        (kind, rule, gain, threshold),
+        kernel_options,
+        needs_ideal,
+        no_relevant,
+    )
+
+
+def _same(a, b):
+    """Equal option values (an array or a gain table: the same object)."""
+    return a is b or (isinstance(a, (str, float, int)) and a == b)
+
+
+def _group_plans(plans):
+    """Plans sharing one ranking: same kind and tie rule, and the same gain
+    and threshold where both read them.  -> list of (ranking, plans)."""
+    groups = []
+    for plan in plans:
+        kind, rule, gain, threshold = plan.ranking
+        for group in groups:
+            g_kind, g_rule, g_gain, g_threshold = group[0]
+            if (kind, rule) != (g_kind, g_rule):
+                continue
+            if gain is not None and g_gain is not None and not _same(gain, g_gain):
+                continue
+            if threshold is not None and g_threshold is not None:
+                if threshold != g_threshold:
+                    continue
+            group[0] = (
+                kind,
+                rule,
+                g_gain if gain is None else gain,
+                g_threshold if threshold is None else threshold,
+            )
+            group[1].append(plan)
+            break
+        else:
+            groups.append([plan.ranking, [plan]])
+    return groups
 
 
 def _per_query_report(
@@ -156,16 +354,11 @@ def _per_query_report(
     metrics,
     query_id,
     sample_weight,
-    relevance_threshold=None,
-    gain="linear",
-    ignore_ties=False,
-    no_relevant="skip",
-    beta=1.0,
-    log_base=2,
-    ap_denominator="relevant",
-    query_weighting="impressions",
+    convention=None,
+    caller="ranking_report",
+    **options,
 ):
-    """Per-query values of every metric at every cut-off, from one ranking.
+    """Per-query values of every metric at every cut-off.
 
     Returns a :class:`PerQueryReport`: the query ids (long form: the order
     of ``np.unique(query_id)``; 2-D: the row numbers), and per scorer name
@@ -174,20 +367,24 @@ def _per_query_report(
     ``sample_weight``; for GAUC the weights :func:`group_auc_score` uses,
     e.g. the number of rows of each query).  The weighted mean of the
     non-nan values is the metric function's value, bit for bit.
+
+    ``options`` are the metric functions' options and ``convention`` their
+    preset: each metric reads the options its function takes, resolved as
+    the function resolves them.  The metrics whose options give the same
+    ranking (kind, tie rule, gain, threshold) are read from one ranking,
+    at the largest cut-off; options no shared ranking serves (pessimistic
+    or optimistic ties, ``ties="threshold"``, ``judged``) call the metric
+    function itself.
     """
-    if not isinstance(ignore_ties, (bool, np.bool_)):
-        raise TypeError(f"ignore_ties must be True or False; got {ignore_ties!r}.")
+    _check_report_options(options, caller)
+    if convention is not None:
+        check_convention(convention)
     ks = _check_cutoffs(k)
-    no_relevant = check_no_relevant(no_relevant)
-    threshold = check_real(
-        "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
-    )
-    gain = check_option("gain", gain, ("linear", "exponential"))
-    query_weighting = check_option(
-        "query_weighting", query_weighting, ("impressions", "uniform")
-    )
-    kernel_options = _check_kernel_options(beta, log_base, ap_denominator)
     metrics = _check_metrics(metrics, query_id is not None)
+    plans = []
+    for m in metrics:
+        for kk in ks if METRICS[m].cutoff else (None,):
+            plans.append(_plan(m, kk, convention, options))
     if query_id is None and _GAUC not in metrics:
         # 2-D, ranking metrics only: rank() validates; no second pass.
         form, Y, S, codes, ids, row_w = "2-D", y_true, y_score, None, None, None
@@ -199,85 +396,118 @@ def _per_query_report(
         )
         sample_w = row_w
     values, weights = {}, {}
-    ranked = [m for m in metrics if METRICS[m].kernel is not None]
-    if ranked:
-        if form == "long" and row_w is not None:
-            only_gauc = " Only GAUC (metrics=['gauc']) takes row weights."
-            query_weights(row_w, codes, ids, hint=only_gauc)
-        rank_args = dict(
-            query_id=codes,  # 0..n_q-1: ranks the queries in the order of ids
-            sample_weight=sample_w,
-            ignore_ties=bool(ignore_ties),
+    ranked = [p for p in plans if p.metric != _GAUC]
+    if ranked and form == "long" and row_w is not None:
+        only_gauc = " Only GAUC (metrics=['gauc']) takes row weights."
+        query_weights(row_w, codes, ids, hint=only_gauc)
+    rank_args = dict(query_id=codes, sample_weight=sample_w)
+    n_items = None
+    if any("n_items" in METRICS[p.metric].requires for p in ranked):
+        # one number for 2-D inputs: the kernels may read it on chunks
+        n_items = items_per_query(S, codes) if form == "long" else None
+        n_items = float(np.shape(S)[1]) if n_items is None else n_items
+    query_w = None
+    for (kind, rule, gain, threshold), group in _group_plans(
+        [p for p in ranked if p.ranking is not None]
+    ):
+
+        def read_kernels(rk, group=group):
+            out = {}
+            for plan in group:
+                kernel = METRICS[plan.metric].kernel
+                at_k = rk if plan.k is None else rk.at(plan.k)
+                opts = dict(plan.kernel_options)
+                if "n_items" in kernel.requires:
+                    opts["n_items"] = n_items
+                name = scorer_name(plan.metric, plan.k)
+                out[name] = kernel.values(at_k, **opts)
+                out[name + " defined"] = getattr(at_k, kernel.defined_by) > 0
+            return out
+
+        # Large 2-D inputs are ranked in chunks of rows, as by the metric
+        # functions (ERR scales by the largest grade of all queries: one
+        # ranking).
+        cut = [p.k for p in group]
+        q = rank_per_query(
+            Y,
+            S,
+            read_kernels,
+            k=None if kind == "whole_list" else max(cut),
+            chunks=kind != "exponential_gain",
+            threshold=threshold,
+            gain="linear" if gain is None else check_gain(gain),
+            ignore_ties=rule == "input_order",
+            need_ideal=any(p.needs_ideal for p in group),
+            **rank_args,
         )
-        n_items = None
-        if any("n_items" in METRICS[m].kernel.requires for m in ranked):
-            # one number for 2-D inputs: the kernels may read it on chunks
-            n_items = items_per_query(S, codes) if form == "long" else None
-            n_items = float(np.shape(S)[1]) if n_items is None else n_items
-        # One ranking per kind of metric: cut at max(k) (all the default
-        # metrics), the whole list, and exponential gains without a
-        # threshold (ERR).
-        kinds = {"cut": [], "whole_list": [], "exponential_gain": []}
-        for m in ranked:
-            kinds[_ranking_kind(METRICS[m].kernel.requires)].append(m)
-        for kind, names in kinds.items():
-            if not names:
-                continue
-            cutoffs = [None] if kind == "whole_list" else ks
-
-            def per_query(rk, names=names, cutoffs=cutoffs):
-                out = {}
-                for kk in cutoffs:
-                    at_k = rk if kk is None else rk.at(kk)
-                    for m in names:
-                        kernel = METRICS[m].kernel
-                        # options this report does not know keep the
-                        # kernel's default
-                        opts = {
-                            o: kernel_options[o]
-                            for o in kernel.options
-                            if o in kernel_options
-                        }
-                        if "n_items" in kernel.requires:
-                            opts["n_items"] = n_items
-                        name = scorer_name(m, kk)
-                        out[name] = kernel.values(at_k, **opts)
-                        out[name + " defined"] = getattr(at_k, kernel.defined_by) > 0
-                return out
-
-            # Large 2-D inputs are ranked in chunks of rows, as by the
-            # metric functions (ERR scales by the largest grade of all
-            # queries: one ranking).
-            q = rank_per_query(
-                Y,
-                S,
-                per_query,
-                k=None if kind == "whole_list" else max(ks),
-                chunks=kind != "exponential_gain",
-                threshold=None if kind == "exponential_gain" else threshold,
-                gain="exponential" if kind == "exponential_gain" else gain,
-                need_ideal=any(METRICS[m].kernel.needs_ideal for m in names),
-                **rank_args,
+        n_q = q["n_rel"].shape[0]
+        query_w = np.ones(n_q) if q["weights"] is None else q["weights"]
+        for plan in group:
+            name = scorer_name(plan.metric, plan.k)
+            values[name] = average_queries(
+                q[name], q[name + " defined"], query_w, None, plan.no_relevant, name
             )
+            weights[name] = query_w
+    for plan in ranked:
+        if plan.ranking is not None:
+            continue
+        # options no shared ranking serves: the metric function itself
+        name = scorer_name(plan.metric, plan.k)
+        func = METRICS[plan.metric].function
+        call = dict(plan.options)
+        if plan.k is not None:
+            call["k"] = plan.k
+        values[name] = func(
+            y_true,
+            y_score,
+            query_id=query_id,
+            sample_weight=sample_weight,
+            average=None,
+            **call,
+        )
+        if query_w is None:  # the query weights of a ranking
+            q = rank_per_query(Y, S, lambda rk: {}, k=1, ignore_ties=True, **rank_args)
             n_q = q["n_rel"].shape[0]
-            w = np.ones(n_q) if q["weights"] is None else q["weights"]
-            for kk in cutoffs:
-                for m in names:
-                    name = scorer_name(m, kk)
-                    values[name] = average_queries(
-                        q[name], q[name + " defined"], w, None, no_relevant, name
-                    )
-                    weights[name] = w
+            query_w = np.ones(n_q) if q["weights"] is None else q["weights"]
+        weights[name] = query_w
     if _GAUC in metrics:
+        (plan,) = [p for p in plans if p.metric == _GAUC]
+        opts = plan.options
+        undefined_value = opts.get("undefined_value", np.nan)
+        if not (
+            isinstance(undefined_value, numbers.Real) and np.isnan(undefined_value)
+        ):
+            raise ValueError(
+                f"{caller}: undefined_value={undefined_value!r} is "
+                "group_auc_score's value when no query has an AUC; a report "
+                "gives nan (with a warning) instead. Leave it unset."
+            )
+        threshold = check_real(
+            "relevance_threshold",
+            opts.get("relevance_threshold"),
+            low=0.0,
+            allow_none=True,
+        )
+        query_weighting = check_option(
+            "query_weighting",
+            opts.get("query_weighting", "impressions"),
+            ("impressions", "uniform", "clicks"),
+        )
+        constant_scores = check_option(
+            "constant_scores", opts.get("constant_scores", "keep"), ("keep", "skip")
+        )
         n_q = ids.shape[0] if form == "long" else S.shape[0]
         t = exact_threshold(threshold, Y.dtype)
         values[_GAUC], weights[_GAUC] = gauc_per_query(
-            form, Y, S, codes, n_q, row_w, t, query_weighting
+            form, Y, S, codes, n_q, row_w, t, query_weighting, constant_scores
         )
     # Order the keys as the report prints them: metric by metric.
     order = [scorer_name(m, kk) for m in metrics for kk in ks]
     order = list(dict.fromkeys(order))
-    query_ids = ids if form == "long" else np.arange(n_q)
+    if form == "long":
+        query_ids = ids
+    else:
+        query_ids = np.arange(next(iter(values.values())).shape[0])
     return PerQueryReport(
         query_ids,
         {n: values[n] for n in order},
@@ -297,7 +527,7 @@ def _means(per_query):
             f"{', '.join(undefined)}: no query could be scored (every query "
             "was skipped -- no relevant item, or for gauc a single class -- "
             "or had zero weight); reporting nan.",
-            UndefinedMetricWarning,
+            undefined_metric_warning(),
             stacklevel=3,
         )
     return out
@@ -347,18 +577,12 @@ def ranking_report(
     k=(1, 5, 10, 20),
     metrics=None,
     query_id=None,
-    relevance_threshold=None,
-    gain="linear",
-    ignore_ties=False,
-    no_relevant="skip",
     sample_weight=None,
+    convention=None,
     output_dict=False,
     per_query=False,
     digits=4,
-    beta=1.0,
-    log_base=2,
-    ap_denominator="relevant",
-    query_weighting="impressions",
+    **options,
 ):
     """Report every ranking metric at every cut-off, from one ranking.
 
@@ -384,37 +608,31 @@ array-like of shape (n_rows,) with ``query_id``
         The cut-offs.
 
     metrics : sequence of str, default=None
-        Metric names without ``@k``: ``"precision"``, ``"recall"``,
-        ``"f1"``, ``"fbeta"``, ``"hit_rate"``, ``"mrr"``, ``"map"``,
-        ``"dcg"``, ``"ndcg"`` (and any metric added to the package's kernel
-        table) and ``"gauc"``.  None means all of them but ``"fbeta"``;
-        ``"gauc"`` is included for the long form only, because on a wide
-        2-D matrix its full sort of every row costs several times the rest
-        of the report.
+        Metric names without ``@k``: any name of the metric registry
+        (``"precision"``, ``"recall"``, ``"f1"``, ``"fbeta"``,
+        ``"hit_rate"``, ``"mrr"``, ``"map"``, ``"dcg"``, ``"ndcg"``,
+        ``"r_precision"``, ``"fallout"``, ``"err"``, ``"rbp"``,
+        ``"bpref"``, ``"success"``, ``"gauc"``, ...).  None means
+        ``"precision"``, ``"recall"``, ``"f1"``, ``"hit_rate"``, ``"mrr"``,
+        ``"map"``, ``"dcg"`` and ``"ndcg"``, and ``"gauc"`` for the long
+        form only, because on a wide 2-D matrix its full sort of every row
+        costs several times the rest of the report.
 
     query_id : array-like of shape (n_rows,), default=None
         Query of each row of the long form; None for 2-D input.
-
-    relevance_threshold : float > 0 or None, default=None
-        Binary metrics and GAUC: relevant when ``y_true >= threshold``.
-
-    gain : {"linear", "exponential"}, default="linear"
-        DCG and NDCG gain of a grade.
-
-    ignore_ties : bool, default=False
-        If False, tied scores give the exact expected value over the
-        orderings of tied items; if True, position breaks ties.
-
-    no_relevant : {"skip", "raise"} or float, default="skip"
-        Queries without a relevant item: left out of every ranking metric
-        alike, scored with the given number, or an error.  GAUC always
-        skips queries with a single class.
 
     sample_weight : array-like of shape (n_queries,) or (n_rows,), \
 default=None
         Query weights (long form: one per row, constant within a query;
         with ``metrics=["gauc"]`` only, row weights as in
         :func:`group_auc_score`).
+
+    convention : str or None, default=None
+        A preset of options reproducing another library's numbers
+        (``"trec_eval"``, ``"sklearn"``, ``"lightgbm"``, ...; see the
+        presets page).  Each metric takes the preset's options as its
+        function does with ``convention=``, including the preset's rules for
+        that metric alone; options given explicitly win.
 
     output_dict : bool, default=False
         Return a dict instead of the text table.
@@ -431,10 +649,22 @@ default=None
     digits : int, default=4
         Digits of the text table.
 
-    beta, log_base, ap_denominator, query_weighting
-        Options of :func:`fbeta_at_k`, :func:`dcg_at_k` and
-        :func:`ndcg_at_k`, :func:`average_precision_at_k` and
-        :func:`group_auc_score`.
+    **options
+        Options of the metric functions, each read by the metrics whose
+        function takes it, with that function's default otherwise:
+        ``relevance_threshold`` (binary metrics and GAUC: relevant when
+        ``y_true >= threshold``), ``gain`` (DCG, NDCG), ``ties`` and
+        ``ignore_ties`` (the tie rule; default: the exact expected value
+        over the orderings of tied items), ``no_relevant`` (queries without
+        a relevant item: ``"skip"``, ``"raise"`` or a number; GAUC always
+        skips queries with a single class), ``precision_denominator``,
+        ``beta``, ``ap_denominator``, ``log_base``, ``discount``,
+        ``max_grade``, ``persistence``, ``rbp_gain``, ``judged``,
+        ``query_weighting``, ``constant_scores``.  A name no metric function
+        takes raises a ``TypeError``.  Metrics whose options give the same
+        ranking share it; a tie rule or option that no shared ranking
+        serves (``ties="pessimistic"``, ``"optimistic"``, ``"threshold"``,
+        ``judged``) computes that metric by its function.
 
     Returns
     -------
@@ -477,14 +707,8 @@ default=None
         metrics=metrics,
         query_id=query_id,
         sample_weight=sample_weight,
-        relevance_threshold=relevance_threshold,
-        gain=gain,
-        ignore_ties=ignore_ties,
-        no_relevant=no_relevant,
-        beta=beta,
-        log_base=log_base,
-        ap_denominator=ap_denominator,
-        query_weighting=query_weighting,
+        convention=convention,
+        **options,
     )
     if per_query:
         return _as_table(report, output_dict)

@@ -20,11 +20,16 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
-from ._engine import weighted_sum
-from ._report import _per_query_report, table_output
-from ._validation import _as_array, check_query_id, check_sample_weight
+from ._engine import mean_of_totals, weighted_totals
+from ._registry import METRICS
+from ._report import _per_query_report, _resolve_options, table_output
+from ._validation import (
+    _as_array,
+    check_query_id,
+    check_sample_weight,
+    undefined_metric_warning,
+)
 
 __all__ = ["RankingEvaluator"]
 
@@ -114,14 +119,14 @@ class ReportState:
         for name, num, den in zip(
             self.names, self.weighted_sum, self.weight_sum, strict=True
         ):
-            out[name] = float(num / den) if den > 0 else float("nan")
+            out[name] = mean_of_totals(num, den)
         undefined = [name for name, v in out.items() if np.isnan(v)]
         if undefined:
             warnings.warn(
                 f"{', '.join(undefined)}: no query could be scored (every "
                 "query was skipped -- no relevant item, or for gauc a single "
                 "class -- or had zero weight); reporting nan.",
-                UndefinedMetricWarning,
+                undefined_metric_warning(),
                 stacklevel=3,
             )
         return out
@@ -214,12 +219,15 @@ def chunk_state(
     sums = np.empty(len(names))
     weight_sum = np.empty(len(names))
     for j in range(len(names)):  # as the in-memory mean, over the scored
-        keep = ~np.isnan(values[:, j])
-        w = weights[keep, j]
-        sums[j] = weighted_sum(w, values[keep, j])
-        weight_sum[j] = w.sum()
+        sums[j], weight_sum[j] = weighted_totals(values[:, j], weights[:, j])
     # GAUC's "uniform" query weights are 1 whatever the row weights' scale
-    uniform = options.get("query_weighting") == "uniform"
+    # (given, or set by the convention as the function resolves it)
+    uniform = "gauc" in names and (
+        _resolve_options(METRICS["gauc"], options.get("convention"), options, None).get(
+            "query_weighting"
+        )
+        == "uniform"
+    )
     exps = np.array([0 if uniform and n == "gauc" else scale_exp for n in names])
     return ReportState(
         names=names,
@@ -236,10 +244,11 @@ def _length(x):
     return 0 if x is None else len(x)
 
 
-def report_names(k, metrics, options):
+def report_names(k, metrics, options, caller="ranking_report"):
     """The scorer names of a report, checking ``k``, ``metrics`` and the
     options on two rows before any data is read (the same code as the
-    chunks, so the names and the errors are the report's own)."""
+    chunks, so the names and the errors are the report's own; ``caller``
+    is the public function the errors name)."""
     if metrics is not None and "err" in (
         [metrics] if isinstance(metrics, str) else metrics
     ):
@@ -257,6 +266,7 @@ def report_names(k, metrics, options):
         metrics=metrics,
         query_id=np.array([0, 0]),
         sample_weight=None,
+        caller=caller,
         **options,
     )
     return tuple(report.values)
@@ -345,9 +355,13 @@ class RankingEvaluator:
         per_query=True)``.
 
     **options
-        The other options of :func:`ranking_report` (``gain``,
-        ``relevance_threshold``, ``ignore_ties``, ``no_relevant``,
-        ``ap_denominator``, ``query_weighting``, ...).
+        The other options of :func:`ranking_report`: ``convention`` and
+        every option of the metric functions (``ties``, ``gain``,
+        ``relevance_threshold``, ``no_relevant``, ``precision_denominator``,
+        ``ap_denominator``, ``persistence``, ``query_weighting``, ...),
+        resolved per metric as each function resolves them.  A row-order
+        tie rule (``ties="input_order"``, the trec_eval preset, ...) reads
+        each chunk's rows in the order given.
 
     Attributes
     ----------
@@ -423,7 +437,8 @@ class RankingEvaluator:
         self.metrics = metrics
         self.per_query = bool(per_query)
         self.options = options
-        self._names = report_names(k, metrics, options)  # checks the options
+        # checks the options
+        self._names = report_names(k, metrics, options, caller="RankingEvaluator")
         self._state = ReportState()
         self._closed = _ClosedQueries()
         self._open = None  # (y_true, y_score, query_id, sample_weight)

@@ -17,6 +17,18 @@ _NUMERIC_KINDS = "biuf"
 _VisibleDeprecationWarning = getattr(np, "exceptions", np).VisibleDeprecationWarning
 
 
+def undefined_metric_warning():
+    """scikit-learn's ``UndefinedMetricWarning`` class, imported on first use.
+
+    Users filter the warnings of this package with scikit-learn's class, so
+    it is the class warned with; importing scikit-learn costs about a second,
+    which the metric functions and the command line pay only when they warn.
+    """
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    return UndefinedMetricWarning
+
+
 def check_k(k):
     """Return ``k`` as a Python int (or None), or raise."""
     if k is None:

@@ -24,6 +24,7 @@ more in the :ref:`User Guide <scale>`.
 from ._frames import (
     check_columns,
     check_options,
+    check_tie_break,
     check_ties_option,
     merge_states,
     partition_per_query,
@@ -110,6 +111,8 @@ def ranking_report(
     npartitions=None,
     split_every=8,
     shuffle_method="tasks",
+    tie_break_col=None,
+    tie_break_ascending=True,
     **options,
 ):
     """Report every ranking metric at every cut-off on a Dask DataFrame.
@@ -173,12 +176,23 @@ def ranking_report(
         cheapest on ``benchmarks/bench_scale.py`` and logs no P2P shuffle
         warnings; the values do not depend on it.
 
+    tie_break_col : str, default=None
+        A column identifying the rows of each query (e.g. the document
+        id): the rows of each query are sorted by it before ranking, so
+        that a tie rule reading the row order (``ties="input_order"``,
+        ``ignore_ties=True``, the trec_eval, LightGBM, ... presets) gives
+        the same numbers whatever the partitioning -- those of the
+        in-memory report on the rows in that order.  Such a tie rule is
+        refused without it: the shuffle does not keep the row order.
+
+    tie_break_ascending : bool, default=True
+        Sort order of ``tie_break_col`` (False: decreasing, as trec_eval
+        breaks ties by decreasing document id).
+
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
-        (``relevance_threshold``, ``gain``, ``no_relevant``, ``beta``,
-        ``log_base``, ``ap_denominator``, ``query_weighting``).
-        ``ignore_ties=True`` is refused: it breaks ties by row order,
-        which the shuffle does not keep.
+        (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
+        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...).
 
     Returns
     -------
@@ -238,8 +252,12 @@ def ranking_report(
         weight_col=weight_col,
     )
     _check_dtypes(df.dtypes, label_col, score_col, weight_col)
-    check_ties_option(options, "Dask")
-    check_options(options, "sklearn_rankmetrics.dask.ranking_report")
+    func = "sklearn_rankmetrics.dask.ranking_report"
+    tie_break = check_tie_break(
+        tie_break_col, tie_break_ascending, list(df.columns), cols, func
+    )
+    check_ties_option(options, "Dask", tie_break_col)
+    check_options(options, func)
     names = report_names(k, metrics, options)  # checks k, metrics, options
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an int >= 2; got {split_every!r}.")
@@ -248,9 +266,13 @@ def ranking_report(
             'shuffle_method must be "tasks", "p2p", "disk" or None; '
             f"got {shuffle_method!r}."
         )
+    if tie_break is not None:
+        cols = [*cols, tie_break[0]]
     aligned = _by_query(df, query_col, cols, npartitions, shuffle_method)
     columns = (query_col, label_col, score_col, weight_col)
     config = dict(columns=columns, k=k, metrics=metrics, options=options)
+    if tie_break is not None:
+        config["tie_break"] = tie_break
     if per_query:
         import pandas as pd
 

@@ -364,3 +364,127 @@ def make_ranking_dataset(
 
 
 __all__ += ["make_ranking_dataset"]
+
+
+def make_interactions(
+    n_users=1000,
+    n_items=500,
+    *,
+    n_factors=8,
+    interactions_per_user=(5, 40),
+    popularity=1.0,
+    taste=2.0,
+    test_size=0.2,
+    random_state=None,
+):
+    r"""Generate implicit feedback: who interacted with which item, split in two.
+
+    A MovieLens-like users x items matrix of interactions (0/1) for trying a
+    recommender: a long-tailed item popularity (a few blockbusters, many
+    niche items) and user tastes from hidden factors.  Each user interacts
+    with ``n_u`` distinct items, drawn without replacement with
+    probabilities proportional to :math:`\exp(t\, p_u \cdot q_i / \sqrt{f}
+    + b_i)`, where :math:`p_u, q_i` are standard normal vectors of
+    ``n_factors`` = :math:`f` components and :math:`b_i = -` ``popularity``
+    :math:`\cdot \log(\text{rank}_i)` for items of random popularity ranks
+    (a Zipf law), and :math:`t` is ``taste``.  Each interaction goes to the
+    test part with probability ``test_size``.
+
+    Read more in the :ref:`User Guide <recommenders>`.
+
+    Parameters
+    ----------
+    n_users : int, default=1000
+        Number of users (rows).
+
+    n_items : int, default=500
+        Number of items (columns).
+
+    n_factors : int, default=8
+        Dimension of the hidden tastes.
+
+    interactions_per_user : int or tuple of two ints (low, high), default=(5, 40)
+        Interactions per user: that number, or drawn uniformly from
+        ``low..high`` (inclusive) for each user; at most ``n_items``.
+
+    popularity : float >= 0, default=1.0
+        Exponent of the Zipf law of item popularity; 0 makes items equally
+        popular a priori.
+
+    taste : float >= 0, default=2.0
+        Weight of the hidden tastes against popularity; 0 makes users
+        differ by chance only.
+
+    test_size : float in [0, 1], default=0.2
+        Probability of an interaction to be held out.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    train : scipy.sparse.csr_matrix of shape (n_users, n_items)
+        Training interactions (float 0/1).
+
+    test : scipy.sparse.csr_matrix of shape (n_users, n_items)
+        Held-out interactions, disjoint from ``train``; some users have
+        none.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics.datasets import make_interactions
+    >>> train, test = make_interactions(n_users=100, n_items=50, random_state=0)
+    >>> train.shape, test.shape
+    ((100, 50), (100, 50))
+    >>> int(train.multiply(test).nnz)
+    0
+    """
+    import scipy.sparse as sp
+
+    n_users = _check_int("n_users", n_users, 1)
+    n_items = _check_int("n_items", n_items, 1)
+    n_factors = _check_int("n_factors", n_factors, 1)
+    if isinstance(interactions_per_user, (tuple, list)):
+        if len(interactions_per_user) != 2:
+            raise ValueError(
+                "interactions_per_user must be an int or a (low, high) pair; "
+                f"got {interactions_per_user!r}."
+            )
+        low = _check_int("interactions_per_user[0]", interactions_per_user[0], 1)
+        high = _check_int("interactions_per_user[1]", interactions_per_user[1], low)
+    else:
+        low = high = _check_int("interactions_per_user", interactions_per_user, 1)
+    if high > n_items:
+        raise ValueError(
+            f"interactions_per_user allows up to {high} distinct items per user "
+            f"but there are only n_items={n_items}; lower it."
+        )
+    popularity = _check_non_negative("popularity", popularity)
+    taste = _check_non_negative("taste", taste)
+    test_size = _check_non_negative("test_size", test_size)
+    if test_size > 1:
+        raise ValueError(f"test_size must be in [0, 1], got {test_size}.")
+    rng = check_random_state(random_state)
+
+    P = rng.normal(size=(n_users, n_factors))
+    Q = rng.normal(size=(n_items, n_factors))
+    bias = -popularity * np.log1p(rng.permutation(n_items))
+    logit = taste * (P @ Q.T) / np.sqrt(n_factors) + bias
+    # Gumbel top-n: the n largest of logit + Gumbel noise are a draw of n
+    # distinct items with probabilities proportional to exp(logit)
+    keys = logit + rng.gumbel(size=logit.shape)
+    counts = rng.randint(low, high + 1, size=n_users)
+    order = np.argsort(-keys, axis=1, kind="stable")
+    chosen = np.arange(n_items) < counts[:, None]
+    rows = np.repeat(np.arange(n_users), counts)
+    cols = order[chosen]
+    held = rng.uniform(size=rows.shape[0]) < test_size
+
+    def part(mask):
+        data = np.ones(np.count_nonzero(mask))
+        return sp.csr_matrix((data, (rows[mask], cols[mask])), shape=(n_users, n_items))
+
+    return part(~held), part(held)
+
+
+__all__ += ["make_interactions"]

@@ -34,8 +34,10 @@ from ._frames import (
     check_columns,
     check_nulls,
     check_options,
+    check_tie_break,
     check_ties_option,
     not_numeric_error,
+    order_arrow_rows,
     report_output,
 )
 from ._state import ReportState, chunk_state, report_names
@@ -133,7 +135,10 @@ def _arrow_arrays(table, columns, partition):
     return y, s, encoded.indices.to_numpy(), w, encoded.dictionary
 
 
-def _arrow_state(table, *, columns, partition, k, metrics, options, per_query):
+def _arrow_state(
+    table, *, columns, partition, k, metrics, options, per_query, tie_break=None
+):
+    table = order_arrow_rows(table, columns[0], tie_break, partition)
     y, s, q, w, ids = _arrow_arrays(table, columns, partition)
     state = chunk_state(
         y,
@@ -154,7 +159,7 @@ def _arrow_state(table, *, columns, partition, k, metrics, options, per_query):
 # used 3.0 instead of 3.45 CPU s (median), about 4 % of the report's ~10
 # CPU s; the rest is mostly the JVM's (Parquet decoding, the shuffle, rows
 # to Arrow) -- see doc/user_guide/scale.rst.
-def _state_rows(batches, *, names, columns, k, metrics, options):
+def _state_rows(batches, *, names, columns, k, metrics, options, tie_break=None):
     """mapInArrow: the rows of one partition -> its state as one row
     (nothing for an empty partition)."""
     import pyarrow as pa
@@ -170,6 +175,7 @@ def _state_rows(batches, *, names, columns, k, metrics, options):
         metrics=metrics,
         options=options,
         per_query=False,
+        tie_break=tie_break,
     )
     if state.names != names:  # cannot happen: the names come from report_names
         raise RuntimeError(f"partition state gave metrics {state.names}")
@@ -254,6 +260,8 @@ def ranking_report(
     digits=4,
     num_partitions=None,
     assume_grouped=False,
+    tie_break_col=None,
+    tie_break_ascending=True,
     **options,
 ):
     """Report every ranking metric at every cut-off on a PySpark DataFrame.
@@ -317,12 +325,23 @@ def ranking_report(
         over the query column), else a ``ValueError`` -- a query is never
         counted twice.  Not with ``per_query=True`` or ``num_partitions``.
 
+    tie_break_col : str, default=None
+        A column identifying the rows of each query (e.g. the document
+        id): the rows of each query are sorted by it before ranking, so
+        that a tie rule reading the row order (``ties="input_order"``,
+        ``ignore_ties=True``, the trec_eval, LightGBM, ... presets) gives
+        the same numbers whatever the partitioning -- those of the
+        in-memory report on the rows in that order.  Such a tie rule is
+        refused without it: the shuffle does not keep the row order.
+
+    tie_break_ascending : bool, default=True
+        Sort order of ``tie_break_col`` (False: decreasing, as trec_eval
+        breaks ties by decreasing document id).
+
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
-        (``relevance_threshold``, ``gain``, ``no_relevant``, ``beta``,
-        ``log_base``, ``ap_denominator``, ``query_weighting``).
-        ``ignore_ties=True`` is refused: it breaks ties by row order,
-        which the shuffle does not keep.
+        (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
+        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...).
 
     Returns
     -------
@@ -385,8 +404,12 @@ def ranking_report(
         weight_col=weight_col,
     )
     _check_types(df.schema, label_col, score_col, weight_col)
-    check_ties_option(options, "Spark")
-    check_options(options, "sklearn_rankmetrics.spark.ranking_report")
+    func = "sklearn_rankmetrics.spark.ranking_report"
+    tie_break = check_tie_break(
+        tie_break_col, tie_break_ascending, df.columns, cols, func
+    )
+    check_ties_option(options, "Spark", tie_break_col)
+    check_options(options, func)
     names = report_names(k, metrics, options)  # checks k, metrics, options
     if num_partitions is not None and (
         not isinstance(num_partitions, int) or num_partitions < 1
@@ -402,7 +425,7 @@ def ranking_report(
             "num_partitions (it keeps df's partitions and verifies them when "
             "the report is computed); drop one of them."
         )
-    selected = df.select(*cols)
+    selected = df.select(*cols, *([] if tie_break is None else [tie_break[0]]))
     if assume_grouped:
         by_query = selected
     elif num_partitions is None:
@@ -415,6 +438,8 @@ def ranking_report(
         metrics=metrics,
         options=options,
     )
+    if tie_break is not None:
+        config["tie_break"] = tie_break
     if per_query:
         schema = StructType(
             [df.schema[query_col]] + [StructField(n, DoubleType(), True) for n in names]

@@ -52,7 +52,7 @@ def test_means_and_intervals_equal_scipy_bootstrap_on_the_per_query_values():
                 query_id=None,
                 sample_weight=None,
             ).values[name]
-            assert_array_equal(res.per_query[model][:, j], values)
+            assert_array_equal(res.per_query_values[model][:, j], values)
             v = values[~np.isnan(values)]
             assert res.mean[i, j] == v.mean()
             assert res.n_queries[i, j] == v.size
@@ -88,7 +88,7 @@ def test_ttest_and_wilcoxon_equal_scipy(test):
     func = scipy.stats.ttest_rel if test == "t-test" else scipy.stats.wilcoxon
     for p, (model, ref) in enumerate(res.pairs):
         for j in range(2):
-            a, b = res.per_query[ref][:, j], res.per_query[model][:, j]
+            a, b = res.per_query_values[ref][:, j], res.per_query_values[model][:, j]
             keep = ~np.isnan(a) & ~np.isnan(b)
             expected = func(b[keep], a[keep])
             assert res.pvalue[p, j] == expected.pvalue
@@ -338,11 +338,25 @@ def test_compare_values_is_the_engine_of_compare_rankings():
     scores = {"a": rng.random((60, 12)), "b": y_true + rng.random((60, 12))}
     kw = dict(test="wilcoxon", correction="bonferroni", random_state=5)
     ref = srm.compare_rankings(y_true, scores, k=5, metrics=["ndcg", "map"], **kw)
-    got = _compare_values(ref.per_query, ref.metrics, ref.query_id, **kw)
+    got = _compare_values(ref.per_query_values, ref.metrics, ref.query_id, **kw)
     assert got.to_dict() == ref.to_dict()
     assert str(got) == str(ref)
     with pytest.raises(ValueError, match="at least two models"):
-        _compare_values({"a": ref.per_query["a"]}, ref.metrics, ref.query_id)
+        _compare_values({"a": ref.per_query_values["a"]}, ref.metrics, ref.query_id)
+
+
+def test_per_query_attribute_is_a_deprecated_alias_of_per_query_values():
+    # per_query= asks for per-query output everywhere else; the comparison's
+    # dict of per-query values is per_query_values, per_query still works
+    rng = np.random.default_rng(4)
+    y_true = rng.random((20, 6)) < 0.3
+    scores = {"a": rng.random((20, 6)), "b": rng.random((20, 6))}
+    res = srm.compare_rankings(y_true, scores, k=3, metrics=["ndcg"], n_resamples=9)
+    want = srm.ndcg_at_k(y_true, scores["b"], k=3, average=None)
+    assert_array_equal(res.per_query_values["b"][:, 0], want)
+    with pytest.warns(FutureWarning, match="use per_query_values"):
+        old = res.per_query
+    assert old is res.per_query_values
 
 
 def test_query_weighting_other_than_uniform_is_refused_not_ignored():
@@ -408,7 +422,7 @@ def test_correction_is_per_metric_end_to_end(correction):
     for j in range(len(res.metrics)):
         raw = []
         for model, ref in res.pairs:
-            a, b = res.per_query[ref][:, j], res.per_query[model][:, j]
+            a, b = res.per_query_values[ref][:, j], res.per_query_values[model][:, j]
             keep = ~(np.isnan(a) | np.isnan(b))
             raw.append(scipy.stats.ttest_rel(b[keep], a[keep]).pvalue)
         assert_allclose(res.pvalue[:, j], raw, rtol=1e-12)

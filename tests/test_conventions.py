@@ -168,7 +168,7 @@ def test_precision_denominator_hand_worked():
         y_true, y_score, k=5, precision_denominator="retrieved"
     ) == (1 / 3)
     with pytest.raises(ValueError, match="precision_denominator must be one of"):
-        srm.precision_at_k(y_true, y_score, k=5, precision_denominator="min_k")
+        srm.precision_at_k(y_true, y_score, k=5, precision_denominator="hits")
 
 
 # ---------------------------------------------------------------------------

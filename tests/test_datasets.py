@@ -190,3 +190,80 @@ def test_ranking_dataset_shuffle():
 def test_ranking_dataset_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
         make_ranking_dataset(**kwargs)
+
+
+# ---------------------------------------------------------------------------
+# make_interactions
+# ---------------------------------------------------------------------------
+def test_make_interactions_shapes_counts_and_split():
+    from sklearn_rankmetrics.datasets import make_interactions
+
+    train, test = make_interactions(
+        n_users=400, n_items=80, interactions_per_user=(3, 12), random_state=0
+    )
+    assert train.shape == test.shape == (400, 80)
+    both = (train + test).toarray()
+    assert set(np.unique(both)) <= {0.0, 1.0}  # disjoint, 0/1
+    per_user = both.sum(axis=1)
+    assert per_user.min() >= 3 and per_user.max() <= 12
+    assert {3, 12} <= set(per_user.astype(int))  # both ends drawn
+    share = test.nnz / (train.nnz + test.nnz)
+    assert 0.15 < share < 0.25  # test_size=0.2 over ~3000 interactions
+    again = make_interactions(
+        n_users=400, n_items=80, interactions_per_user=(3, 12), random_state=0
+    )
+    assert (again[0] != train).nnz == 0 and (again[1] != test).nnz == 0
+
+
+def test_make_interactions_popularity_and_tastes():
+    from sklearn_rankmetrics.datasets import make_interactions
+
+    def top_share(popularity):
+        train, _ = make_interactions(
+            n_users=500, n_items=200, popularity=popularity, random_state=1
+        )
+        counts = np.sort(np.asarray(train.sum(axis=0)).ravel())[::-1]
+        return counts[:20].sum() / counts.sum()
+
+    # Zipf popularity: the 10 % most popular items take far more than 10 %
+    assert top_share(1.5) > 0.4 > top_share(0.0)
+    # hidden tastes: a 2-factor model of the training part finds the held-out
+    # items better than popularity (0.40 and 0.23 here; chance 0.12)
+    from sklearn.decomposition import TruncatedSVD
+
+    from sklearn_rankmetrics import recall_at_k
+
+    train, test = make_interactions(
+        n_users=400, n_items=100, n_factors=2, popularity=0.0, random_state=2
+    )
+    svd = TruncatedSVD(n_components=2, random_state=0).fit(train)
+    seen = train.toarray() > 0
+    model = np.where(seen, -np.inf, svd.transform(train) @ svd.components_)
+    counts = np.asarray(train.sum(axis=0)).ravel()
+    popular = np.where(seen, -np.inf, np.tile(counts, (400, 1)))
+    assert recall_at_k(test, model, k=10) > 1.5 * recall_at_k(test, popular, k=10)
+    # ... and not without them
+    train, test = make_interactions(
+        n_users=400, n_items=100, taste=0.0, popularity=0.0, random_state=2
+    )
+    svd = TruncatedSVD(n_components=2, random_state=0).fit(train)
+    seen = train.toarray() > 0
+    model = np.where(seen, -np.inf, svd.transform(train) @ svd.components_)
+    assert recall_at_k(test, model, k=10) < 0.2  # chance: about 10 / 80
+
+
+def test_make_interactions_bad_input():
+    from sklearn_rankmetrics.datasets import make_interactions
+
+    with pytest.raises(ValueError, match="interactions_per_user"):
+        make_interactions(n_items=10, interactions_per_user=(5, 20))
+    with pytest.raises(ValueError, match="interactions_per_user"):
+        make_interactions(interactions_per_user=(1, 2, 3))
+    with pytest.raises(ValueError, match="test_size"):
+        make_interactions(test_size=1.5)
+    with pytest.raises(ValueError, match="popularity"):
+        make_interactions(popularity=-1)
+    with pytest.raises(ValueError, match="taste"):
+        make_interactions(taste=-1)
+    with pytest.raises(TypeError, match="n_users"):
+        make_interactions(n_users=2.5)

@@ -1,13 +1,19 @@
 """factor_ranking_report equals ranking_report on the dense scores, bit for bit."""
 
+import itertools
 import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
-from sklearn_rankmetrics import factor_ranking_report, ranking_report
+from sklearn_rankmetrics import factor_ranking_report, precision_at_k, ranking_report
 from sklearn_rankmetrics._report import available_metrics
+
+# exclusions that remove held-out items warn; the tests of that warning use
+# pytest.warns, which sees it anyway
+pytestmark = pytest.mark.filterwarnings("ignore:exclude removes:UserWarning")
 
 
 def _data(seed, n_users=23, n_items=9, d=3, grades=4):
@@ -151,3 +157,389 @@ def test_bad_weights_and_memory():
         factor_ranking_report(Y, U, V, sample_weight=np.ones(2))
     with pytest.raises(ValueError, match="working_memory"):
         factor_ranking_report(Y, U, V, working_memory=0)
+
+
+# ---------------------------------------------------------------------------
+# Threads, blocks and the candidate path (issue 20, item 1)
+# ---------------------------------------------------------------------------
+def _catalogue(seed, n_users=300, n_items=400, d=8, rounded=True, dtype=np.float64):
+    """A catalogue large enough for the candidate path (k <= 10), 20
+    training items per user excluded, graded held-out items, a few users
+    without any."""
+    rng = np.random.default_rng(seed)
+    U = rng.normal(size=(n_users, d))
+    V = rng.normal(size=(n_items, d))
+    if rounded:  # exact products, many ties
+        U, V = np.round(U), np.round(V)
+    Y = rng.integers(1, 4, size=(n_users, n_items)) * (
+        rng.random((n_users, n_items)) < 0.02
+    )
+    Y[:5] = 0
+    train = sp.random(n_users, n_items, density=0.05, random_state=seed, format="csr")
+    return U.astype(dtype), V.astype(dtype), Y, train
+
+
+_TOP_K = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg", "err"]
+
+
+def _count_packed(monkeypatch):
+    """Count the blocks (or tiles) that took the candidate path."""
+    from sklearn_rankmetrics import _factor
+
+    calls = {"packed": 0, "full": 0}
+    original = _factor._candidates
+
+    def spy(S, Yb, k):
+        out = original(S, Yb, k)
+        calls["full" if out is None else "packed"] += 1
+        return out
+
+    monkeypatch.setattr(_factor, "_candidates", spy)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"ignore_ties": True},
+        {"gain": "exponential", "no_relevant": 0.0, "ap_denominator": "min_k"},
+        {"relevance_threshold": 2},
+    ],
+)
+def test_candidate_path_bit_for_bit(seed, options, monkeypatch):
+    # Rounded factors: exact scores full of ties, so the tie group cut at k
+    # and the candidates' bound are exercised; the exclusions put -inf in.
+    U, V, Y, train = _catalogue(seed)
+    S = _dense(U, V, train.toarray() != 0)
+    k = (1, 5, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(
+            Y, S, k=k, metrics=_TOP_K, output_dict=True, per_query=True, **options
+        )
+        calls = _count_packed(monkeypatch)
+        for y in (Y, sp.csr_matrix(Y)):
+            got = factor_ranking_report(
+                y,
+                U,
+                V,
+                exclude=train,
+                k=k,
+                metrics=_TOP_K,
+                output_dict=True,
+                per_query=True,
+                working_memory=0.3,
+                **options,
+            )
+            assert list(got) == list(ref)
+            for name in ref:
+                np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
+    assert calls["packed"] > 1 and calls["full"] == 0  # several blocks, packed
+
+
+def test_candidate_path_callable_and_fallback(monkeypatch):
+    U, V, Y, train = _catalogue(5, n_users=60)
+    S = _dense(U, V, train.toarray() != 0)
+    ref = ranking_report(Y, S, k=3, metrics=["ndcg", "map"], output_dict=True)
+    calls = _count_packed(monkeypatch)
+    got = factor_ranking_report(
+        Y,
+        lambda idx: U[idx] @ V.T,
+        exclude=train,
+        k=3,
+        metrics=["ndcg", "map"],
+        output_dict=True,
+    )
+    assert got == ref and calls["packed"] == 1
+    # a user whose every item is excluded but a few: no bound, full rows
+    excl = train.toarray() != 0
+    excl[7, 3:] = True
+    S = _dense(U, V, excl)
+    ref = ranking_report(Y, S, k=3, metrics=["ndcg", "map"], output_dict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        got = factor_ranking_report(
+            Y, U, V, exclude=excl, k=3, metrics=["ndcg", "map"], output_dict=True
+        )
+    assert got == ref and calls["full"] >= 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_threads_and_blocks_bit_identical(dtype):
+    # Continuous factors: the scores depend on how BLAS sums; every thread
+    # count and block size must still give the same bits.
+    U, V, Y, train = _catalogue(11, n_users=700, rounded=False, dtype=dtype)
+    results = []
+    for n_threads in (1, 2, 3):
+        for wm in (0.05, 0.5, None):
+            for metrics in (_TOP_K, ["ndcg", "fallout", "r_precision"]):
+                results.append(
+                    factor_ranking_report(
+                        Y,
+                        U,
+                        V,
+                        exclude=train,
+                        k=(1, 10),
+                        metrics=metrics,
+                        per_query=True,
+                        output_dict=True,
+                        working_memory=wm,
+                        n_threads=n_threads,
+                    )
+                )
+    first = {}
+    for got in results:
+        for name, values in got.items():
+            first.setdefault(name, values)
+            np.testing.assert_array_equal(values, first[name], err_msg=name)
+    # the candidate path and the full rows agree on the shared metrics
+    assert set(first) >= {"ndcg@1", "ndcg@10", "fallout@10"}
+
+
+def test_float32_factors_score_in_float32():
+    U, V, Y, train = _catalogue(3, rounded=False, dtype=np.float32)
+    S = (U @ V.T).astype(np.float64)
+    S[train.toarray() != 0] = -np.inf
+    ref = ranking_report(Y, S, k=5, output_dict=True, per_query=True)
+    got = factor_ranking_report(
+        Y, U, V, exclude=train, k=5, output_dict=True, per_query=True
+    )
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name])
+
+
+@pytest.mark.parametrize("wm, n_threads", [(1, 2), (20, 2), (20, 1)])
+def test_working_memory_bounds_all_threads(wm, n_threads, monkeypatch):
+    # The blocks in flight take working_memory together (24 bytes per score:
+    # scores, grades, selection), in whole product tiles, at least one.
+    from sklearn_rankmetrics import _factor
+
+    seen = []
+    original = _factor._per_query_report
+
+    def spy(Y, S, **kwargs):
+        seen.append(S.shape[0])
+        return original(Y, S, **kwargs)
+
+    monkeypatch.setattr(_factor, "_per_query_report", spy)
+    n_items = 1000
+    U, V, Y, _ = _catalogue(2, n_users=1000, n_items=n_items)
+    factor_ranking_report(
+        Y, U, V, k=5, metrics=["fallout"], working_memory=wm, n_threads=n_threads
+    )
+    tile = _factor._tile_rows(8 * n_items)
+    rows = wm * 2**20 // n_threads // (24 * n_items)
+    assert sum(seen) == 1000
+    assert max(seen) == max(tile, rows // tile * tile)
+
+
+def test_k_above_catalogue_is_whole_catalogue():
+    U, V, Y, train = _data(4)
+    n_items = V.shape[0]
+    S = _dense(U, V, train)
+    for k in (n_items, n_items + 5):
+        got = factor_ranking_report(Y, U, V, exclude=train, k=k, output_dict=True)
+        ref = ranking_report(Y, S, k=k, output_dict=True)
+        assert got == ref
+
+
+def test_bad_threads_and_factors():
+    U, V, Y, _ = _data(2)
+    with pytest.raises(ValueError, match="n_threads"):
+        factor_ranking_report(Y, U, V, n_threads=0)
+    with pytest.raises(TypeError, match="n_threads"):
+        factor_ranking_report(Y, U, V, n_threads=1.5)
+    with pytest.raises(TypeError, match="item_factors is required"):
+        factor_ranking_report(Y, U)
+    with pytest.raises(TypeError, match="user_factors must hold real numbers"):
+        factor_ranking_report(Y, U.astype(str), V)
+    bad = V.copy()
+    bad[2, 1] = np.inf
+    with pytest.raises(ValueError, match="item_factors contains NaN or inf"):
+        factor_ranking_report(Y, U, bad)
+
+    def nan_scores(idx):
+        S = U[idx] @ V.T
+        S[0, 0] = np.nan
+        return S
+
+    with pytest.raises(ValueError, match="callable returned NaN"):
+        factor_ranking_report(Y, nan_scores)
+    with pytest.raises(ValueError, match="callable returned shape"):
+        factor_ranking_report(Y, lambda idx: U[idx] @ V[:4].T)
+    with pytest.raises(ValueError, match="exclude must have the shape"):
+        factor_ranking_report(Y, U, V, exclude=sp.csr_matrix(Y[:, :4]))
+
+
+# ---------------------------------------------------------------------------
+# precision_denominator="min_k" and the implicit anchor (issue 20, item 3)
+# ---------------------------------------------------------------------------
+def _orderings(scores):
+    """Every ordering of the items by decreasing score, tied items in every
+    order (brute force, for a handful of items)."""
+    n = len(scores)
+    for perm in itertools.permutations(range(n)):
+        if all(scores[perm[i]] >= scores[perm[i + 1]] for i in range(n - 1)):
+            yield perm
+
+
+def _precision_min_k_reference(y_true, y_score, k):
+    """Per query: the mean over tied orderings of hits@k / min(k, R), and
+    the pooled hits and denominators (nan / 0 for a query without any
+    relevant item)."""
+    values, hits, dens = [], [], []
+    for y, s in zip(y_true, y_score, strict=True):
+        R = int(np.count_nonzero(y > 0))
+        found = [sum(y[j] > 0 for j in perm[:k]) for perm in _orderings(s)]
+        h = sum(found) / len(found)
+        den = min(k, R)
+        values.append(h / den if den else np.nan)
+        hits.append(h)
+        dens.append(den)
+    return np.array(values), np.array(hits), np.array(dens)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 2, 4, 7])
+def test_precision_min_k(seed, k):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, 3, size=(6, 6)) * (rng.random((6, 6)) < 0.5)
+    y_true[0] = 0  # no relevant item: skipped
+    y_score = rng.integers(0, 3, size=(6, 6)).astype(float)  # ties
+    values, hits, dens = _precision_min_k_reference(y_true, y_score, k)
+    got = precision_at_k(
+        y_true, y_score, k=k, precision_denominator="min_k", average=None
+    )
+    np.testing.assert_allclose(got[1:], values[1:], rtol=1e-12)
+    got = precision_at_k(y_true, y_score, k=k, precision_denominator="min_k")
+    np.testing.assert_allclose(got, np.nanmean(values), rtol=1e-12)
+    got = precision_at_k(
+        y_true, y_score, k=k, precision_denominator="min_k", average="micro"
+    )
+    np.testing.assert_allclose(got, hits.sum() / dens.sum(), rtol=1e-12)
+
+
+def test_precision_min_k_hand_worked():
+    # one user, 2 relevant items, k=3: 1 hit in the top 3 -> 1 / min(3, 2)
+    y_true = [[1, 0, 0, 1, 0]]
+    y_score = [[0.9, 0.8, 0.7, 0.1, 0.2]]
+    assert precision_at_k(y_true, y_score, k=3, precision_denominator="min_k") == 0.5
+    # k=1: the hit at rank 1 -> 1 / min(1, 2) = 1
+    assert precision_at_k(y_true, y_score, k=1, precision_denominator="min_k") == 1.0
+
+
+def _implicit_data(seed, n_users=80, n_items=200, K=10):
+    """Float32 factors with exact, distinct scores (small integers plus a
+    distinct multiple of 1/256 per item), 10 training items per user and
+    0..15 held-out ones, disjoint."""
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-3, 4, size=(n_users, 5)).astype(np.float32)
+    V = rng.integers(-3, 4, size=(n_items, 5)).astype(np.float32)
+    U[:, -1] = 1.0
+    V[:, -1] = rng.permutation(n_items) / 256.0
+    train = np.zeros((n_users, n_items), dtype=np.float32)
+    test = np.zeros((n_users, n_items), dtype=np.float32)
+    for u in range(n_users):
+        n_test = rng.integers(0, 16)
+        items = rng.choice(n_items, size=10 + n_test, replace=False)
+        train[u, items[:10]] = 1
+        test[u, items[10:]] = 1
+    return U, V, sp.csr_matrix(train), sp.csr_matrix(test)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("K", [3, 10])
+def test_implicit_ranking_metrics_at_k(seed, K):
+    pytest.importorskip("implicit")
+    from implicit.cpu.als import AlternatingLeastSquares
+    from implicit.evaluation import ranking_metrics_at_k
+
+    U, V, train, test = _implicit_data(seed, K=K)
+    # (implicit warns when OpenBLAS runs several threads)
+    with threadpool_limits(1, user_api="blas"):
+        model = AlternatingLeastSquares(factors=U.shape[1], num_threads=1)
+        model.user_factors, model.item_factors = U, V
+        theirs = ranking_metrics_at_k(model, train, test, K=K, show_progress=False)
+    S = (U.astype(np.float64) @ V.T.astype(np.float64)).astype(np.float32)
+    assert len(np.unique(S[0])) == S.shape[1]  # no ties: both rank alike
+    ours = factor_ranking_report(
+        test,
+        U,
+        V,
+        exclude=train,
+        k=K,
+        metrics=["ndcg", "map"],
+        ap_denominator="min_k",
+        output_dict=True,
+    )
+    # its NDCG is ours on binary relevance; its MAP divides by min(K, R)
+    np.testing.assert_allclose(ours[f"ndcg@{K}"], theirs["ndcg"], rtol=1e-12)
+    np.testing.assert_allclose(ours[f"map@{K}"], theirs["map"], rtol=1e-12)
+    # its precision: total hits / sum of min(K, R), a micro average
+    S_dense = U @ V.T
+    S_dense = np.where(train.toarray() != 0, -np.inf, S_dense)
+    precision = precision_at_k(
+        test.toarray(),
+        S_dense,
+        k=K,
+        precision_denominator="min_k",
+        average="micro",
+    )
+    np.testing.assert_allclose(precision, theirs["precision"], rtol=1e-12)
+    # (its "auc" counts the misses of the top K only, every item below it
+    # as tied: a truncated AUC, not group_auc_score's)
+
+
+def test_duplicate_entries_and_inputs_untouched():
+    # CSR inputs with duplicate (summed) entries, as scipy allows
+    U, V, Y, train = _catalogue(8, n_users=50)
+    Yc = sp.coo_matrix(Y)
+    half = Yc.data // 2
+    dup = sp.csr_matrix(
+        (
+            np.concatenate([Yc.data - half, half]),
+            (np.concatenate([Yc.row, Yc.row]), np.concatenate([Yc.col, Yc.col])),
+        ),
+        shape=Y.shape,
+    )
+    dup.has_canonical_format = False
+    tc = train.tocoo()
+    excl = sp.csr_matrix(
+        (
+            np.ones(2 * tc.nnz),
+            (np.concatenate([tc.row, tc.row]), np.concatenate([tc.col, tc.col])),
+        ),
+        shape=train.shape,
+    )
+    excl.has_canonical_format = False
+    before = (dup.data.copy(), dup.indices.copy(), excl.data.copy())
+    ref = factor_ranking_report(
+        Y, U, V, exclude=train, k=5, output_dict=True, per_query=True
+    )
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        got = factor_ranking_report(
+            dup, U, V, exclude=excl, k=5, output_dict=True, per_query=True
+        )
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name])
+    n_removed = int(np.count_nonzero((train.toarray() != 0) & (Y > 0)))
+    [warning] = [r for r in rec if "held-out" in str(r.message)]
+    assert f"removes {n_removed} held-out" in str(warning.message)
+    np.testing.assert_array_equal(dup.data, before[0])
+    np.testing.assert_array_equal(dup.indices, before[1])
+    np.testing.assert_array_equal(excl.data, before[2])
+
+
+def test_blas_threads_restored_and_empty_input():
+    from threadpoolctl import threadpool_info
+
+    U, V, Y, _ = _catalogue(9, n_users=300)
+    before = [info["num_threads"] for info in threadpool_info()]
+    for n_threads in (1, 2):
+        factor_ranking_report(Y, U, V, k=5, n_threads=n_threads, working_memory=0.2)
+    assert [info["num_threads"] for info in threadpool_info()] == before
+    with pytest.raises(ValueError, match="at least one user"):
+        factor_ranking_report(np.zeros((0, 4)), np.zeros((0, 2)), np.zeros((4, 2)))

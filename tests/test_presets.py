@@ -71,11 +71,35 @@ def test_explicit_options_win():
     assert te == srm.ndcg_at_k(y_true, y_score, k=3, no_relevant=0.0)
 
 
+class _FixedScores:
+    """A fitted model whose decision function gives fixed 2-D scores."""
+
+    def __init__(self, scores):
+        self.scores = scores
+
+    def fit(self, X, y):
+        return self
+
+    def decision_function(self, X):
+        return self.scores[: len(X)]
+
+
 def test_convention_in_scorers():
     scorer = srm.get_scorer("ndcg@3", convention="lightgbm")
     assert repr(scorer) == "get_scorer('ndcg@3', convention='lightgbm')"
-    scoring = srm.make_scoring(["ndcg@3", "precision@3"], convention="tf_ranking")
-    assert scoring["precision@3"]._kwargs["convention"] == "tf_ranking"
+    scoring = srm.make_scoring(["ndcg@3", "precision@4"], convention="tf_ranking")
+    # through public behaviour: each scorer gives its function's value under
+    # the preset, which differs from the default here (tf_ranking's
+    # precision divides by min(k, list length); its gain is exponential)
+    X = np.arange(6.0).reshape(-1, 1)
+    Y = np.array([[1, 0, 2], [0, 2, 1], [1, 1, 0], [0, 0, 1], [2, 0, 0], [0, 1, 2]])
+    scores = np.array([[0.9, 0.2, 0.2], [0.1, 0.8, 0.3], [0.5, 0.5, 0.5]] * 2)
+    model = _FixedScores(scores).fit(X, Y)
+    for name, func in (("precision@4", srm.precision_at_k), ("ndcg@3", srm.ndcg_at_k)):
+        k = int(name[-1])
+        got = scoring[name](model, X, Y)
+        assert got == func(Y, scores, k=k, convention="tf_ranking")
+        assert got != func(Y, scores, k=k)
     with pytest.raises(ValueError, match="convention must be"):
         srm.get_scorer("ndcg@3", convention="nope")
 
@@ -556,9 +580,8 @@ def test_every_metric_takes_every_convention(name, convention):
     assert "convention" in inspect.signature(func).parameters
     y_true, y_score = random_case(7, 12, 6, score_levels=3)
     accepted = set(inspect.signature(func).parameters)
-    expected = CONVENTIONS[convention].options | CONVENTIONS[convention].per_metric.get(
-        name, {}
-    )
+    preset = CONVENTIONS[convention]
+    expected = preset.options | preset.per_metric.get(name, {})
     explicit = {key: v for key, v in expected.items() if key in accepted}
     extra = {"average": None} if "average" in accepted else {}
     if "propensity" in accepted:  # the IPS estimators
@@ -569,6 +592,11 @@ def test_every_metric_takes_every_convention(name, convention):
         extra["item_popularity"] = np.arange(1.0, n_items + 1)
     if "item_features" in accepted:
         extra["item_features"] = np.random.default_rng(0).random((n_items, 3))
+    k = inspect.signature(func).parameters.get("k")
+    if extra.get("k", None if k is None else k.default) is None:
+        # the whole ranked list: the preset's rules for that case apply
+        expected |= preset.whole_list.get(name, {})
+        explicit = {key: v for key, v in expected.items() if key in accepted}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined metrics warn
         got = func(y_true, y_score, convention=convention, **extra)

@@ -36,3 +36,421 @@ def test_report_gives_the_function_value(name, seed):
     expected = spec.function(y, s, query_id=q, **kw)
     np.testing.assert_allclose(report[spec.label(k)], expected, rtol=1e-12)
     assert parse_metric(spec.label(k)) == (spec, k if spec.cutoff else None)
+
+
+# ---------------------------------------------------------------------------
+# Conventions and every option through the report: each metric equals its
+# function called with the same convention and options, bit for bit
+# ---------------------------------------------------------------------------
+from sklearn_rankmetrics._conventions import CONVENTIONS  # noqa: E402
+
+# Option sets that each change some metric's value (and its ranking).
+OPTION_SETS = [
+    {},
+    {"ignore_ties": True},
+    {"ties": "pessimistic"},
+    {"ties": "optimistic", "no_relevant": 0.0},
+    {"gain": "exponential", "relevance_threshold": 2},
+    {"precision_denominator": "retrieved", "ap_denominator": "min_k"},
+    {"persistence": 0.5, "rbp_gain": "max_normalized", "beta": 2.0},
+    {"log_base": 10, "discount": "reciprocal", "max_grade": 4},
+    {"rbp_gain": "raw", "query_weighting": "uniform", "no_relevant": 1.0},
+    {"gain": {0: 0.0, 1: 3.0, 2: 7.0}, "ap_denominator": "hits", "ties": "input_order"},
+]
+
+
+def _function_value(spec, y, s, q, w, k, options, convention):
+    import inspect
+
+    accepted = inspect.signature(spec.function).parameters
+    kw = {o: v for o, v in options.items() if o in accepted}
+    if spec.cutoff:
+        kw["k"] = k
+    return spec.function(y, s, query_id=q, sample_weight=w, convention=convention, **kw)
+
+
+def _long_case(seed, weights):
+    Y, S = _case(seed, n_q=9, n_items=5)
+    rng = np.random.default_rng(seed + 100)
+    q = np.repeat(np.arange(Y.shape[0]) * 3 + 1, Y.shape[1])
+    order = rng.permutation(q.shape[0])  # rows out of order
+    w = None
+    if weights:
+        w = np.repeat(rng.integers(1, 4, size=Y.shape[0]).astype(float), Y.shape[1])
+        w = w[order]
+    return Y.ravel()[order], S.ravel()[order], q[order], w
+
+
+def _equal(got, want):
+    got, want = np.float64(got), np.float64(want)
+    assert (np.isnan(got) and np.isnan(want)) or got == want, (got, want)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize("convention", [None, *CONVENTIONS])
+@pytest.mark.parametrize("options", OPTION_SETS, ids=str)
+def test_report_with_convention_and_options_is_the_function(convention, options):
+    ks = (2, 4)
+    for weights, form in ((False, "2-D"), (True, "long")):
+        if form == "2-D":
+            Y, S = _case(3, n_q=8, n_items=6)
+            y, s, q, w = Y, S, None, None
+        else:
+            y, s, q, w = _long_case(4, weights)
+        names = list(METRICS)
+        got = srm.ranking_report(
+            y,
+            s,
+            k=ks,
+            metrics=names,
+            query_id=q,
+            sample_weight=w,
+            convention=convention,
+            output_dict=True,
+            **options,
+        )
+        for name in names:
+            spec = METRICS[name]
+            for k in ks if spec.cutoff else (None,):
+                want = _function_value(spec, y, s, q, w, k, options, convention)
+                _equal(got[spec.label(k)], want)
+
+
+def test_report_refuses_an_option_no_metric_takes():
+    Y, S = _case(0)
+    with pytest.raises(TypeError, match="unknown option.*'gian'"):
+        srm.ranking_report(Y, S, gian="linear")
+
+
+def test_report_checks_given_options_whatever_the_metrics():
+    Y, S = _case(0)
+    with pytest.raises(ValueError, match="persistence"):
+        srm.ranking_report(Y, S, metrics=["ndcg"], persistence=1.5)
+
+
+def test_report_shares_rankings_between_metrics_with_equal_options(monkeypatch):
+    # Two tie rules -> two rankings at the largest cut-off, not one per metric.
+    from sklearn_rankmetrics import _report
+
+    calls = []
+    real = _report.rank_per_query
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs["ignore_ties"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_report, "rank_per_query", spy)
+    Y, S = _case(1)
+    srm.ranking_report(
+        Y, S, k=(1, 3), metrics=["precision", "ndcg", "map"], convention="torchmetrics"
+    )
+    # torchmetrics: ndcg with averaged ties, the others in input order
+    assert sorted(calls) == [False, True]
+
+
+# ---------------------------------------------------------------------------
+# The surfaces built on the report: the same numbers as the functions
+# ---------------------------------------------------------------------------
+# Option sets for the surfaces (fewer than the report's: each surface runs
+# the report's engine, which the walk above checks option by option).
+SURFACE_OPTIONS = [
+    {},
+    {"ties": "pessimistic", "precision_denominator": "retrieved"},
+    {"gain": "exponential", "persistence": 0.5, "ap_denominator": "min_k"},
+]
+# ERR scales by the largest grade of the whole input: refused chunk by chunk.
+CHUNKED = [n for n in METRICS if n != "err"]
+SURFACE_KS = (2, 4)
+
+
+def _close(got, want):
+    got, want = np.float64(got), np.float64(want)
+    if np.isnan(want):
+        assert np.isnan(got), (got, want)
+    else:
+        # sums of chunk totals: the same numbers added in another order
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def _function_values(names, y, s, q, w, options, convention, ks=SURFACE_KS):
+    out = {}
+    for name in names:
+        spec = METRICS[name]
+        for k in ks if spec.cutoff else (None,):
+            out[spec.label(k)] = _function_value(
+                spec, y, s, q, w, k, options, convention
+            )
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize("convention", [None, *CONVENTIONS])
+@pytest.mark.parametrize("options", SURFACE_OPTIONS, ids=str)
+def test_evaluator_merged_from_chunks_is_the_function(convention, options):
+    y, s, q, w = _long_case(5, weights=True)
+    ids = np.unique(q)
+    # whole queries per chunk, each chunk's rows in their input order (the
+    # row-order tie rules of the presets read it); two evaluators merged
+    evaluators = []
+    for part in (ids[:3], ids[3:5], ids[5:]):
+        ev = srm.RankingEvaluator(
+            k=SURFACE_KS, metrics=CHUNKED, convention=convention, **options
+        )
+        for group in np.array_split(part, 2):
+            rows = np.isin(q, group)
+            ev.update(y[rows], s[rows], query_id=q[rows], sample_weight=w[rows])
+        evaluators.append(ev)
+    total = evaluators[0].merge(evaluators[1]).merge(evaluators[2])
+    got = total.result(output_dict=True)
+    want = _function_values(CHUNKED, y, s, q, w, options, convention)
+    assert list(got) == list(want)
+    for name, value in want.items():
+        _close(got[name], value)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize("convention", [None, *CONVENTIONS])
+@pytest.mark.parametrize("options", SURFACE_OPTIONS, ids=str)
+def test_compare_rankings_values_are_the_functions(convention, options):
+    # compare_rankings weighs every query alike (GAUC: query_weighting=
+    # "uniform"), without sample_weight
+    options = {**options, "query_weighting": "uniform"}
+    y, s, q, _ = _long_case(6, weights=False)
+    s2 = s[::-1].copy()  # another model, with other ties
+    res = srm.compare_rankings(
+        y,
+        {"a": s, "b": s2},
+        k=SURFACE_KS,
+        metrics=list(METRICS),
+        query_id=q,
+        convention=convention,
+        n_resamples=9,
+        n_bootstrap=9,
+        random_state=0,
+        **options,
+    )
+    for i, score in enumerate((s, s2)):
+        want = _function_values(list(METRICS), y, score, q, None, options, convention)
+        assert res.metrics == list(want)
+        for j, value in enumerate(want.values()):
+            _close(res.mean[i, j], value)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize("convention", [None, *CONVENTIONS])
+@pytest.mark.parametrize("options", SURFACE_OPTIONS, ids=str)
+def test_metric_at_k_display_values_are_the_function(convention, options):
+    y, s, q, w = _long_case(7, weights=True)
+    for name in metric_names(cutoff=True):
+        display = srm.MetricAtKDisplay.from_predictions(
+            y,
+            s,
+            metric=name,
+            k=SURFACE_KS,
+            query_id=q,
+            sample_weight=w,
+            metric_options=options,
+            convention=convention,
+            plot=False,
+        )
+        want = _function_values([name], y, s, q, w, options, convention)
+        assert len(display.values) == len(want)
+        for got, value in zip(display.values, want.values(), strict=True):
+            _equal(got, value)
+
+
+# ---------------------------------------------------------------------------
+# Dask and Spark: a row-order tie rule needs tie_break_col
+# ---------------------------------------------------------------------------
+def _doc_frame(seed=8):
+    """Long-form rows in random order with a document id unique within
+    each query; coarse scores (ties); every preset's row order is then the
+    order of the document ids."""
+    pd = pytest.importorskip("pandas")
+    y, s, q, w = _long_case(seed, weights=True)
+    rng = np.random.default_rng(seed)
+    doc = rng.permutation(y.shape[0]) + 1000  # unique, unrelated to the rows
+    frame = pd.DataFrame({"qid": q, "rel": y, "score": s, "w": w, "doc": doc})
+    return frame.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def _in_memory_by_doc(frame, ascending, **options):
+    ordered = frame.sort_values("doc", ascending=ascending, kind="stable")
+    return srm.ranking_report(
+        ordered["rel"].to_numpy(),
+        ordered["score"].to_numpy(),
+        query_id=ordered["qid"].to_numpy(),
+        sample_weight=ordered["w"].to_numpy(),
+        k=SURFACE_KS,
+        metrics=CHUNKED,
+        output_dict=True,
+        **options,
+    )
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize(
+    "options, ascending",
+    [
+        ({"convention": "trec_eval"}, False),
+        ({"convention": "lightgbm"}, True),
+        ({"ties": "input_order", "precision_denominator": "retrieved"}, True),
+        ({"ignore_ties": True, "convention": "sklearn"}, False),
+    ],
+    ids=str,
+)
+def test_dask_tie_break_col_gives_the_in_memory_numbers(options, ascending):
+    dask = pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn_rankmetrics.dask import ranking_report as dask_report
+
+    frame = _doc_frame()
+    want = _in_memory_by_doc(frame, ascending, **options)
+    with dask.config.set(scheduler="synchronous"):
+        for npartitions in (1, 4):
+            df = dd.from_pandas(frame, npartitions=npartitions)
+            got = dask_report(
+                df,
+                query_col="qid",
+                label_col="rel",
+                score_col="score",
+                weight_col="w",
+                k=SURFACE_KS,
+                metrics=CHUNKED,
+                output_dict=True,
+                tie_break_col="doc",
+                tie_break_ascending=ascending,
+                npartitions=3,
+                **options,
+            )
+            assert list(got) == list(want)
+            for name, value in want.items():
+                _close(got[name], value)
+    # the same numbers as the functions on the rows in document order
+    ordered = frame.sort_values("doc", ascending=ascending, kind="stable")
+    functions = _function_values(
+        ["ndcg", "map"],
+        ordered["rel"].to_numpy(),
+        ordered["score"].to_numpy(),
+        ordered["qid"].to_numpy(),
+        ordered["w"].to_numpy(),
+        {o: v for o, v in options.items() if o != "convention"},
+        options.get("convention"),
+    )
+    for name, value in functions.items():
+        _close(want[name], value)
+
+
+def test_dask_refuses_row_order_ties_without_tie_break_col():
+    pytest.importorskip("dask")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn_rankmetrics.dask import ranking_report as dask_report
+
+    frame = _doc_frame()
+    df = dd.from_pandas(frame, npartitions=2)
+    cols = dict(query_col="qid", label_col="rel", score_col="score")
+    for options in ({"convention": "trec_eval"}, {"ties": "input_order"}):
+        with pytest.raises(ValueError, match="Pass tie_break_col="):
+            dask_report(df, **cols, **options)
+    with pytest.raises(ValueError, match="tie_break_col='nope' is not a column"):
+        dask_report(df, **cols, tie_break_col="nope", convention="trec_eval")
+    with pytest.raises(ValueError, match="already the query, label, score"):
+        dask_report(df, **cols, tie_break_col="score", convention="trec_eval")
+    with pytest.raises(TypeError, match="tie_break_ascending must be True or False"):
+        dask_report(df, **cols, tie_break_col="doc", tie_break_ascending="no")
+    # a tie-break value repeated within a query cannot order its rows
+    frame.loc[frame.index[frame["qid"] == frame["qid"].iloc[0]][:2], "doc"] = -1
+    df = dd.from_pandas(frame, npartitions=2)
+    with pytest.raises(ValueError, match="repeats a value within a query"):
+        dask_report(df, **cols, tie_break_col="doc", convention="trec_eval")
+
+
+@pytest.fixture(scope="module")
+def spark_session():
+    import os
+    import sys
+    import warnings
+    from pathlib import Path
+
+    pyspark_sql = pytest.importorskip("pyspark.sql")
+    pytest.importorskip("pyarrow")
+    # Spark's Python workers import this checkout with this interpreter
+    root = str(Path(srm.__file__).resolve().parent.parent)
+    names = ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH")
+    saved = {v: os.environ.get(v) for v in names}
+    os.environ["PYSPARK_PYTHON"] = os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, saved["PYTHONPATH"]) if p
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session = (
+            pyspark_sql.SparkSession.builder.master("local[2]")
+            .appName("sklearn_rankmetrics-registry")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "3")
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .config("spark.sql.adaptive.enabled", "false")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    for var, value in saved.items():
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_spark_tie_break_col_gives_the_in_memory_numbers(spark_session):
+    from sklearn_rankmetrics.spark import ranking_report as spark_report
+
+    frame = _doc_frame()
+    frame["qid"] = [f"u{q:03d}" for q in frame["qid"]]  # string ids
+    cols = dict(query_col="qid", label_col="rel", score_col="score")
+    for options, ascending in (
+        ({"convention": "trec_eval"}, False),
+        ({"ties": "input_order", "precision_denominator": "retrieved"}, True),
+    ):
+        want = _in_memory_by_doc(frame, ascending, **options)
+        for parts in (1, 4):
+            df = spark_session.createDataFrame(frame).repartition(parts)
+            got = spark_report(
+                df,
+                **cols,
+                weight_col="w",
+                k=SURFACE_KS,
+                metrics=CHUNKED,
+                output_dict=True,
+                tie_break_col="doc",
+                tie_break_ascending=ascending,
+                **options,
+            )
+            assert list(got) == list(want)
+            for name, value in want.items():
+                _close(got[name], value)
+    df = spark_session.createDataFrame(frame)
+    with pytest.raises(ValueError, match="Pass tie_break_col="):
+        spark_report(df, **cols, convention="lightgbm")
+    frame.loc[frame.index[frame["qid"] == frame["qid"].iloc[0]][:2], "doc"] = -1
+    df = spark_session.createDataFrame(frame)
+    with pytest.raises(Exception, match="repeats a value within a query"):
+        spark_report(df, **cols, tie_break_col="doc", convention="trec_eval")
+
+
+def test_surface_errors_name_the_public_function():
+    Y, S = _case(0)
+    q = np.repeat(np.arange(Y.shape[0]), Y.shape[1])
+    with pytest.raises(TypeError, match=r"^RankingEvaluator\(\) got unknown"):
+        srm.RankingEvaluator(k=2, gian="linear")
+    with pytest.raises(TypeError, match=r"^compare_rankings\(\) got unknown"):
+        srm.compare_rankings(Y, {"a": S, "b": -S}, k=2, gian="linear")
+    with pytest.raises(TypeError, match=r"^MetricAtKDisplay.from_predictions\(\)"):
+        srm.MetricAtKDisplay.from_predictions(
+            Y.ravel(), S.ravel(), query_id=q, k=(1, 2), plot=False,
+            metric_options={"gian": "linear"},
+        )  # fmt: skip
