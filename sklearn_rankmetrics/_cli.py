@@ -31,6 +31,7 @@ import numpy as np
 
 from . import __version__
 from ._registry import METRICS, trec_measures
+from ._report import _per_query_report
 from ._trec import TrecFormatError, _align, _encode, _read_qrels, _read_run
 
 PROG = "rankmetrics"
@@ -226,14 +227,20 @@ def per_query_values(
     """Measure label -> per-query values (queries in ``np.unique`` order).
 
     ``query_id`` are integer codes 0..n_queries-1 whose order is the
-    output order.  Every metric is computed by the package's public
-    function with ``average=None``; the counts (num_ret, num_rel,
+    output order.  The measures that share their options are read from
+    one ``_per_query_report`` (one ranking for all of them and their
+    cut-offs; its values are the public functions', bit for bit); GAUC
+    and the cut-off metrics at k=None call the public function with
+    ``average=None``; the counts (num_ret, num_rel,
     num_rel_ret) are bincounts over the rows.  ``judged`` (TREC runs)
     marks the rows whose document is judged: bpref reads those only, as
     trec_eval does.
     """
     values = {}
     common = {"query_id": query_id, "average": None}
+    # measures with the same options are read from one report: one ranking
+    # per run for all of them (and their cut-offs), not one per measure
+    groups = {}
     for m in measures:
         if m.metric in ("runid", "num_q"):
             continue
@@ -248,7 +255,7 @@ def per_query_values(
                 y_true, y_score, sample_weight=sample_weight, **common
             )
             continue
-        opts = dict(common, ignore_ties=ignore_ties, no_relevant=no_relevant)
+        opts = {"ignore_ties": ignore_ties, "no_relevant": no_relevant}
         accepted = inspect.signature(func).parameters
         opts.update((key, v) for key, v in m.options if key in accepted)
         graded = m.metric in ("dcg", "ndcg", "err") or (
@@ -256,11 +263,33 @@ def per_query_values(
         )
         if relevance_threshold is not None and not graded:
             opts["relevance_threshold"] = relevance_threshold
-        if m.metric not in _NO_CUTOFF:
-            opts["k"] = m.k
         if "judged" in accepted and judged is not None:
             opts["judged"] = judged
-        values[m.label] = func(y_true, y_score, sample_weight=sample_weight, **opts)
+        if m.k is None and m.metric not in _NO_CUTOFF:
+            # the report's cut-offs are integers: k=None through the function
+            values[m.label] = func(
+                y_true, y_score, sample_weight=sample_weight, k=None, **common, **opts
+            )
+            continue
+        key = tuple(
+            (o, "judged" if o == "judged" else v) for o, v in sorted(opts.items())
+        )
+        groups.setdefault(key, (opts, []))[1].append(m)
+    for opts, group in groups.values():
+        ks = sorted({m.k for m in group if m.k is not None}) or [1]
+        report = _per_query_report(
+            y_true,
+            y_score,
+            k=ks,
+            metrics=sorted({m.metric for m in group}),
+            query_id=query_id,
+            sample_weight=sample_weight,
+            caller="evaluate",
+            **opts,
+        )
+        for m in group:
+            name = m.metric if m.metric in _NO_CUTOFF else f"{m.metric}@{m.k}"
+            values[m.label] = report.values[name]
     return values
 
 
