@@ -784,3 +784,32 @@ def test_long_form_messages_name_file_column_line(
         argv += ["--weight-col", "w"]
     assert main(["evaluate", "--long", str(path), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_judged_only_matches_pytrec_eval(tmp_path, capsys, seed):
+    # -J: unjudged documents (and qrels grades < 0) leave the ranking, the
+    # judged ones close up (trec_eval's judged_docs_only_flag)
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = random_files(tmp_path, seed, neg_inf=True)
+    with open(qrels_path) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    with open(run_path) as fh:
+        run = pytrec_eval.parse_run(fh)
+    measures = ["map", "recip_rank", "ndcg", "P.3,10", "recall.5", "ndcg_cut.5"]
+    measures += ["bpref", "Rprec", "success.1,5", "num_ret", "num_rel_ret"]
+    theirs = pytrec_eval.RelevanceEvaluator(
+        qrels, set(measures), judged_docs_only_flag=True
+    ).evaluate(run)
+    plain = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+    args = [x for m in measures for x in ("-m", m)]
+    ours = _json(capsys, "-q", "-J", *args, qrels_path, run_path)
+    ((_, result),) = ours.items()
+    assert sorted(result["queries"]) == sorted(theirs)
+    changed = 0
+    for query, values in result["queries"].items():
+        assert values.keys() == theirs[query].keys()
+        for name, value in values.items():
+            assert value == pytest.approx(theirs[query][name], rel=1e-12, abs=1e-12)
+            changed += theirs[query][name] != plain[query][name]
+    assert changed > 0  # the files have unjudged retrieved documents
