@@ -813,3 +813,47 @@ def test_judged_only_matches_pytrec_eval(tmp_path, capsys, seed):
             assert value == pytest.approx(theirs[query][name], rel=1e-12, abs=1e-12)
             changed += theirs[query][name] != plain[query][name]
     assert changed > 0  # the files have unjudged retrieved documents
+
+
+@pytest.fixture(scope="module")
+def trec_eval_binary(tmp_path_factory):
+    """trec_eval built with ``make`` in a temporary copy of its source."""
+    import shutil
+
+    source = PEER.parent / "trec_eval_src"
+    if not source.is_dir() or shutil.which("make") is None:
+        pytest.skip("trec_eval's source or make is not available")
+    dest = tmp_path_factory.mktemp("trec_eval") / "src"
+    shutil.copytree(source, dest)
+    done = subprocess.run(["make"], cwd=dest, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"make failed: {done.stderr[-500:]}")
+    return str(dest / "trec_eval")
+
+
+@pytest.mark.parametrize("opts", [["-J"], ["-J", "-M6"], ["-J", "-M3", "-l2"]])
+def test_judged_only_matches_the_trec_eval_binary(
+    tmp_path, capsys, trec_eval_binary, opts
+):
+    qrels_path, run_path = random_files(tmp_path, 21, neg_inf=True)
+    # the binary's -J stops at a query that only one file has: keep the others
+    qrels_lines = Path(qrels_path).read_text().splitlines()
+    run_lines = Path(run_path).read_text().splitlines()
+    both = {x.split()[0] for x in qrels_lines} & {x.split()[0] for x in run_lines}
+    qrels_path = write(
+        tmp_path, "q", "\n".join(x for x in qrels_lines if x.split()[0] in both)
+    )
+    run_path = write(
+        tmp_path, "r", "\n".join(x for x in run_lines if x.split()[0] in both)
+    )
+    argv = ["-q", *opts, "-m", "all_trec", qrels_path, run_path]
+    theirs = subprocess.run(
+        [trec_eval_binary, *argv], capture_output=True, text=True, check=True
+    ).stdout
+    code, out, _ = run_cli(capsys, "evaluate", *argv)
+    assert code == 0
+    lines = {tuple(x.split()[:2]): x.split()[2] for x in theirs.splitlines()}
+    ours = [x.split() for x in out.splitlines()]
+    assert len(ours) > 500
+    for name, query, value in ours:
+        assert lines[name, query] == value, (name, query)
