@@ -857,3 +857,24 @@ def test_judged_only_matches_the_trec_eval_binary(
     assert len(ours) > 500
     for name, query, value in ours:
         assert lines[name, query] == value, (name, query)
+
+
+def test_trec_evaluation_does_not_import_pandas_or_sklearn(tmp_path):
+    # start-up: pyarrow's to_numpy / pa.array import pandas (~0.5 s); the
+    # TREC path reads Arrow buffers instead
+    pytest.importorskip("pyarrow")
+    qrels, run = random_files(tmp_path, 3)
+    code = (
+        "import sys\n"
+        "from sklearn_rankmetrics._cli import main\n"
+        f"assert main(['evaluate', '-q', '-m', 'all_trec', {qrels!r}, {run!r}]) == 0\n"
+        "print(sorted(m for m in ('pandas', 'sklearn') if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=str(Path(__file__).resolve().parents[1]),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"
