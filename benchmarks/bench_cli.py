@@ -1,35 +1,34 @@
-"""End-to-end time of ``rankmetrics evaluate`` against pytrec_eval and ir_measures.
+"""Wall time, CPU time and peak memory of ``rankmetrics evaluate`` against trec_eval.
 
-Writes a TREC run of ``--lines`` lines (1000 documents per query, scores
-rounded so that some tie) and its qrels (about 100 judged documents per
-query, some of them not retrieved) into a temporary directory, then times,
-in this process and on the same files, parse + evaluate + print of
-``ndcg_cut.10``, ``map`` and ``P.10`` (the mean over queries):
+Writes a TREC run of ``--lines`` lines (400 documents per query, scores
+rounded so that some tie) and its qrels (about 20 judged documents per
+query, a few of them not retrieved) into a temporary directory, builds the
+trec_eval C binary with ``make`` in a temporary copy of
+``../shared/peer-data/trec_eval_src`` (or takes ``--trec-eval PATH``), and
+runs every tool as a separate process on the same files:
 
-* ``rankmetrics``: ``sklearn_rankmetrics._cli.main(["evaluate", ...])``;
-* pytrec_eval: ``parse_qrel`` + ``parse_run`` + ``RelevanceEvaluator``;
-* ir_measures (when installed): ``read_trec_qrels`` + ``read_trec_run`` +
-  ``calc_aggregate``.
+* ``rankmetrics``: ``python -m sklearn_rankmetrics evaluate``;
+* ``trec_eval``: the C binary;
+* ``pytrec_eval``: a Python script that parses both files
+  (``parse_qrel``/``parse_run``) and evaluates (``RelevanceEvaluator``);
+* ``ir_measures``: its command line, when installed (only for the measure
+  set it can name).
 
-It prints each time, the ratios to ours measured in the same run, and
-checks that the three agree on the values.
+Each process's wall time, CPU time (user + system, from ``os.wait4``) and
+peak resident memory are the median of ``--repeat`` interleaved
+repetitions; the table gives the ratios to the trec_eval binary measured in
+the same run, for ``-m ndcg_cut.10 -m map -m P.10`` and for ``-m all_trec``,
+and the start-up cost on a one-query run. The printed means of the three
+measures are checked to agree with trec_eval's.
 
-    python benchmarks/bench_cli.py --lines 1000000
-
-Figures behind two choices of ``sklearn_rankmetrics/_trec.py``, measured
-once on the shared, heavily loaded 2-core machine (noisy; re-measure
-before relying on them):
-
-* ``_score_order``'s block path: 10M rows in 10,000 queries, 0.66 s
-  instead of 8.0 s for ``np.lexsort``;
-* ``_string_hash``: 10M ids of 5-16 bytes, 5.3 and 7.7 s against 10.9
-  and 9.9 s for pyarrow's ``dictionary_encode``.
+    python benchmarks/bench_cli.py                 # 2M lines
+    python benchmarks/bench_cli.py --lines 10000000 --repeat 3
 """
 
 import argparse
-import contextlib
-import io
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,17 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from sklearn_rankmetrics._cli import main as rankmetrics_main  # noqa: E402
-
-MEASURES = ("ndcg_cut.10", "map", "P.10")
-
 
 def write_files(directory, n_lines, seed=0):
     """A run of ``n_lines`` lines and its qrels; returns both paths."""
     rng = np.random.default_rng(seed)
-    per_query = 1000
+    per_query = min(400, n_lines)
     n_queries = max(1, n_lines // per_query)
     n = n_queries * per_query
     qid = np.repeat(np.arange(n_queries) + 1000, per_query)
@@ -63,10 +56,10 @@ def write_files(directory, n_lines, seed=0):
     _write_columns(
         run, [qid, np.full(n, "Q0"), _docs(doc), rank, score, np.full(n, "bench")]
     )
-    # qrels: 80 retrieved documents per query and 20 the run missed
-    pick = rng.random(n) < 0.08
+    # qrels: about 16 retrieved documents per query and 4 the run missed
+    pick = rng.random(n) < 16 / per_query
     q_j, d_j = qid[pick], doc[pick]
-    q_m = np.repeat(np.arange(n_queries) + 1000, 20)
+    q_m = np.repeat(np.arange(n_queries) + 1000, 4)
     d_m = rng.integers(0, 10**6, size=q_m.size) * per_query + per_query - 1 + 10**12
     q_all = np.concatenate([q_j, q_m])
     d_all = np.concatenate([d_j, d_m])
@@ -102,55 +95,185 @@ def _write_columns(path, columns):
     )
 
 
-def run_ours(qrels, run):
-    out = io.StringIO()
-    argv = ["evaluate", "--quiet", *(x for m in MEASURES for x in ("-m", m))]
-    with contextlib.redirect_stdout(out):
-        code = rankmetrics_main([*argv, qrels, run])
-    assert code == 0
-    values = {}
-    for line in out.getvalue().splitlines():
-        name, _, value = line.split("\t")
-        values[name.strip()] = float(value)
-    return values
+ROOT = Path(__file__).resolve().parents[1]
+# ../shared from the project root (a git worktree sits one level deeper)
+TREC_SRC = next(
+    (
+        p / "shared" / "peer-data" / "trec_eval_src"
+        for p in ROOT.parents[:2]
+        if (p / "shared" / "peer-data" / "trec_eval_src").is_dir()
+    ),
+    ROOT.parent / "shared" / "peer-data" / "trec_eval_src",
+)
+
+MEASURE_SETS = {
+    "3 measures": ["-m", "ndcg_cut.10", "-m", "map", "-m", "P.10"],
+    "all_trec": ["-m", "all_trec"],
+}
+IR_MEASURES = {"3 measures": "nDCG@10 AP P@10"}
+
+PYTREC_SCRIPT = """
+import sys, numpy as np, pytrec_eval
+qrels, run, measures = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(qrels) as fh:
+    q = pytrec_eval.parse_qrel(fh)
+with open(run) as fh:
+    r = pytrec_eval.parse_run(fh)
+if measures == ["all_trec"]:
+    measures = pytrec_eval.supported_measures
+res = pytrec_eval.RelevanceEvaluator(q, set(measures)).evaluate(r)
+names = sorted(next(iter(res.values())))
+for name in names:
+    print(f"{name}\\tall\\t{np.mean([v[name] for v in res.values()]):.4f}")
+"""
 
 
-def run_pytrec_eval(qrels, run):
-    import pytrec_eval
-
-    with open(qrels) as fh:
-        q = pytrec_eval.parse_qrel(fh)
-    with open(run) as fh:
-        r = pytrec_eval.parse_run(fh)
-    result = pytrec_eval.RelevanceEvaluator(q, set(MEASURES)).evaluate(r)
-    values = {}
-    for name in ("ndcg_cut_10", "map", "P_10"):
-        values[name] = float(np.mean([v[name] for v in result.values()]))
-        print(f"  pytrec_eval {name:<12}\tall\t{values[name]:6.4f}")
-    return values
-
-
-def run_ir_measures(qrels, run):
-    import ir_measures
-    from ir_measures import AP, P, nDCG
-
-    q = ir_measures.read_trec_qrels(qrels)
-    r = ir_measures.read_trec_run(run)
-    agg = ir_measures.calc_aggregate([nDCG @ 10, AP, P @ 10], q, r)
-    values = {
-        "ndcg_cut_10": agg[nDCG @ 10],
-        "map": agg[AP],
-        "P_10": agg[P @ 10],
-    }
-    for name, value in values.items():
-        print(f"  ir_measures {name:<12}\tall\t{value:6.4f}")
-    return values
+def build_trec_eval(directory):
+    """``make`` in a copy of trec_eval's source; the binary's path or None."""
+    if not TREC_SRC.is_dir():
+        return None
+    dest = Path(directory) / "trec_eval_src"
+    shutil.copytree(TREC_SRC, dest)
+    done = subprocess.run(["make"], cwd=dest, capture_output=True, text=True)
+    binary = dest / "trec_eval"
+    if done.returncode != 0 or not binary.exists():
+        print(f"trec_eval: make failed\n{done.stderr[-2000:]}")
+        return None
+    return str(binary)
 
 
-def timed(func, *args):
+# A small launcher process: a child forked from this (large) process would
+# report this process's resident memory as its own peak (ru_maxrss keeps the
+# high-water mark across fork and exec); forked from a bare interpreter
+# (about 10 MB), it reports its own.
+LAUNCHER = """
+import os, subprocess, sys, time
+out_path, cmd = sys.argv[1], sys.argv[2:]
+with open(out_path, "wb") as out:
     start = time.perf_counter()
-    values = func(*args)
-    return time.perf_counter() - start, values
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+code = os.waitstatus_to_exitcode(status)
+if code:
+    sys.stderr.write(err.decode(errors="replace")[-2000:])
+    sys.exit(code)
+print(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+"""
+
+
+def measure(cmd, env=None):
+    """(wall s, cpu s, peak RSS MB, stdout) of one process."""
+    with tempfile.NamedTemporaryFile(suffix=".out") as out:
+        done = subprocess.run(
+            [sys.executable, "-S", "-c", LAUNCHER, out.name, *cmd],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{cmd[:3]} failed: {done.stderr}")
+        wall, cpu, rss = map(float, done.stdout.split())
+        text = Path(out.name).read_text()
+    return wall, cpu, rss, text
+
+
+def tools(binary, qrels, run, measure_set):
+    """name -> command line, for one measure set."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    flags = MEASURE_SETS[measure_set]
+    found = {
+        "rankmetrics": (
+            [sys.executable, "-m", "sklearn_rankmetrics", "evaluate", *flags]
+            + [qrels, run],
+            env,
+        ),
+    }
+    if binary:
+        found["trec_eval"] = ([binary, *flags, qrels, run], None)
+    try:
+        import pytrec_eval  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        names = [f for f in flags if f != "-m"]
+        found["pytrec_eval"] = (
+            [sys.executable, "-c", PYTREC_SCRIPT, qrels, run, *names],
+            None,
+        )
+    ir_cli = shutil.which("ir_measures") or (
+        str(Path(sys.executable).parent / "ir_measures")
+        if (Path(sys.executable).parent / "ir_measures").exists()
+        else None
+    )
+    if ir_cli and measure_set in IR_MEASURES:
+        found["ir_measures"] = ([ir_cli, qrels, run, IR_MEASURES[measure_set]], None)
+    return found
+
+
+def means(text):
+    """{measure: mean} from trec_eval-style ``name  all  value`` lines."""
+    values = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "all":
+            values[parts[0]] = parts[2]
+        elif len(parts) == 2:  # ir_measures: "nDCG@10\tvalue"
+            values[parts[0]] = parts[1]
+    return values
+
+
+def agree(name, values, ref):
+    keys = {
+        "trec_eval": ("ndcg_cut_10", "map", "P_10"),
+        "rankmetrics": ("ndcg_cut_10", "map", "P_10"),
+        "pytrec_eval": ("ndcg_cut_10", "map", "P_10"),
+        "ir_measures": ("nDCG@10", "AP", "P@10"),
+    }[name]
+    want = [ref.get(k) for k in ("ndcg_cut_10", "map", "P_10")]
+    got = [values.get(k) for k in keys]
+    if None in got or None in want:
+        return "n/a"
+    return (
+        "yes"
+        if all(abs(float(a) - float(b)) < 1e-4 for a, b in zip(got, want, strict=True))
+        else "NO"
+    )
+
+
+def bench(binary, qrels, run, measure_set, repeat):
+    cmds = tools(binary, qrels, run, measure_set)
+    figures = {name: [] for name in cmds}
+    outputs = {}
+    for _ in range(repeat):
+        for name, (cmd, env) in cmds.items():
+            wall, cpu, rss, text = measure(cmd, env)
+            figures[name].append((wall, cpu, rss))
+            outputs[name] = means(text)
+    ref = outputs.get("trec_eval")
+    base = np.median(figures["trec_eval"], axis=0) if "trec_eval" in figures else None
+    flags = ", ".join(f for f in MEASURE_SETS[measure_set] if f != "-m")
+    print(f"\n{measure_set} ({flags}):")
+    print(
+        f"  {'tool':<12} {'wall s':>8} {'cpu s':>8} {'RSS MB':>8}   "
+        "ratios to trec_eval (wall/cpu/RSS)   3 means agree"
+    )
+    for name, rows in figures.items():
+        med = np.median(rows, axis=0)
+        ratio = (
+            ""
+            if base is None
+            else "  ".join(f"{m / b:5.2f}x" for m, b in zip(med, base, strict=True))
+        )
+        ok = (
+            agree(name, outputs[name], ref)
+            if ref and measure_set == "3 measures"
+            else ""
+        )
+        print(
+            f"  {name:<12} {med[0]:8.2f} {med[1]:8.2f} {med[2]:8.0f}   {ratio:<36} {ok}"
+        )
 
 
 def main(argv=None):
@@ -158,63 +281,46 @@ def main(argv=None):
     parser.add_argument(
         "--lines",
         type=int,
-        default=10_000_000,
-        help="lines of the generated run (default 10,000,000)",
+        default=2_000_000,
+        help="lines of the generated run (default 2,000,000; try 10,000,000)",
     )
     parser.add_argument(
         "--repeat",
         type=int,
-        default=1,
-        help="time each tool this many times, interleaved, and keep the "
-        "best (the machine's load changes between runs)",
+        default=3,
+        help="interleaved repetitions; the median is shown (default 3)",
     )
     parser.add_argument(
-        "--skip",
+        "--trec-eval",
+        default=None,
+        help="a trec_eval binary (default: make one from trec_eval_src)",
+    )
+    parser.add_argument(
+        "--sets",
         nargs="*",
-        default=[],
-        choices=("pytrec_eval", "ir_measures"),
-        help="tools not to time",
+        default=["3 measures", "all_trec", "start-up"],
+        choices=["3 measures", "all_trec", "start-up"],
     )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
+        binary = args.trec_eval or build_trec_eval(tmp)
         start = time.perf_counter()
         qrels, run = write_files(tmp, args.lines)
         size = os.path.getsize(run) / 1e6
         print(
             f"run: {args.lines:,} lines ({size:.0f} MB), written in "
-            f"{time.perf_counter() - start:.1f} s; measures: {', '.join(MEASURES)}"
+            f"{time.perf_counter() - start:.1f} s; trec_eval: {binary}"
         )
-        results = {}
-        tools = {
-            "rankmetrics": run_ours,
-            "pytrec_eval": run_pytrec_eval,
-            "ir_measures": run_ir_measures,
-        }
-        for _ in range(args.repeat):
-            for name, func in tools.items():
-                if name in args.skip:
-                    continue
-                try:
-                    t, values = timed(func, qrels, run)
-                except ImportError as exc:
-                    print(f"{name}: not installed ({exc})")
-                    args.skip.append(name)
-                    continue
-                print(f"{name:<22} {t:7.2f} s")
-                if name not in results or t < results[name][0]:
-                    results[name] = (t, values)
-        print(
-            "best times: "
-            + ", ".join(f"{n} {t:.2f} s" for n, (t, _) in results.items())
-        )
-        ours_t, ours_v = results["rankmetrics"]
-        print("\nratio (their time / rankmetrics' time, same files, same run):")
-        for name, (t, values) in results.items():
-            if name == "rankmetrics":
+        for measure_set in args.sets:
+            if measure_set == "start-up":
                 continue
-            # ours are printed with trec_eval's 4 decimals
-            agree = all(f"{values[m]:6.4f}" == f"{ours_v[m]:6.4f}" for m in values)
-            print(f"  {name:<14} {t / ours_t:5.2f}x   values agree: {agree}")
+            bench(binary, qrels, run, measure_set, args.repeat)
+        if "start-up" in args.sets:
+            small = os.path.join(tmp, "small")
+            os.mkdir(small)
+            q1, r1 = write_files(small, 400)
+            print("\nstart-up: one query of 400 lines")
+            bench(binary, q1, r1, "3 measures", args.repeat)
 
 
 if __name__ == "__main__":

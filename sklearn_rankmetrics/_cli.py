@@ -372,6 +372,14 @@ def _evaluate_trec(args, measures, progress):
                 f"{args.files[0]!r}; check that both use the same query ids "
                 "(or pass -c to score the qrels' queries anyway)."
             )
+        if args.judged_only:
+            # trec_eval -J: an unjudged retrieved document is not retrieved
+            # (after -M); the judged ones keep their order
+            drop = ~aligned.judged & (aligned.score > -np.inf)
+            aligned = aligned._replace(
+                score=np.where(drop, -np.inf, aligned.score),
+                rank=np.where(drop, -np.inf, aligned.rank),
+            )
         exact = args.ties == "expected"
         y_true = np.maximum(aligned.grade, 0)
         y_score = aligned.score if exact else aligned.rank
@@ -426,8 +434,14 @@ def _top_rows(codes, y_true, y_score, k, exact):
     if exact:
         return np.arange(codes.size), y_score
     start = np.searchsorted(codes, np.arange(codes[-1] + 1))
-    top = (np.arange(codes.size) - start[codes] < k) & (y_score > -np.inf)
-    rows = np.flatnonzero(top | (y_true > 0))
+    retrieved = y_score > -np.inf
+    # position among the query's retrieved rows (-J leaves -inf rows among
+    # them); each query keeps its first row, so none goes missing
+    before = np.cumsum(retrieved) - retrieved
+    top = (before - before[start][codes] < k) & retrieved
+    keep = top | (y_true > 0)
+    keep[start] = True
+    rows = np.flatnonzero(keep)
     return rows, np.where(top[rows], y_score[rows], -np.inf)
 
 
@@ -1103,6 +1117,14 @@ def _evaluate_parser(subparsers):
         action="store_true",
         help="score the qrels' queries the run does not answer as 0 and "
         "average over every query of the qrels (trec_eval -c)",
+    )
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="evaluate over the judged documents only: the run's unjudged "
+        "documents are removed before any measure (after -M), the judged "
+        "ones keep their order (trec_eval -J)",
     )
     p.add_argument(
         "-M",

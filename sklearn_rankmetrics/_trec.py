@@ -111,6 +111,40 @@ def _bad_field_count(path, line_no, n_fields, expected):
     )
 
 
+def _arrow_numpy(array):
+    """A pyarrow array as numpy; numbers without nulls straight from the
+    array's buffer (pyarrow's ``to_numpy`` imports pandas, about half a
+    second of the command line's start-up)."""
+    pa, _, _ = _pyarrow()
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    kind = array.type
+    if array.null_count == 0 and (
+        pa.types.is_integer(kind) or pa.types.is_floating(kind)
+    ):
+        code = "f" if pa.types.is_floating(kind) else "i"
+        if pa.types.is_unsigned_integer(kind):
+            code = "u"
+        dtype = np.dtype(f"<{code}{kind.bit_width // 8}")
+        if len(array) == 0:
+            return np.empty(0, dtype=dtype)
+        return np.frombuffer(
+            array.buffers()[1],
+            dtype=dtype,
+            count=len(array),
+            offset=array.offset * dtype.itemsize,
+        )
+    return array.to_numpy(zero_copy_only=False)
+
+
+def _arrow_indices(rows):
+    """Row numbers as a pyarrow int64 array (without ``pa.array``, which
+    imports pandas)."""
+    pa, _, _ = _pyarrow()
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), rows.size, [None, pa.py_buffer(rows)])
+
+
 def _split_pyarrow(path, n_min, n_max, expected, keep):
     """Fields ``keep`` of every content line, split in Arrow."""
     pa, pc, pa_csv = _pyarrow()
@@ -149,7 +183,7 @@ def _split_pyarrow(path, n_min, n_max, expected, keep):
     if rows.size == 0:
         return None
     if rows.size != len(text):
-        fields = fields.take(pa.array(rows))
+        fields = fields.take(_arrow_indices(rows))
     columns = [pc.list_element(fields, j) for j in keep]
     return columns, rows + 1
 
@@ -273,6 +307,10 @@ def _to_numpy_str(column):
     """A column of strings as a numpy object array."""
     if isinstance(column, np.ndarray):
         return column
+    if len(column) < 100_000:  # to_numpy imports pandas: not for a few ids
+        out = np.empty(len(column), dtype=object)
+        out[:] = column.to_pylist()
+        return out
     return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
 
 
@@ -297,7 +335,7 @@ def _parse_numbers(path, column, lines, dtype, what):
         pa, pc, _ = _pyarrow()
         target = pa.float64() if dtype is np.float64 else pa.int64()
         try:
-            return pc.cast(column, target).to_numpy(zero_copy_only=False)
+            return _arrow_numpy(pc.cast(column, target))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             bad = _first_bad(column.to_pylist(), dtype)
     line_no = int(lines[bad])
@@ -341,7 +379,7 @@ def _read_qrels(path):
     fast = _read_simple(path, 4, (0, 2, 3), (None, None, lambda pa: pa.int64()))
     if fast is not None:
         query, doc, grade = fast
-        value = grade.to_numpy(zero_copy_only=False)
+        value = _arrow_numpy(grade)
         return _TrecFile(path, query, doc, value, None, None)
     split = _split(path, *_QRELS_SPEC)
     if split is None:
@@ -356,7 +394,7 @@ def _read_run(path):
     fast = _read_simple(path, 6, (0, 2, 4), (None, None, lambda pa: pa.float64()))
     if fast is not None:
         query, doc, score = fast
-        value = score.to_numpy(zero_copy_only=False)
+        value = _arrow_numpy(score)
         file = _TrecFile(path, query, doc, value, None, _last_tag(path))
     else:
         split = _split(path, *_RUN_SPEC)
@@ -400,16 +438,13 @@ def _encode(columns, sort):
     pa, pc, _ = _pyarrow()
     encoded = pa.chunked_array(columns).dictionary_encode()
     vocab = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([])
-    codes = [
-        chunk.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        for chunk in encoded.chunks
-    ]
+    codes = [_arrow_numpy(chunk.indices).astype(np.int64) for chunk in encoded.chunks]
     if sort and len(vocab):
-        order = pc.sort_indices(vocab).to_numpy(zero_copy_only=False)
+        order = _arrow_numpy(pc.sort_indices(vocab))
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         codes = [rank[c] for c in codes]
-        vocab = vocab.take(pa.array(order))
+        vocab = vocab.take(_arrow_indices(order))
     return codes, vocab
 
 
@@ -418,7 +453,7 @@ def _vocab_numpy(vocab, idx=None):
         return vocab if idx is None else vocab[idx]
     pa, _, _ = _pyarrow()
     if idx is not None:
-        vocab = vocab.take(pa.array(np.asarray(idx, dtype=np.int64)))
+        vocab = vocab.take(_arrow_indices(idx))
     return _to_numpy_str(vocab)
 
 
@@ -472,7 +507,7 @@ def _take(column, rows):
     if isinstance(column, np.ndarray):
         return column[rows]
     pa, _, _ = _pyarrow()
-    return column.take(pa.array(rows))
+    return column.take(_arrow_indices(rows))
 
 
 # ---------------------------------------------------------------------------
@@ -759,8 +794,10 @@ def _judged_codes(doc, dvocab):
         found = vocab[pos] == names
         return np.where(found, pos, -1)
     pa, pc, _ = _pyarrow()
-    index = pc.fill_null(pc.index_in(doc, value_set=dvocab), -1)
-    return index.to_numpy(zero_copy_only=False).astype(np.int64)
+    index = pc.cast(pc.index_in(doc, value_set=dvocab), pa.int64())
+    # the fill value as an Arrow scalar: a Python -1 would import pandas
+    index = pc.fill_null(index, _arrow_indices([-1])[0])
+    return _arrow_numpy(index).astype(np.int64)
 
 
 def _doc_names(doc, rows):

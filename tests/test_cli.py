@@ -784,3 +784,97 @@ def test_long_form_messages_name_file_column_line(
         argv += ["--weight-col", "w"]
     assert main(["evaluate", "--long", str(path), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_judged_only_matches_pytrec_eval(tmp_path, capsys, seed):
+    # -J: unjudged documents (and qrels grades < 0) leave the ranking, the
+    # judged ones close up (trec_eval's judged_docs_only_flag)
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = random_files(tmp_path, seed, neg_inf=True)
+    with open(qrels_path) as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    with open(run_path) as fh:
+        run = pytrec_eval.parse_run(fh)
+    measures = ["map", "recip_rank", "ndcg", "P.3,10", "recall.5", "ndcg_cut.5"]
+    measures += ["bpref", "Rprec", "success.1,5", "num_ret", "num_rel_ret"]
+    theirs = pytrec_eval.RelevanceEvaluator(
+        qrels, set(measures), judged_docs_only_flag=True
+    ).evaluate(run)
+    plain = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+    args = [x for m in measures for x in ("-m", m)]
+    ours = _json(capsys, "-q", "-J", *args, qrels_path, run_path)
+    ((_, result),) = ours.items()
+    assert sorted(result["queries"]) == sorted(theirs)
+    changed = 0
+    for query, values in result["queries"].items():
+        assert values.keys() == theirs[query].keys()
+        for name, value in values.items():
+            assert value == pytest.approx(theirs[query][name], rel=1e-12, abs=1e-12)
+            changed += theirs[query][name] != plain[query][name]
+    assert changed > 0  # the files have unjudged retrieved documents
+
+
+@pytest.fixture(scope="module")
+def trec_eval_binary(tmp_path_factory):
+    """trec_eval built with ``make`` in a temporary copy of its source."""
+    import shutil
+
+    source = PEER.parent / "trec_eval_src"
+    if not source.is_dir() or shutil.which("make") is None:
+        pytest.skip("trec_eval's source or make is not available")
+    dest = tmp_path_factory.mktemp("trec_eval") / "src"
+    shutil.copytree(source, dest)
+    done = subprocess.run(["make"], cwd=dest, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"make failed: {done.stderr[-500:]}")
+    return str(dest / "trec_eval")
+
+
+@pytest.mark.parametrize("opts", [["-J"], ["-J", "-M6"], ["-J", "-M3", "-l2"]])
+def test_judged_only_matches_the_trec_eval_binary(
+    tmp_path, capsys, trec_eval_binary, opts
+):
+    qrels_path, run_path = random_files(tmp_path, 21, neg_inf=True)
+    # the binary's -J stops at a query that only one file has: keep the others
+    qrels_lines = Path(qrels_path).read_text().splitlines()
+    run_lines = Path(run_path).read_text().splitlines()
+    both = {x.split()[0] for x in qrels_lines} & {x.split()[0] for x in run_lines}
+    qrels_path = write(
+        tmp_path, "q", "\n".join(x for x in qrels_lines if x.split()[0] in both)
+    )
+    run_path = write(
+        tmp_path, "r", "\n".join(x for x in run_lines if x.split()[0] in both)
+    )
+    argv = ["-q", *opts, "-m", "all_trec", qrels_path, run_path]
+    theirs = subprocess.run(
+        [trec_eval_binary, *argv], capture_output=True, text=True, check=True
+    ).stdout
+    code, out, _ = run_cli(capsys, "evaluate", *argv)
+    assert code == 0
+    lines = {tuple(x.split()[:2]): x.split()[2] for x in theirs.splitlines()}
+    ours = [x.split() for x in out.splitlines()]
+    assert len(ours) > 500
+    for name, query, value in ours:
+        assert lines[name, query] == value, (name, query)
+
+
+def test_trec_evaluation_does_not_import_pandas_or_sklearn(tmp_path):
+    # start-up: pyarrow's to_numpy / pa.array import pandas (~0.5 s); the
+    # TREC path reads Arrow buffers instead
+    pytest.importorskip("pyarrow")
+    qrels, run = random_files(tmp_path, 3)
+    code = (
+        "import sys\n"
+        "from sklearn_rankmetrics._cli import main\n"
+        f"assert main(['evaluate', '-q', '-m', 'all_trec', {qrels!r}, {run!r}]) == 0\n"
+        "print(sorted(m for m in ('pandas', 'sklearn') if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=str(Path(__file__).resolve().parents[1]),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"
