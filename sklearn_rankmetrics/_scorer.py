@@ -702,9 +702,12 @@ def _check_options(name, func, kwargs):
 
 
 def get_scorer_names():
-    """Names of the ranking scorers without a cut-off.
+    """Names of the package's scorers, the ranking ones without a cut-off.
 
-    Every name listed returns a ranking scorer.  Each but ``"gauc"``,
+    Every name listed returns a scorer: the ranking scorers and the two
+    calibration scorers of CTR models, ``"neg_expected_calibration_error"``
+    and ``"neg_normalized_entropy"`` (greater is better, as scikit-learn's
+    ``"neg_log_loss"``).  Each ranking name but ``"gauc"``,
     ``"r_precision"`` and ``"bpref"`` may be followed by ``"@k"`` with an int
     ``k >= 1`` (``"ndcg@10"``); so may ``"precision"``, ``"recall"`` and
     ``"f1"``, which are not listed because without ``@k`` they are
@@ -721,11 +724,13 @@ def get_scorer_names():
     --------
     >>> from sklearn_rankmetrics import get_scorer_names
     >>> get_scorer_names()
-    ['bpref', 'dcg', 'err', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr', 'ndcg',
+    ['bpref', 'dcg', 'err', 'fbeta', 'gauc', 'hit_rate', 'map', 'mrr',
+     'ndcg', 'neg_expected_calibration_error', 'neg_normalized_entropy',
      'r_precision', 'rbp', 'success']
     """
     sklearn_names = set(_sklearn_get_scorer_names())
-    return sorted(name for name in _METRICS if name not in sklearn_names)
+    ranking = [name for name in _METRICS if name not in sklearn_names]
+    return sorted([*ranking, *_CALIBRATION_SCORERS])
 
 
 def make_scoring(names, **options):

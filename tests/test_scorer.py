@@ -182,13 +182,21 @@ def test_get_scorer_names():
         "map",
         "mrr",
         "ndcg",
+        "neg_expected_calibration_error",
+        "neg_normalized_entropy",
         "r_precision",
         "rbp",
         "success",
     ]
     for name in names:  # every name listed is ours
         scorer = get_scorer(name)
-        assert scorer._metric is not None and repr(scorer).startswith("get_")
+        if name.startswith("neg_"):  # calibration: read probabilities
+            assert repr(scorer) == (
+                f"make_scorer({name[4:]}, greater_is_better=False, "
+                "response_method='predict_proba')"
+            )
+        else:
+            assert scorer._metric is not None and repr(scorer).startswith("get_")
     # precision, recall and f1 are ours only with @k, so not listed
     for name in ["precision", "recall", "f1"]:
         assert name not in names
