@@ -827,6 +827,43 @@ def _ips_metric(name, y_true, y_score, propensity, min_propensity, **kw):
     return values
 
 
+def _ips_recall(y_true, y_score, propensity, min_propensity, **kw):
+    """The ratio (self-normalised IPS) estimate of recall@k: the top-k sum
+    of rel / p over the sum of rel / p of all the query's items."""
+    from ._propensity import _ips_grades
+
+    average, threshold = kw.pop("average"), kw.pop("relevance_threshold")
+    if average not in ("queries", None):
+        raise ValueError(
+            "recall_at_k with propensity= supports average='queries' or None; "
+            f"got average={average!r}."
+        )
+
+    def to_gain(y):
+        return (y >= threshold if threshold is not None else y > 0).astype(float)
+
+    query_id, sample_weight = kw["query_id"], kw.pop("sample_weight")
+    weights = _ips_grades(
+        y_true,
+        propensity,
+        min_propensity=min_propensity,
+        query_id=query_id,
+        to_gain=to_gain,
+    )
+    common = dict(gain="linear", discount=np.ones_like, average=None)
+    top = dcg_at_k(weights, y_score, sample_weight=sample_weight, **common, **kw)
+    # every item counts in the denominator, retrieved or not: all tied at 0
+    kw.update(k=None, no_relevant=1.0)
+    total = dcg_at_k(weights, np.zeros(np.shape(weights)), **common, **kw)
+    values = top / total
+    if sample_weight is not None and query_id is not None:
+        _, first = np.unique(np.asarray(query_id), return_index=True)
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)[first]
+    return average_queries(
+        values, ~np.isnan(values), sample_weight, average, "skip", "recall_at_k"
+    )
+
+
 @with_convention
 @fill_doc
 def precision_at_k(
@@ -990,6 +1027,8 @@ def recall_at_k(
     no_relevant="skip",
     sample_weight=None,
     average="queries",
+    propensity=None,
+    min_propensity=None,
 ):
     r"""Recall at k: the fraction of a query's relevant items in the top k.
 
@@ -1019,6 +1058,19 @@ def recall_at_k(
     %(sample_weight)s
 
     %(average_micro)s
+
+    propensity : array-like of the shape of ``y_true``, default=None
+        Probability in (0, 1] that each cell's (long form: row's) relevance
+        was observed.  Given, the value is the self-normalised (ratio)
+        estimate :math:`\sum_{i \le k} rel_i / p_i \,/\, \sum_i rel_i / p_i`
+        (Yang et al. 2018): consistent, not unbiased (recall divides by the
+        unknown number of relevant items).  A query without an observed
+        relevant item is undefined and follows ``no_relevant``.  Needs
+        ``average`` "queries" or None.  See :ref:`logged_feedback`.
+
+    min_propensity : float in (0, 1], default=None
+        With ``propensity``: clip propensities below it (less variance,
+        some bias).
 
     Returns
     -------
@@ -1054,6 +1106,21 @@ def recall_at_k(
     >>> recall_at_k(y_true, y_score, k=2, average="micro")
     0.333...
     """
+    if propensity is not None:
+        return _ips_recall(
+            y_true,
+            y_score,
+            propensity,
+            min_propensity,
+            k=k,
+            query_id=query_id,
+            relevance_threshold=relevance_threshold,
+            ties=ties,
+            ignore_ties=ignore_ties,
+            no_relevant=no_relevant,
+            sample_weight=sample_weight,
+            average=average,
+        )
     q, no_relevant, average = _prepare(
         y_true,
         y_score,

@@ -349,3 +349,30 @@ def test_propensity_argument_options_and_clipping():
         dcg_at_k(y_true, y_score, propensity=p, gain={0: 0, 1: 3})
     with pytest.raises(ValueError, match="propensity has shape"):
         dcg_at_k(y_true, y_score, propensity=[[0.5, 0.5]])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_recall_propensity_brute_force_all_forms(seed, k):
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng)
+    y_score[1, 0] = -np.inf  # not retrieved, still in the denominator
+    top = _ref(y_true, y_score, p, k, lambda r: 1.0)
+    total = (y_true / p).sum(axis=1)
+    keep = total > 0
+    ref = np.full(len(y_true), np.nan)
+    ref[keep] = top[keep] / total[keep]
+    got = recall_at_k(y_true, y_score, k=k, propensity=p, average=None)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert recall_at_k(y_true, y_score, k=k, propensity=p) == (
+        pytest.approx(ref[keep].mean(), rel=1e-12)
+    )
+    zero = recall_at_k(y_true, y_score, k=k, propensity=p, no_relevant=0.0)
+    assert zero == pytest.approx(np.nan_to_num(ref).mean(), rel=1e-12)
+    w = rng.uniform(0.5, 2, len(y_true))
+    yt, ys, pp, qid = _to_long(y_true, y_score, p, rng)
+    row_w = w[np.array([int(q[1:]) for q in qid])]
+    got = recall_at_k(yt, ys, k=k, propensity=pp, query_id=qid, sample_weight=row_w)
+    assert got == pytest.approx(np.average(ref[keep], weights=w[keep]), rel=1e-12)
+    with pytest.raises(ValueError, match="average='queries' or None"):
+        recall_at_k(y_true, y_score, k=k, propensity=p, average="micro")
