@@ -376,3 +376,34 @@ def test_recall_propensity_brute_force_all_forms(seed, k):
     assert got == pytest.approx(np.average(ref[keep], weights=w[keep]), rel=1e-12)
     with pytest.raises(ValueError, match="average='queries' or None"):
         recall_at_k(y_true, y_score, k=k, propensity=p, average="micro")
+
+
+def test_scorer_routes_propensity_in_cross_validate():
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GroupKFold, cross_validate
+
+    from sklearn_rankmetrics import get_scorer
+
+    rng = np.random.default_rng(0)
+    n = 200
+    X = rng.random((n, 3))
+    y = (X[:, 0] + rng.random(n) > 1).astype(float)
+    qid = np.repeat(np.arange(20), 10)
+    p = rng.uniform(0.2, 1, n)
+    cv = GroupKFold(2)
+    with sklearn.config_context(enable_metadata_routing=True):
+        got = cross_validate(
+            Ridge(),
+            X,
+            y,
+            cv=cv,
+            scoring={"dcg": get_scorer("dcg@5"), "mrr": get_scorer("mrr@5")},
+            params={"query_id": qid, "propensity": p, "groups": qid},
+        )
+    for fold, (train, test) in enumerate(cv.split(X, y, qid)):
+        score = Ridge().fit(X[train], y[train]).predict(X[test])
+        want = dcg_at_k(y[test], score, k=5, query_id=qid[test], propensity=p[test])
+        assert got["test_dcg"][fold] == pytest.approx(want, rel=1e-12)
+        naive = dcg_at_k(y[test], score, k=5, query_id=qid[test])
+        assert want != pytest.approx(naive)  # the propensities did arrive
