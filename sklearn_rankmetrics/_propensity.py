@@ -382,3 +382,32 @@ def position_propensity(
     if min_propensity is not None:
         p = np.maximum(p, min_propensity)
     return np.minimum(p, 1.0)
+
+
+def _ips_grades(y_true, propensity, *, min_propensity, query_id, to_gain):
+    """Per-item IPS weights ``to_gain(y_true) / propensity`` as a dense
+    float array (the input is not modified).  The metrics pass them to the
+    engine as linear grades: a tie group takes their mean, so the
+    tie-exact expected value stays exact (it is linear in per-item gains).
+    """
+    from scipy import sparse
+
+    if sparse.issparse(y_true):
+        y_true = y_true.toarray()
+    if sparse.issparse(propensity):
+        propensity = propensity.toarray()
+    p = _check_propensity(propensity, y_true, min_propensity, query_id)
+    y = np.asarray(y_true, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        g = to_gain(y)
+    if not np.isfinite(g).all():
+        raise ValueError("The gains of y_true overflow float64; use smaller grades.")
+    return g / p
+
+
+def _ips_check_k(k, name):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(
+            f"{name} with propensity= needs an integer cutoff k >= 1 (the "
+            f"estimator divides by k); got k={k!r}."
+        )

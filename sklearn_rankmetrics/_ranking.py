@@ -781,6 +781,96 @@ def items_per_query(y_score, query_id):
     return np.bincount(codes, minlength=ids.shape[0]).astype(np.float64)
 
 
+def _ips_metric(name, y_true, y_score, propensity, min_propensity, **kw):
+    """The IPS estimate of ``name`` (dcg_at_k or precision_at_k): the
+    per-item weights gain / propensity ride through dcg_at_k as linear
+    grades (one ranking; tie groups take their mean weight, exact)."""
+    from ._propensity import _ips_check_k, _ips_grades
+
+    average = kw.pop("average")
+    if average not in ("queries", None):
+        raise ValueError(
+            f"{name} with propensity= supports average='queries' or None; "
+            f"got average={average!r}."
+        )
+    if name == "precision_at_k":
+        _ips_check_k(kw["k"], name)
+        if kw.pop("precision_denominator") != "k":
+            raise ValueError(
+                "precision_at_k with propensity= needs precision_denominator='k'."
+            )
+        threshold = kw.pop("relevance_threshold")
+
+        def to_gain(y):
+            return (y >= threshold if threshold is not None else y > 0).astype(float)
+
+        kw.update(discount=np.ones_like)
+    else:
+        gain = kw.pop("gain")
+        if isinstance(gain, str) and gain == "linear":
+            to_gain = np.asarray
+        elif isinstance(gain, str) and gain == "exponential":
+
+            def to_gain(y):
+                return np.exp2(y) - 1.0
+
+        else:
+            raise ValueError(
+                f"{name} with propensity= needs gain='linear' or 'exponential'; "
+                f"got gain={gain!r}."
+            )
+    weights = _ips_grades(
+        y_true,
+        propensity,
+        min_propensity=min_propensity,
+        query_id=kw["query_id"],
+        to_gain=to_gain,
+    )
+    values = dcg_at_k(
+        weights, y_score, gain="linear", no_relevant=0.0, average=average, **kw
+    )
+    if name == "precision_at_k":
+        values = values / kw["k"]
+    return values
+
+
+def _ips_recall(y_true, y_score, propensity, min_propensity, **kw):
+    """The ratio (self-normalised IPS) estimate of recall@k: the top-k sum
+    of rel / p over the sum of rel / p of all the query's items."""
+    from ._propensity import _ips_grades
+
+    average, threshold = kw.pop("average"), kw.pop("relevance_threshold")
+    if average not in ("queries", None):
+        raise ValueError(
+            "recall_at_k with propensity= supports average='queries' or None; "
+            f"got average={average!r}."
+        )
+
+    def to_gain(y):
+        return (y >= threshold if threshold is not None else y > 0).astype(float)
+
+    query_id, sample_weight = kw["query_id"], kw.pop("sample_weight")
+    weights = _ips_grades(
+        y_true,
+        propensity,
+        min_propensity=min_propensity,
+        query_id=query_id,
+        to_gain=to_gain,
+    )
+    common = dict(gain="linear", discount=np.ones_like, average=None)
+    top = dcg_at_k(weights, y_score, sample_weight=sample_weight, **common, **kw)
+    # every item counts in the denominator, retrieved or not: all tied at 0
+    kw.update(k=None, no_relevant=1.0)
+    total = dcg_at_k(weights, np.zeros(np.shape(weights)), **common, **kw)
+    values = top / total
+    if sample_weight is not None and query_id is not None:
+        _, first = np.unique(np.asarray(query_id), return_index=True)
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)[first]
+    return average_queries(
+        values, ~np.isnan(values), sample_weight, average, "skip", "recall_at_k"
+    )
+
+
 @with_convention
 @fill_doc
 def precision_at_k(
@@ -796,6 +886,8 @@ def precision_at_k(
     no_relevant="skip",
     sample_weight=None,
     average="queries",
+    propensity=None,
+    min_propensity=None,
 ):
     r"""Precision at k: the fraction of the top k that is relevant.
 
@@ -837,6 +929,20 @@ def precision_at_k(
 
     %(average_micro)s
 
+    propensity : array-like of the shape of ``y_true``, default=None
+        Probability in (0, 1] that each cell's (long form: row's) relevance
+        was observed.  Given, the value is the inverse-propensity-scored
+        (IPS) estimate :math:`\frac1k \sum_{i \le k} rel_i / p_i`, unbiased
+        for the full-information precision; a query without an observed
+        relevant item scores 0 and is kept (``no_relevant`` does not apply:
+        skipping it would bias the estimate).  Needs an integer ``k``,
+        ``precision_denominator="k"`` and ``average`` "queries" or None.
+        See :ref:`logged_feedback`.
+
+    min_propensity : float in (0, 1], default=None
+        With ``propensity``: clip propensities below it (less variance,
+        some bias).
+
     Returns
     -------
     %(returns)s
@@ -875,6 +981,22 @@ def precision_at_k(
     precision_denominator = check_option(
         "precision_denominator", precision_denominator, PRECISION_DENOMINATORS
     )
+    if propensity is not None:
+        return _ips_metric(
+            "precision_at_k",
+            y_true,
+            y_score,
+            propensity,
+            min_propensity,
+            k=k,
+            query_id=query_id,
+            ties=ties,
+            ignore_ties=ignore_ties,
+            sample_weight=sample_weight,
+            average=average,
+            relevance_threshold=relevance_threshold,
+            precision_denominator=precision_denominator,
+        )
     q, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -915,6 +1037,8 @@ def recall_at_k(
     no_relevant="skip",
     sample_weight=None,
     average="queries",
+    propensity=None,
+    min_propensity=None,
 ):
     r"""Recall at k: the fraction of a query's relevant items in the top k.
 
@@ -944,6 +1068,19 @@ def recall_at_k(
     %(sample_weight)s
 
     %(average_micro)s
+
+    propensity : array-like of the shape of ``y_true``, default=None
+        Probability in (0, 1] that each cell's (long form: row's) relevance
+        was observed.  Given, the value is the self-normalised (ratio)
+        estimate :math:`\sum_{i \le k} rel_i / p_i \,/\, \sum_i rel_i / p_i`
+        (Yang et al. 2018): consistent, not unbiased (recall divides by the
+        unknown number of relevant items).  A query without an observed
+        relevant item is undefined and follows ``no_relevant``.  Needs
+        ``average`` "queries" or None.  See :ref:`logged_feedback`.
+
+    min_propensity : float in (0, 1], default=None
+        With ``propensity``: clip propensities below it (less variance,
+        some bias).
 
     Returns
     -------
@@ -979,6 +1116,21 @@ def recall_at_k(
     >>> recall_at_k(y_true, y_score, k=2, average="micro")
     0.333...
     """
+    if propensity is not None:
+        return _ips_recall(
+            y_true,
+            y_score,
+            propensity,
+            min_propensity,
+            k=k,
+            query_id=query_id,
+            relevance_threshold=relevance_threshold,
+            ties=ties,
+            ignore_ties=ignore_ties,
+            no_relevant=no_relevant,
+            sample_weight=sample_weight,
+            average=average,
+        )
     q, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -1526,6 +1678,8 @@ def dcg_at_k(
     no_relevant="skip",
     sample_weight=None,
     average="queries",
+    propensity=None,
+    min_propensity=None,
 ):
     r"""Discounted cumulative gain at k.
 
@@ -1572,6 +1726,19 @@ default="linear"
 
     %(average_queries)s
 
+    propensity : array-like of the shape of ``y_true``, default=None
+        Probability in (0, 1] that each cell's (long form: row's) relevance
+        was observed.  Given, each item's gain is divided by its propensity
+        (IPS): :math:`\sum_{i \le k} gain(rel_i) / (p_i \log_b(i + 1))`,
+        unbiased for the full-information DCG@k; a query without an
+        observed relevant item scores 0 and is kept (``no_relevant`` does
+        not apply: skipping it would bias the estimate).  ``gain`` must be
+        "linear" or "exponential".  See :ref:`logged_feedback`.
+
+    min_propensity : float in (0, 1], default=None
+        With ``propensity``: clip propensities below it (less variance,
+        some bias).
+
     Returns
     -------
     %(returns)s
@@ -1604,9 +1771,31 @@ default="linear"
     >>> y_score = [[0.9, 0.1, 0.3, 0.8]]
     >>> dcg_at_k(y_true, y_score, k=2)
     3.630...
+
+    From logged relevance, the IPS estimate (propensity 0.5 on the top item):
+
+    >>> dcg_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], propensity=[[0.5, 1, 1]])
+    2.5
     """
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
+    if propensity is not None:
+        return _ips_metric(
+            "dcg_at_k",
+            y_true,
+            y_score,
+            propensity,
+            min_propensity,
+            k=k,
+            query_id=query_id,
+            ties=ties,
+            ignore_ties=ignore_ties,
+            sample_weight=sample_weight,
+            average=average,
+            gain=gain,
+            log_base=log_base,
+            discount=discount,
+        )
     q, no_relevant, average = _prepare(
         y_true,
         y_score,

@@ -202,7 +202,10 @@ class _RankingScorer:
         return _public_score_request(self._metric, self._score_requests())
 
     def _score_requests(self):
-        return {"query_id": True, "sample_weight": None, **self._requests}
+        defaults = {"query_id": True, "sample_weight": None}
+        if "propensity" in inspect.signature(self._metric).parameters:
+            defaults["propensity"] = True  # routed like query_id when given
+        return {**defaults, **self._requests}
 
     def _warn_overridden(self, metadata, stacklevel):
         """Warn when routed metadata replace options fixed at construction."""

@@ -231,3 +231,179 @@ def test_long_form_equals_2d():
     )
     with pytest.raises(ValueError, match="propensity has shape"):
         ips_dcg_at_k(yt, ys, query_id=qid, propensity=p.ravel()[:-1])
+
+
+# ---- propensity= on the metric functions themselves (issue 21, item 1) ----
+
+
+def _to_long(y_true, y_score, p, rng):
+    """The long form of a 2-D input, rows shuffled; query ids as strings."""
+    n_q, n_i = y_true.shape
+    qid = np.repeat([f"q{i:02d}" for i in range(n_q)], n_i)
+    order = rng.permutation(n_q * n_i)
+    return y_true.ravel()[order], y_score.ravel()[order], p.ravel()[order], qid[order]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_dcg_propensity_brute_force_all_forms(seed, k):
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng)
+    y_true = y_true * rng.integers(1, 4, y_true.shape)  # graded
+    for gain, g in [("linear", y_true), ("exponential", 2.0**y_true - 1)]:
+        ref = _ref(g, y_score, p, k, lambda r: 1 / np.log2(1 + r))
+        per_q = dcg_at_k(y_true, y_score, k=k, gain=gain, propensity=p, average=None)
+        np.testing.assert_allclose(per_q, ref, rtol=1e-12)
+        assert dcg_at_k(y_true, y_score, k=k, gain=gain, propensity=p) == (
+            pytest.approx(ref.mean(), rel=1e-12)  # the empty query counts 0
+        )
+        got = dcg_at_k(sparse.csr_matrix(y_true), y_score, k=k, gain=gain, propensity=p)
+        assert got == pytest.approx(ref.mean(), rel=1e-12)
+        yt, ys, pp, qid = _to_long(y_true, y_score, p, rng)
+        got = dcg_at_k(yt, ys, k=k, gain=gain, propensity=pp, query_id=qid)
+        assert got == pytest.approx(ref.mean(), rel=1e-12)
+    w = rng.uniform(0.5, 2, len(y_true))
+    ref = _ref(y_true, y_score, p, k, lambda r: 1 / np.log2(1 + r))
+    got = dcg_at_k(y_true, y_score, k=k, propensity=p, sample_weight=w)
+    assert got == pytest.approx(np.average(ref, weights=w), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_precision_propensity_brute_force_all_forms(seed, k):
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng)
+    graded = y_true * rng.integers(1, 4, y_true.shape)
+    ref = _ref(y_true, y_score, p, k, lambda r: 1.0) / k
+    got = precision_at_k(graded, y_score, k=k, propensity=p, average=None)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    yt, ys, pp, qid = _to_long(graded, y_score, p, rng)
+    got = precision_at_k(yt, ys, k=k, propensity=pp, query_id=qid)
+    assert got == pytest.approx(ref.mean(), rel=1e-12)
+    # relevance_threshold: relevant when grade >= 2
+    ref = _ref((graded >= 2).astype(float), y_score, p, k, lambda r: 1.0) / k
+    got = precision_at_k(graded, y_score, k=k, propensity=p, relevance_threshold=2)
+    assert got == pytest.approx(ref.mean(), rel=1e-12)
+
+
+def test_propensity_ignore_ties_breaks_by_position():
+    y_true, y_score, p = [[0, 1, 1]], [[0.5, 0.5, 0.5]], [[1.0, 0.5, 0.25]]
+    # ranks 1, 2, 3 in column order: 1/0.5/log2(3) at rank 2 + 1/0.25/2 at rank 3
+    expected = 2 / np.log2(3) + 4 / 2
+    assert dcg_at_k(y_true, y_score, propensity=p, ignore_ties=True) == (
+        pytest.approx(expected)
+    )
+    assert precision_at_k(y_true, y_score, k=2, propensity=p, ignore_ties=True) == 1.0
+
+
+def test_propensity_argument_unbiased_by_simulation():
+    rng = np.random.default_rng(1)
+    relevance, score, p = _world(rng, 40, 12)
+    full = (
+        dcg_at_k(relevance, score, k=5, no_relevant=0.0),
+        precision_at_k(relevance, score, k=5, no_relevant=0.0),
+    )
+    ips, naive = [], []
+    for _ in range(2000):
+        observed = relevance * (rng.random(p.shape) < p)
+        ips.append(
+            (
+                dcg_at_k(observed, score, k=5, propensity=p),
+                precision_at_k(observed, score, k=5, propensity=p),
+            )
+        )
+        naive.append(dcg_at_k(observed, score, k=5, no_relevant=0.0))
+    ips, naive = np.array(ips), np.array(naive)
+    se = ips.std(axis=0, ddof=1) / np.sqrt(len(ips))
+    assert np.all(np.abs(ips.mean(axis=0) - full) < 4 * se)
+    naive_se = naive.std(ddof=1) / np.sqrt(len(naive))
+    assert abs(naive.mean() - full[0]) > 10 * naive_se
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.2, np.nan, 1.5])
+def test_propensity_argument_bad_values(bad):
+    p = np.array([[0.5, bad, 1.0]])
+    for metric, kw in [(dcg_at_k, {}), (precision_at_k, {"k": 2})]:
+        with pytest.raises(ValueError, match="propensity must be in"):
+            metric([[1, 0, 1]], [[0.3, 0.2, 0.1]], propensity=p, **kw)
+
+
+def test_propensity_argument_options_and_clipping():
+    y_true, y_score = np.array([[1, 0, 1]]), np.array([[0.9, 0.5, 0.1]])
+    p = np.array([[0.01, 1.0, 0.5]])
+    before = p.copy()
+    got = dcg_at_k(y_true, y_score, propensity=p, min_propensity=0.1)
+    assert got == pytest.approx(1 / 0.1 + 1 / 0.5 / 2)
+    np.testing.assert_array_equal(p, before)
+    with pytest.raises(ValueError, match="integer cutoff k"):
+        precision_at_k(y_true, y_score, propensity=p)
+    with pytest.raises(ValueError, match="precision_denominator='k'"):
+        precision_at_k(
+            y_true, y_score, k=2, propensity=p, precision_denominator="retrieved"
+        )
+    with pytest.raises(ValueError, match="average='queries' or None"):
+        precision_at_k(y_true, y_score, k=2, propensity=p, average="micro")
+    with pytest.raises(ValueError, match="gain='linear' or 'exponential'"):
+        dcg_at_k(y_true, y_score, propensity=p, gain={0: 0, 1: 3})
+    with pytest.raises(ValueError, match="propensity has shape"):
+        dcg_at_k(y_true, y_score, propensity=[[0.5, 0.5]])
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_recall_propensity_brute_force_all_forms(seed, k):
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng)
+    y_score[1, 0] = -np.inf  # not retrieved, still in the denominator
+    top = _ref(y_true, y_score, p, k, lambda r: 1.0)
+    total = (y_true / p).sum(axis=1)
+    keep = total > 0
+    ref = np.full(len(y_true), np.nan)
+    ref[keep] = top[keep] / total[keep]
+    got = recall_at_k(y_true, y_score, k=k, propensity=p, average=None)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert recall_at_k(y_true, y_score, k=k, propensity=p) == (
+        pytest.approx(ref[keep].mean(), rel=1e-12)
+    )
+    zero = recall_at_k(y_true, y_score, k=k, propensity=p, no_relevant=0.0)
+    assert zero == pytest.approx(np.nan_to_num(ref).mean(), rel=1e-12)
+    w = rng.uniform(0.5, 2, len(y_true))
+    yt, ys, pp, qid = _to_long(y_true, y_score, p, rng)
+    row_w = w[np.array([int(q[1:]) for q in qid])]
+    got = recall_at_k(yt, ys, k=k, propensity=pp, query_id=qid, sample_weight=row_w)
+    assert got == pytest.approx(np.average(ref[keep], weights=w[keep]), rel=1e-12)
+    with pytest.raises(ValueError, match="average='queries' or None"):
+        recall_at_k(y_true, y_score, k=k, propensity=p, average="micro")
+
+
+def test_scorer_routes_propensity_in_cross_validate():
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GroupKFold, cross_validate
+
+    from sklearn_rankmetrics import get_scorer
+
+    rng = np.random.default_rng(0)
+    n = 200
+    X = rng.random((n, 3))
+    y = (X[:, 0] + rng.random(n) > 1).astype(float)
+    qid = np.repeat(np.arange(20), 10)
+    p = rng.uniform(0.2, 1, n)
+    cv = GroupKFold(2)
+    with sklearn.config_context(enable_metadata_routing=True):
+        got = cross_validate(
+            Ridge(),
+            X,
+            y,
+            cv=cv,
+            scoring={"dcg": get_scorer("dcg@5"), "mrr": get_scorer("mrr@5")},
+            params={"query_id": qid, "propensity": p, "groups": qid},
+        )
+    for fold, (train, test) in enumerate(cv.split(X, y, qid)):
+        score = Ridge().fit(X[train], y[train]).predict(X[test])
+        want = dcg_at_k(y[test], score, k=5, query_id=qid[test], propensity=p[test])
+        assert got["test_dcg"][fold] == pytest.approx(want, rel=1e-12)
+        naive = dcg_at_k(y[test], score, k=5, query_id=qid[test])
+        assert want != pytest.approx(naive)  # the propensities did arrive
