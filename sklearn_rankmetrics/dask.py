@@ -79,9 +79,32 @@ def _by_query(df, query_col, cols, npartitions, shuffle_method):
     )
 
 
+class _Failed:
+    """A partition's clear error (bad input), carried to the client as a
+    value: raised in a task, the error would first be logged by every
+    distributed worker as "Compute Failed" with a traceback."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+
+def _state_or_error(part, **config):
+    try:
+        return partition_state(part, **config)
+    except (ValueError, TypeError) as exc:  # our checks of the rows
+        return _Failed(exc)
+
+
+def _merge_or_error(states):
+    for state in states:
+        if isinstance(state, _Failed):
+            return state
+    return merge_states(states)
+
+
 def _tree_reduce(dask, states, split_every):
     """Merge delayed states, ``split_every`` at a time, level by level."""
-    merge = dask.delayed(merge_states, pure=True)
+    merge = dask.delayed(_merge_or_error, pure=True)
     while len(states) > 1:
         states = [
             merge(states[i : i + split_every])
@@ -259,10 +282,12 @@ def ranking_report(
         return aligned.map_partitions(
             _per_query_partition, meta=pd.DataFrame(meta), names=names, **config
         )
-    state_of = dask.delayed(partition_state, pure=True)
+    state_of = dask.delayed(_state_or_error, pure=True)
     states = [
         state_of(part, partition=i, **config)
         for i, part in enumerate(aligned.to_delayed())
     ]
     total = _tree_reduce(dask, states, split_every).compute()
+    if isinstance(total, _Failed):
+        raise total.exc
     return report_output(total, k=k, output_dict=output_dict, digits=digits)
