@@ -228,6 +228,21 @@ def bench_dask(path, aligned_path, n_workers, partitions):
                 .compute()
             )
         )
+        # the lever of issue 19: few output partitions of the shuffle (two
+        # per worker), the report and its floor alike
+        few = 2 * n_workers
+        _, out["few_report"] = _timed(
+            lambda: _report(ranking_report, df, npartitions=few)
+        )
+        _, out["few_shuffle"] = _timed(
+            lambda: (
+                df.shuffle(on="qid", npartitions=few, shuffle_method="tasks")
+                .map_partitions(_count_rows)
+                .sum()
+                .compute()
+            )
+        )
+        out["few"] = few
         if aligned_path is not None:
             da = dd.read_parquet(
                 str(aligned_path), index="qid", calculate_divisions=True
@@ -528,6 +543,13 @@ def main():
                 print(
                     f"   read + shuffle + row count alone: {s_wall:.1f} s wall, "
                     f"{s_cpu:.1f} CPU s ({s_cpu / cpu:.0%} of the report's CPU)"
+                )
+                print(f"   the report against its floor: {cpu / s_cpu:.2f}x")
+                f_cpu, fs_cpu = out["few_report"][1], out["few_shuffle"][1]
+                print(
+                    f"   npartitions={out['few']} after the shuffle: the report "
+                    f"{f_cpu:.1f} CPU s, its floor {fs_cpu:.1f} CPU s: "
+                    f"{f_cpu / fs_cpu:.2f}x"
                 )
                 if "aligned" in out:
                     a_wall, a_cpu = out["aligned"]
