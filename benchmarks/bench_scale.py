@@ -228,6 +228,21 @@ def bench_dask(path, aligned_path, n_workers, partitions):
                 .compute()
             )
         )
+        # the lever of issue 19: few output partitions of the shuffle (two
+        # per worker), the report and its floor alike
+        few = 2 * n_workers
+        _, out["few_report"] = _timed(
+            lambda: _report(ranking_report, df, npartitions=few)
+        )
+        _, out["few_shuffle"] = _timed(
+            lambda: (
+                df.shuffle(on="qid", npartitions=few, shuffle_method="tasks")
+                .map_partitions(_count_rows)
+                .sum()
+                .compute()
+            )
+        )
+        out["few"] = few
         if aligned_path is not None:
             da = dd.read_parquet(
                 str(aligned_path), index="qid", calculate_divisions=True
@@ -287,6 +302,48 @@ def _jvm_peak_rss_mb():
     return None
 
 
+EVALUATOR_METRICS = [
+    "ndcgAtK",
+    "meanAveragePrecisionAtK",
+    "precisionAtK",
+    "recallAtK",
+]
+OURS_OF = {
+    "ndcgAtK": "ndcg",
+    "meanAveragePrecisionAtK": "map",
+    "precisionAtK": "precision",
+    "recallAtK": "recall",
+}
+
+
+def _spark_evaluator(df, names):
+    """``pyspark.ml.evaluation.RankingEvaluator`` at k=10, one ``evaluate``
+    per metric, on its input built from the long form: per query, the item
+    ids ranked by score and the ids of the clicked items (a row id serves as
+    the item id)."""
+    from pyspark.ml.evaluation import RankingEvaluator
+    from pyspark.sql import functions as F
+
+    items = df.withColumn("item", F.monotonically_increasing_id().cast("double"))
+    lists = items.groupBy("qid").agg(
+        F.transform(
+            F.array_sort(F.collect_list(F.struct(-F.col("score"), F.col("item")))),
+            lambda s: s["item"],
+        ).alias("prediction"),
+        F.collect_list(F.when(F.col("click") > 0, F.col("item"))).alias("label"),
+    )
+    lists = lists.cache()
+    try:
+        return [
+            RankingEvaluator(
+                metricName=name, k=K, predictionCol="prediction", labelCol="label"
+            ).evaluate(lists)
+            for name in names
+        ]
+    finally:
+        lists.unpersist()
+
+
 def bench_spark(path, cores, partitions):
     """The report; then its parts, each a job of its own: reading the
     Parquet files (the JVM sums the columns), reading and shuffling by
@@ -342,6 +399,27 @@ def bench_spark(path, cores, partitions):
             )
         )
         out["n"] = row["n"]
+        # Spark's own pyspark.ml.evaluation.RankingEvaluator, one call per
+        # metric as its API requires, on the lists it needs (built in the same
+        # job: item ids, grouped by query, ranked by score), against ours on
+        # the same metrics.
+        for names in (EVALUATOR_METRICS[:2], EVALUATOR_METRICS):
+            key = len(names)
+            _, out[f"evaluator_{key}"] = _timed(
+                lambda names=names: _spark_evaluator(df, names)
+            )
+            ours = [OURS_OF[n] for n in names]
+            _, out[f"ours_{key}"] = _timed(
+                lambda ours=ours: ranking_report(
+                    df,
+                    query_col="qid",
+                    label_col="click",
+                    score_col="score",
+                    k=K,
+                    metrics=ours,
+                    output_dict=True,
+                )
+            )
         # the report's Python workers: the largest peak over the tasks, on a
         # tenth of the files in a tenth of the partitions (partitions of the
         # same size, a tenth of the time)
@@ -449,10 +527,29 @@ def main():
                     f"{(s_cpu - j_cpu) / cpu:.0%}, the engine and the rest "
                     f"{(cpu - s_cpu) / cpu:.0%}"
                 )
+                for key in (2, 4):
+                    e_cpu = out[f"evaluator_{key}"][1]
+                    o_cpu = out[f"ours_{key}"][1]
+                    print(
+                        f"   {key} metrics at k={K}: ours {o_cpu:.1f} CPU s, Spark's "
+                        f"RankingEvaluator (one call per metric) {e_cpu:.1f} CPU s: "
+                        f"{e_cpu / o_cpu:.2f}x ours"
+                    )
+                print(
+                    f"   the report against its floor (read + shuffle + Arrow "
+                    f"hand-off): {cpu / s_cpu:.2f}x"
+                )
             else:
                 print(
                     f"   read + shuffle + row count alone: {s_wall:.1f} s wall, "
                     f"{s_cpu:.1f} CPU s ({s_cpu / cpu:.0%} of the report's CPU)"
+                )
+                print(f"   the report against its floor: {cpu / s_cpu:.2f}x")
+                f_cpu, fs_cpu = out["few_report"][1], out["few_shuffle"][1]
+                print(
+                    f"   npartitions={out['few']} after the shuffle: the report "
+                    f"{f_cpu:.1f} CPU s, its floor {fs_cpu:.1f} CPU s: "
+                    f"{f_cpu / fs_cpu:.2f}x"
                 )
                 if "aligned" in out:
                     a_wall, a_cpu = out["aligned"]

@@ -67,6 +67,9 @@ def _check_dtypes(dtypes, label_col, score_col, weight_col):
             )
 
 
+_SHRINK = 8  # input partitions per partition after the shuffle, by default
+
+
 def _by_query(df, query_col, cols, npartitions, shuffle_method):
     """``df[cols]`` with every query whole in one partition."""
     if query_col not in df.columns:  # the query ids are the index
@@ -75,14 +78,42 @@ def _by_query(df, query_col, cols, npartitions, shuffle_method):
         df = df[cols[1:]].reset_index()
     else:
         df = df[cols]
+    if npartitions is None:
+        # few, larger partitions after the shuffle: fewer tasks and states
+        # (5,000,000 rows in 30 partitions, bench_scale.py: 4 partitions cut
+        # the report's CPU by a third, as measured in issue 19)
+        npartitions = -(-df.npartitions // _SHRINK)
     return df.shuffle(
         on=query_col, npartitions=npartitions, shuffle_method=shuffle_method
     )
 
 
+class _Failed:
+    """A partition's clear error (bad input), carried to the client as a
+    value: raised in a task, the error would first be logged by every
+    distributed worker as "Compute Failed" with a traceback."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+
+def _state_or_error(part, **config):
+    try:
+        return partition_state(part, **config)
+    except (ValueError, TypeError) as exc:  # our checks of the rows
+        return _Failed(exc)
+
+
+def _merge_or_error(states):
+    for state in states:
+        if isinstance(state, _Failed):
+            return state
+    return merge_states(states)
+
+
 def _tree_reduce(dask, states, split_every):
     """Merge delayed states, ``split_every`` at a time, level by level."""
-    merge = dask.delayed(merge_states, pure=True)
+    merge = dask.delayed(_merge_or_error, pure=True)
     while len(states) > 1:
         states = [
             merge(states[i : i + split_every])
@@ -164,7 +195,8 @@ def ranking_report(
         Digits of the text table.
 
     npartitions : int, default=None
-        Partitions after the shuffle by query (None: as many as ``df``).
+        Partitions after the shuffle by query (None: one per 8 partitions
+        of ``df``, rounded up; fewer, larger partitions measured cheaper).
 
     split_every : int, default=8
         Fan-in of the tree reduction of the partition states.
@@ -281,10 +313,12 @@ def ranking_report(
         return aligned.map_partitions(
             _per_query_partition, meta=pd.DataFrame(meta), names=names, **config
         )
-    state_of = dask.delayed(partition_state, pure=True)
+    state_of = dask.delayed(_state_or_error, pure=True)
     states = [
         state_of(part, partition=i, **config)
         for i, part in enumerate(aligned.to_delayed())
     ]
     total = _tree_reduce(dask, states, split_every).compute()
+    if isinstance(total, _Failed):
+        raise total.exc
     return report_output(total, k=k, output_dict=output_dict, digits=digits)

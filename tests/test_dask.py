@@ -233,3 +233,38 @@ def test_shuffle_method_is_used(client, shuffle_method, key):
         str(k[0] if isinstance(k, tuple) else k) for k in lazy.__dask_graph__()
     )
     assert key in names
+
+
+class _Records(__import__("logging").Handler):
+    def __init__(self):
+        super().__init__(level=0)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def test_bad_rows_raise_without_worker_tracebacks(client):
+    # A null found by a task is our clear ValueError on the client, and the
+    # workers do not first log "Compute Failed" with a traceback: the
+    # partition returns its error as a value.
+    import logging
+
+    frame = make_frame(0)
+    frame.loc[5, "score"] = np.nan
+    handler = _Records()
+    logger = logging.getLogger("distributed")  # does not propagate to root
+    logger.addHandler(handler)
+    try:
+        with pytest.raises(ValueError, match=r"column 'score' has 1 null"):
+            ranking_report(dd.from_pandas(frame, npartitions=3), **COLS)
+        # the same handler sees a task that fails outside our checks
+        with pytest.raises(RuntimeError, match="a task ran"):
+            dd.from_pandas(frame, npartitions=2).map_partitions(
+                _explode, meta=frame
+            ).compute()
+    finally:
+        logger.removeHandler(handler)
+    failed = [m for m in handler.messages if "Compute Failed" in m]
+    assert len(failed) >= 1  # only the second, foreign failure
+    assert not any("null" in m for m in failed), failed
