@@ -1199,23 +1199,35 @@ def sorted_by_query(codes, n_q, key):
     each row's query: one sort of ``key`` and a radix grouping by query,
     on runs of queries of about ``_PART_CELLS`` rows (see there) when the
     rows are more."""
+    runs = list(query_run_orders(codes, n_q, key))
+    if len(runs) == 1:
+        return runs[0][2]
+    return np.concatenate([order for _, _, order in runs])
+
+
+def query_run_orders(codes, n_q, key):
+    """Yield ``(first_query, end_query, rows)`` for runs of consecutive
+    queries of about ``_PART_CELLS`` rows (one run if the rows are fewer):
+    ``rows`` are the run's rows in (query, ascending ``key``) order, each
+    run sorted alone, so a caller can score it while it is in cache and
+    hold no full-length sorted copy of the inputs."""
     sizes = np.bincount(codes, minlength=n_q)
     ends = query_runs(sizes)
     if ends is None:
-        return _group_order(codes, n_q, np.argsort(key))
+        yield 0, n_q, _group_order(codes, n_q, np.argsort(key))
+        return
     run_of = np.repeat(np.arange(ends.size), np.diff(ends, prepend=0))
     by_run = _group_order(run_of[codes], ends.size)  # runs in query order
+    del run_of
     row_ends = np.cumsum(sizes)[ends - 1]
-    out = np.empty_like(by_run)
     start = 0
     for first_q, end_q, end in zip([0, *ends[:-1]], ends, row_ends, strict=True):
         rows = by_run[start:end]
         local = _group_order(
             codes[rows] - first_q, end_q - first_q, np.argsort(key[rows])
         )
-        out[start:end] = rows[local]
+        yield int(first_q), int(end_q), rows[local]
         start = end
-    return out
 
 
 def _long_parts(sizes, k):
