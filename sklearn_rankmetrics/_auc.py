@@ -203,6 +203,9 @@ def _gauc_long(y, s, codes, n_q, w, threshold, query_weighting, constant_scores)
     carry = [0.0]
     for first, end, order in query_run_orders(codes, n_q, s):
         m = end - first
+        if order.size == 0:  # only queries without rows (empty groups)
+            auc[first:end], total_pos[first:end], total_neg[first:end] = np.nan, 0, 0
+            continue
         q = np.repeat(np.arange(m), sizes[first:end])
         s_run = s[order]
         pos = _relevant(y[order], threshold)

@@ -338,3 +338,19 @@ def test_long_form_in_runs_equals_roc_auc_per_query(monkeypatch, weighted):
     assert_allclose(got, values, rtol=1e-12, atol=1e-12)  # nan where skipped
     got = srm.group_auc_score(y, s, query_id=qid, sample_weight=w)
     assert got == pytest.approx(mean, rel=1e-12)
+
+
+def test_long_form_runs_of_empty_groups(monkeypatch):
+    """A run holding only queries without rows (trailing empty groups of
+    the calibration report) gives nan, as in one pass."""
+    from sklearn_rankmetrics import _auc, _engine
+
+    codes = np.repeat(np.arange(6), 3)
+    y = np.tile([0.0, 1.0, 0.0], 6)
+    p = np.linspace(0, 1, 18)
+    expected = [0.5] * 6 + [np.nan] * 3
+    for cells in (4, 1 << 18):
+        monkeypatch.setattr(_engine, "_PART_CELLS", cells)
+        auc, w = _auc.gauc_per_query("long", y, p, codes, 9, None, None, "impressions")
+        assert_allclose(auc, expected)
+        assert_allclose(w, [3.0] * 6 + [0.0] * 3)
