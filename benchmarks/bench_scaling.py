@@ -7,7 +7,10 @@ scores, timed on the same arrays in the same run.  Each size has 20 rows
 per query on average (1-40, shuffled) and query ids spread over the int64
 range.  The table gives nanoseconds per row, each call's ratio to
 ``np.argsort``, and the peak memory allocated beyond the inputs
-(tracemalloc) over the three input arrays.
+(tracemalloc) over the three input arrays.  The last lines give each
+call's growth: its cost per row at the largest size over that at the
+smallest (issue 19 goal 4: GAUC within 1.3x from 200,000 to 20,000,000
+rows), next to the growth of ``np.argsort``'s.
 
 Run from the repository root::
 
@@ -56,6 +59,7 @@ def main():
         f"{'rows':>11s} {'argsort':>9s} {'ndcg@10':>9s} {'/argsort':>8s} "
         f"{'memory':>7s} {'gauc':>9s} {'/argsort':>8s} {'memory':>7s}   (ns/row)"
     )
+    per_row = {"argsort": [], "ndcg@10": [], "gauc": []}
     for n in args.sizes:
         rng = np.random.default_rng(0)
         y, s, qid = long_form(n, rng)
@@ -63,14 +67,20 @@ def main():
         r = args.repeat
         t_sort = best_time(lambda s=s: np.argsort(s), r) / n * 1e9
         row = f"{n:11,d} {t_sort:9.1f}"
-        for func in (
-            partial(rm.ndcg_at_k, y, s, k=10, query_id=qid),
-            partial(rm.group_auc_score, y, s, query_id=qid),
+        per_row["argsort"].append(t_sort)
+        for name, func in (
+            ("ndcg@10", partial(rm.ndcg_at_k, y, s, k=10, query_id=qid)),
+            ("gauc", partial(rm.group_auc_score, y, s, query_id=qid)),
         ):
             t = best_time(func, r) / n * 1e9
+            per_row[name].append(t)
             mem = float("nan") if args.no_memory else peak_ratio(func, inputs)
             row += f" {t:9.1f} {t / t_sort:8.2f} {mem:6.2f}x"
         print(row, flush=True)
+    if len(args.sizes) > 1:
+        print(f"cost per row at {args.sizes[-1]:,d} rows over {args.sizes[0]:,d}:")
+        for name, times in per_row.items():
+            print(f"  {name:8s} {times[-1] / times[0]:5.2f}x")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

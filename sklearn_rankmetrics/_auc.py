@@ -10,38 +10,29 @@ from ._engine import (
     average_queries,
     check_inputs,
     exact_threshold,
-    sorted_by_query,
+    query_run_orders,
 )
 from ._validation import check_average, check_option, check_real
 
 __all__ = ["group_auc_score"]
 
 
-def _sorted_form(form, Y, S, codes, threshold):
-    """Every query's items sorted by score: (query, score, is_relevant).
-
-    Returns the three arrays in (query, ascending score) order and the
-    number of queries.  The 2-D forms sort each row (one ``argsort`` along
-    the items); the long form sorts the rows by score and groups them by
-    query with a radix pass (no lexicographic sort), on runs of queries of
-    bounded rows (:func:`~sklearn_rankmetrics._engine.sorted_by_query`).
+def _sorted_form(Y, S, form, threshold):
+    """Every query's items sorted by score, 2-D forms: (query, score,
+    is_relevant) in (query, ascending score) order.  The dense form sorts
+    each row (one ``argsort`` along the items); the sparse form finds the
+    relevant entries' places in the sorted rows.  The long form goes run
+    by run of queries (:func:`_gauc_long`).
     """
-    if form == "long":
-        n_q = int(codes.max()) + 1
-        order = sorted_by_query(codes, n_q, S)
-        # the grouped rows' queries are runs: written in sequence, not
-        # gathered (bench_forms.py, 2,000,000 rows: 20 ms less)
-        q = np.repeat(np.arange(n_q), np.bincount(codes, minlength=n_q))
-        return q, S[order], _relevant(Y[order], threshold), order
     n, m = S.shape
     q = np.repeat(np.arange(n, dtype=np.intp), m)
     if form == "sparse":
         s, pos = _sparse_sorted(Y, S, threshold)
-        return q, s, pos, None
+        return q, s, pos
     order = np.argsort(S, axis=1)
     s = np.take_along_axis(S, order, axis=1).ravel()
     pos = np.take_along_axis(_relevant(Y, threshold), order, axis=1)
-    return q, s, pos.ravel(), None
+    return q, s, pos.ravel()
 
 
 def _sparse_sorted(Y, S, threshold):
@@ -87,12 +78,15 @@ def _row_searchsorted(A, rows, values):
     return lo
 
 
-def _auc_per_query(q, s, pos, w, n_q):
+def _auc_per_query(q, s, pos, w, n_q, carry=None):
     """Weighted Mann-Whitney AUC of each query; ties count one half.
 
     ``q`` and ``s`` are sorted by (query, score).  Returns the AUC (nan for
     a query with a single class) and the per-query positive and negative
-    weights.
+    weights.  With ``carry`` (a one-item list, weighted rows only) the
+    running sum of the negative weights starts at ``carry[0]`` and leaves
+    its last value there: run after run of queries, the sums are those of
+    one pass over all the rows, bit for bit (``np.cumsum`` adds in order).
 
     Each relevant row counts the negative weight below its run of equal
     scores within its query, plus half of the run's own: differences of
@@ -110,7 +104,15 @@ def _auc_per_query(q, s, pos, w, n_q):
     new_run |= new_query
     neg = ~pos if w is None else np.where(pos, 0.0, w)
     # negative weight before row i: neg_cum[i] - neg[i]
-    neg_cum = np.cumsum(neg, dtype=np.intp if w is None else np.float64)
+    if w is None or carry is None:
+        neg_cum = np.cumsum(neg, dtype=np.intp if w is None else np.float64)
+    else:
+        neg_cum = np.empty(n + 1)
+        neg_cum[0] = carry[0]
+        neg_cum[1:] = neg
+        np.cumsum(neg_cum, out=neg_cum)
+        carry[0] = neg_cum[-1]
+        neg_cum = neg_cum[1:]
     rows = np.flatnonzero(pos)
     run_starts = np.flatnonzero(new_run)
     del new_run
@@ -159,43 +161,79 @@ def gauc_per_query(
     Shared by :func:`group_auc_score` and the report, so the two agree
     exactly.
     """
-    q, s, pos, order = _sorted_form(form, Y, S, codes, threshold)
     if form == "long":
-        if w is None:
-            auc, total_pos, total_neg = _auc_per_query(q, s, pos, None, n_q)
-            rows = total_pos + total_neg  # number of rows
-        else:
-            # An AUC does not change when its query's row weights are
-            # scaled: scale each query's to sum to 1, so that the running
-            # sums over all rows in _auc_per_query stay O(n_queries) and a
-            # query's AUC keeps its precision next to queries weighted
-            # 2**40 times more.
-            rows = np.bincount(codes, weights=w, minlength=n_q)  # sum of weights
-            scale = rows[q]
-            row_w = np.zeros(q.shape[0])
-            np.divide(w[order], scale, out=row_w, where=scale > 0)
-            auc, total_pos, _ = _auc_per_query(q, s, pos, row_w, n_q)
-            total_pos = total_pos * rows
-        if query_weighting == "impressions":
-            query_w = rows
-        elif query_weighting == "clicks":
-            query_w = total_pos
-        else:
-            # each query counts once: row weights weigh the rows inside its
-            # AUC, not the query (a query whose weights are all 0 has no AUC)
-            query_w = np.ones(n_q)
+        return _gauc_long(
+            Y, S, codes, n_q, w, threshold, query_weighting, constant_scores
+        )
+    q, s, pos = _sorted_form(Y, S, form, threshold)
+    auc, total_pos, _ = _auc_per_query(q, s, pos, None, n_q)
+    if query_weighting == "impressions":
+        query_w = np.full(n_q, float(S.shape[1]))
+    elif query_weighting == "clicks":
+        query_w = np.asarray(total_pos, dtype=np.float64)
     else:
-        auc, total_pos, _ = _auc_per_query(q, s, pos, None, n_q)
-        if query_weighting == "impressions":
-            query_w = np.full(n_q, float(S.shape[1]))
-        elif query_weighting == "clicks":
-            query_w = np.asarray(total_pos, dtype=np.float64)
-        else:
-            query_w = np.ones(n_q)
-        if w is not None:
-            query_w = query_w * w
+        query_w = np.ones(n_q)
+    if w is not None:
+        query_w = query_w * w
     if constant_scores == "skip":
         auc = np.where(_constant_scores(q, s, n_q), np.nan, auc)
+    return auc, query_w
+
+
+def _gauc_long(y, s, codes, n_q, w, threshold, query_weighting, constant_scores):
+    """:func:`gauc_per_query` of the long form, run after run of queries of
+    about ``_PART_CELLS`` rows (:func:`~sklearn_rankmetrics._engine.
+    query_run_orders`): each run is sorted and scored alone, so the cost
+    per row and the temporaries stay those of one run's size whatever the
+    number of rows.  A query's AUC reads only its own rows, and the
+    weighted running sum carries over from run to run, so the values are
+    those of one pass over all the rows, bit for bit.
+    """
+    sizes = np.bincount(codes, minlength=n_q)
+    auc = np.empty(n_q)
+    total_pos = np.empty(n_q)
+    total_neg = np.empty(n_q)
+    constant = np.zeros(n_q, dtype=bool)
+    if w is not None:
+        # An AUC does not change when its query's row weights are scaled:
+        # scale each query's to sum to 1, so that the running sums over all
+        # rows in _auc_per_query stay O(n_queries) and a query's AUC keeps
+        # its precision next to queries weighted 2**40 times more.
+        sums = np.bincount(codes, weights=w, minlength=n_q)  # sum of weights
+    carry = [0.0]
+    for first, end, order in query_run_orders(codes, n_q, s):
+        m = end - first
+        if order.size == 0:  # only queries without rows (empty groups)
+            auc[first:end], total_pos[first:end], total_neg[first:end] = np.nan, 0, 0
+            continue
+        q = np.repeat(np.arange(m), sizes[first:end])
+        s_run = s[order]
+        pos = _relevant(y[order], threshold)
+        if w is None:
+            row_w = None
+        else:
+            scale = sums[first:end][q]
+            row_w = np.zeros(q.shape[0])
+            np.divide(w[order], scale, out=row_w, where=scale > 0)
+        part = _auc_per_query(q, s_run, pos, row_w, m, carry)
+        auc[first:end], total_pos[first:end], total_neg[first:end] = part
+        if constant_scores == "skip":
+            constant[first:end] = _constant_scores(q, s_run, m)
+    if w is None:
+        rows = total_pos + total_neg  # number of rows
+    else:
+        rows = sums
+        total_pos = total_pos * rows
+    if query_weighting == "impressions":
+        query_w = rows
+    elif query_weighting == "clicks":
+        query_w = total_pos
+    else:
+        # each query counts once: row weights weigh the rows inside its AUC,
+        # not the query (a query whose weights are all 0 has no AUC)
+        query_w = np.ones(n_q)
+    if constant_scores == "skip":
+        auc = np.where(constant, np.nan, auc)
     return auc, query_w
 
 

@@ -107,7 +107,7 @@ def _group_order(codes, n_groups, order=None):
         perm = np.argsort(c.astype(np.uint16), kind="stable")
     elif n_groups <= 1 << 32:
         # the cast to uint16 keeps the low 16 bits; in-place shifts spare
-        # full-size temporaries (bench_forms.py memory column)
+        # full-size temporaries (benchmarks/README.md, E1)
         perm = np.argsort(c.astype(np.uint16), kind="stable")
         high = c[perm]
         high >>= 16
@@ -152,7 +152,7 @@ def _segment_top(seg, key, n_seg, K, payloads, fills, stable=True):
     order = _group_order(seg, n_seg, _argsort_desc(key, stable))
     # The grouped rows' segments and first positions are runs: np.repeat
     # writes them in sequence instead of gathering them at random
-    # (bench_forms.py, 2,000,000 rows: 30 ms less).
+    # (benchmarks/README.md, E2).
     counts = np.bincount(seg, minlength=n_seg)
     seg_s = np.repeat(np.arange(n_seg), counts)
     pos = np.arange(seg_s.size)
@@ -212,20 +212,16 @@ class Selection(NamedTuple):
 # Rows of a 2-D input are processed in chunks of about this many bytes of
 # y_score, spread over threads (numpy releases the GIL in partition, sort
 # and reductions).  A chunk and its temporaries stay in the CPU caches, and
-# the per-chunk Python overhead (~0.3 ms) stays small next to its work.
-# The chunks do not depend on the thread count, and no result depends on
-# the chunks.  bench_threads.py (10000 x 2000, k=10, load 1.2 on 2 CPUs):
-# 0.93-1.07x np.argpartition on 2 threads, 1.45-1.9x on 1 (2.0-3.6x
-# before chunks and threads; larger or smaller chunks were no faster).
+# the per-chunk Python overhead stays small next to its work.  The chunks
+# do not depend on the thread count, and no result depends on the chunks
+# (figures: benchmarks/README.md, E3).
 _CHUNK_BYTES = 4 << 20
 
 # ... and, when the per-rank arrays are wide (k=None, or a large k), of at
 # most this many bytes per (n_rows, K) float64 array.  A dozen such
 # temporaries are made per chunk; at 4 MiB each, the allocator hands their
-# pages back to the system and takes them again for every chunk (on
-# bench_full_ranking.py, 2000 x 5000, k=None, one thread: 98,000 page
-# faults and 554 ms CPU with continuous scores, 353,000 and 1610 ms with
-# ties; at 512 KiB: none, 447 ms and 828 ms).
+# pages back to the system and takes them again for every chunk; at
+# 512 KiB they are reused (benchmarks/README.md, E4).
 _RANK_CHUNK_BYTES = 512 << 10
 
 
@@ -282,8 +278,8 @@ def _dense_top(S, K, ignore_ties, canonical=True):
             raise_nan_scores()
         # The candidates in decreasing order, equal scores by column: a
         # default sort, then the rare runs of equal scores put in column
-        # order (bench_threads.py: a stable sort of -cand and a sort of
-        # the columns beforehand cost 8 % of the call).
+        # order (cheaper than a stable sort of -cand after a sort of the
+        # columns: benchmarks/README.md, E5).
         order = np.argsort(cand, axis=1)[:, ::-1]
         idx = _take_rows(np.ascontiguousarray(idx), order)
         cand = _take_rows(cand, order)
@@ -317,10 +313,8 @@ def _dense_top(S, K, ignore_ties, canonical=True):
 def _take_rows(A, idx):
     """``np.take_along_axis(A, idx, axis=1)`` for 2-D arrays, C-ordered.
 
-    One gather at flat indices: on a 104 x 5000 chunk of
-    bench_full_ranking.py (k=None), the gathers of the scores and grades
-    take 10.6 ms instead of 13.4 ms (take_along_axis builds a two-array
-    fancy index).
+    One gather at flat indices, cheaper than take_along_axis, which builds
+    a two-array fancy index (benchmarks/README.md, E6).
     """
     if not A.flags.c_contiguous:
         return np.take_along_axis(A, idx, axis=1)
@@ -349,9 +343,8 @@ def _columns_in_runs(idx, top, n_columns):
     assert idx.flags.c_contiguous  # so that the views below write to idx
     if 4 * n_tied > tie.size:
         # Ties everywhere (scores of few distinct values): one sort of
-        # every row by (run within the row, column), in place.  On
-        # bench_full_ranking.py's scores with ties (k=None, one thread)
-        # 150 ms instead of 400 ms for the runs alone below.
+        # every row by (run within the row, column), in place: cheaper
+        # than the runs alone below (benchmarks/README.md, E7).
         run = np.empty((n, m), dtype=np.int64)
         run[:, 0] = 0
         np.cumsum(~tie, axis=1, out=run[:, 1:])
@@ -381,9 +374,7 @@ def _sort_rows(S, canonical=True):
     The whole-row sort (k=None) is numpy's default sort, not a stable one
     (3x slower on float64), ascending and read backwards (no negated copy
     of ``y_score``); only the runs of equal scores it finds are then put
-    in column order.  With the paths below it, bench_full_ranking.py
-    (2000 x 5000, continuous scores) went from 17-24x to 2.7-4.6x
-    ``np.argsort(y_score, axis=1)``.
+    in column order (figures: benchmarks/README.md, E8).
     """
     n, m = S.shape
     S = np.ascontiguousarray(S)
@@ -484,9 +475,9 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
     if need_ideal and Y.dtype.kind != "b" and 4 * int(n_pos.max(initial=0)) <= m:
         # Few graded items per row (the usual case): the ideal ranking sorts
         # those only, and they alone need checking (every negative, NaN or
-        # infinite grade is among them).  bench_threads.py: a pass over y_true
-        # less, 7 % of the call.  (A take at the flat positions is 10 %
-        # faster than the boolean index Y[positive].)
+        # infinite grade is among them): a pass over y_true less.  A take
+        # at the flat positions is faster than the boolean index
+        # Y[positive] (benchmarks/README.md, E9).
         graded = np.take(Y.reshape(-1), np.flatnonzero(positive))
     check_grade_values(Y if graded is None else graded)
     canonical = not _sums_exact(Y, graded, gain)
@@ -553,11 +544,9 @@ def _dense_ideal(Y, positive, n_pos, graded, K, gain):
     if Y.dtype.kind == "b":  # binary relevance: n_pos ones, then zeros
         return _gain(np.arange(K) < n_pos[:, None], gain)
     if graded is not None:
-        # Sort the graded items only.  On a 4 MiB chunk of bench_threads.py
-        # (2 % graded) this costs 0.6 ms, partitioning Y 7 ms.
-        # Binary integer grades are told from the graded items, not by a
-        # pass over Y: on a 262 x 2000 int64 chunk of bench_threads.py,
-        # 0.003 ms instead of 0.15 ms for Y.max() (6 ms of a call).
+        # Sort the graded items only, not a partition of Y.  Binary
+        # integer grades are told from the graded items, not by a pass
+        # over Y (benchmarks/README.md, E10).
         if Y.dtype.kind in "iu" and graded.max(initial=0) <= 1:
             return _gain(np.arange(K) < n_pos[:, None], gain)
         width = int(n_pos.max())
@@ -799,10 +788,9 @@ def row_sum(x):
     """Sums of the rows of the 2-D float64 array ``x``, the same bit for
     bit whatever zero columns follow (see ``_SUM_BLOCK``).
 
-    As accurate as numpy's pairwise sum.  On the 104 x 5000 chunks of
-    bench_full_ranking.py (k=None) it takes about 1.25x ``x.sum(axis=1)``,
-    0.4 % of the ndcg_at_k call; a width of at most 128 that is not a
-    multiple of 8 costs a padded copy.
+    As accurate as numpy's pairwise sum, at a small cost over
+    ``x.sum(axis=1)`` (benchmarks/README.md, E11); a width of at most 128
+    that is not a multiple of 8 costs a padded copy.
     """
     x = np.ascontiguousarray(x, dtype=np.float64)
     n, w = x.shape
@@ -826,9 +814,9 @@ class TieGroups:
     (``group_start`` ... ``mean_gain``) to a function returning that
     field's (n_queries, K) array.  A metric reads two or three of the
     six fields (NDCG only ``mean_gain``), and the others are never built:
-    on bench_full_ranking.py (k=None, one thread) that spares the running
-    count of relevant items before each rank, 60 ms of 450 with continuous
-    scores, and four of the six full-size gathers with ties.
+    that spares the running count of relevant items before each rank with
+    continuous scores, and four of the six full-size gathers with ties
+    (benchmarks/README.md, E12).
 
     ``head(K)`` reads the first ``K`` ranks and shares the built arrays;
     ``replaced(...)`` substitutes some fields.
@@ -1029,7 +1017,7 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     if K == 0 or (top[:, -1] > -np.inf).all():
         # Every rank holds an item (k=None without -inf scores, or k at
         # most every query's size): no masking, and ``retrieved`` is a
-        # view.  bench_full_ranking.py: one full-size array less.
+        # view: one full-size array less (benchmarks/README.md, E13).
         retrieved = np.broadcast_to(True, (n, K))
         relevant = _once(lambda: _relevant(rel, threshold).astype(np.float64))
         gains = _once(lambda: _gain(rel, gain))
@@ -1041,9 +1029,9 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
         gains = _once(lambda: np.where(retrieved, _gain(rel, gain), 0.0))
     if ignore_ties or sel.maybe_ties is False or _no_ties(top, sel.cut):
         # Every item is its own group.  Without ties (continuous scores)
-        # this is also exact, and on bench_full_ranking.py (k=None) the
-        # group counts become broadcast views: 3 arrays of the size of
-        # y_score less than the run numbering below.
+        # this is also exact, and the group counts become broadcast
+        # views: 3 arrays of the size of y_score less than the run
+        # numbering below.
         def before():
             out = np.cumsum(relevant(), axis=1)
             out -= relevant()  # in place: one full-size array less
@@ -1061,9 +1049,8 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
         )
     # The runs of equal scores are contiguous in the flattened (n, K) array
     # (a new query always starts a new run): their sums are segment sums
-    # and their per-rank values repetitions, no run number per rank
-    # (bench_full_ranking.py with ties, one thread: 100 ms of 490 less than
-    # numbering the ranks, bincounts and gathers).
+    # and their per-rank values repetitions, no run number per rank,
+    # bincounts or gathers (benchmarks/README.md, E13).
     new = np.empty((n, K), dtype=bool)
     new[:, 0] = True
     np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
@@ -1172,13 +1159,11 @@ def _ranking(sel, k, gain, weights, threshold, ignore_ties, queries=None):
 #   queries) and holding at most _PART_CELLS cells or one query.
 # - With k, parts of consecutive queries of about _PART_CELLS rows, all at
 #   the same width min(k, largest query): each part's sort and gathers stay
-#   in cache.  bench_scaling.py, ndcg_at_k(k=10) at 2,000,000 and
-#   20,000,000 rows: 376 and 692 ns/row before, 314 and 278 after (peak
-#   memory 2.4x -> 1.1x the inputs); 200,000 rows take one part, as before.
-# bench_forms.py (2,000,000 rows): ndcg_at_k(k=None) 0.85x -> 0.59x the
-# lexsort, memory 4.5x -> 1.4x the inputs; 0.64-0.74x the time of one
-# padded ranking, interleaved in one run.  The per-query values do not
-# depend on the parts (Ranking.sum_ranks; the same width with k).
+#   in cache, so the cost per row and the peak memory stay flat as the
+#   rows grow (benchmarks/README.md, E14); a small input takes one part.
+# The per-query values do not depend on the parts (Ranking.sum_ranks; the
+# same width with k).  group_auc_score runs the same way
+# (query_run_orders).
 _PART_CELLS = 1 << 18
 
 
@@ -1199,23 +1184,35 @@ def sorted_by_query(codes, n_q, key):
     each row's query: one sort of ``key`` and a radix grouping by query,
     on runs of queries of about ``_PART_CELLS`` rows (see there) when the
     rows are more."""
+    runs = list(query_run_orders(codes, n_q, key))
+    if len(runs) == 1:
+        return runs[0][2]
+    return np.concatenate([order for _, _, order in runs])
+
+
+def query_run_orders(codes, n_q, key):
+    """Yield ``(first_query, end_query, rows)`` for runs of consecutive
+    queries of about ``_PART_CELLS`` rows (one run if the rows are fewer):
+    ``rows`` are the run's rows in (query, ascending ``key``) order, each
+    run sorted alone, so a caller can score it while it is in cache and
+    hold no full-length sorted copy of the inputs."""
     sizes = np.bincount(codes, minlength=n_q)
     ends = query_runs(sizes)
     if ends is None:
-        return _group_order(codes, n_q, np.argsort(key))
+        yield 0, n_q, _group_order(codes, n_q, np.argsort(key))
+        return
     run_of = np.repeat(np.arange(ends.size), np.diff(ends, prepend=0))
     by_run = _group_order(run_of[codes], ends.size)  # runs in query order
+    del run_of
     row_ends = np.cumsum(sizes)[ends - 1]
-    out = np.empty_like(by_run)
     start = 0
     for first_q, end_q, end in zip([0, *ends[:-1]], ends, row_ends, strict=True):
         rows = by_run[start:end]
         local = _group_order(
             codes[rows] - first_q, end_q - first_q, np.argsort(key[rows])
         )
-        out[start:end] = rows[local]
+        yield int(first_q), int(end_q), rows[local]
         start = end
-    return out
 
 
 def _long_parts(sizes, k):

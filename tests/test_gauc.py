@@ -230,3 +230,127 @@ def test_weighted_auc_of_a_query_does_not_depend_on_the_other_queries():
     expected = roc_auc_score(y, s, sample_weight=w)
     assert alone[0] == pytest.approx(expected, rel=1e-13)
     assert others[-1] == pytest.approx(expected, rel=1e-13)
+
+
+def _many_runs_log(seed, n_rows=6000, n_users=400):
+    """A log with single-class users, ties, -inf, zero weights and queries
+    weighted 2**-40..2**40."""
+    rng = np.random.default_rng(seed)
+    users = rng.integers(0, n_users, n_rows)
+    y = np.where(rng.random(n_rows) < 0.25, rng.integers(1, 3, n_rows), 0)
+    y[users % 7 == 0] = 0  # no click
+    y[users % 13 == 0] = 2  # clicks only
+    s = np.round(rng.random(n_rows), 2)  # ties
+    s[users % 11 == 0] = 0.5  # constant scores
+    s[rng.random(n_rows) < 0.03] = -np.inf
+    w = rng.random(n_rows) * 2.0 ** rng.integers(-40, 41, n_users)[users]
+    w[rng.random(n_rows) < 0.1] = 0.0
+    return y, s, users * 3 + 5, w
+
+
+def _one_pass_gauc(y, s, qid, w, weighting, skip):
+    """The previous long-form implementation: the rows sorted in the same
+    (query, score) order, then one running sum over all of them."""
+    from sklearn_rankmetrics import _auc, _engine
+
+    ids, codes = np.unique(qid, return_inverse=True)
+    n_q = ids.size
+    order = _engine.sorted_by_query(codes, n_q, s)
+    q = np.repeat(np.arange(n_q), np.bincount(codes, minlength=n_q))
+    s_sorted, pos = s[order], y[order] > 0
+    if w is None:
+        auc, total_pos, total_neg = _auc._auc_per_query(q, s_sorted, pos, None, n_q)
+        rows = total_pos + total_neg
+    else:
+        rows = np.bincount(codes, weights=w, minlength=n_q)
+        scale = rows[q]
+        row_w = np.zeros(q.shape[0])
+        np.divide(w[order], scale, out=row_w, where=scale > 0)
+        auc, total_pos, _ = _auc._auc_per_query(q, s_sorted, pos, row_w, n_q)
+        total_pos = total_pos * rows
+    query_w = {"impressions": rows, "clicks": total_pos}.get(weighting, np.ones(n_q))
+    if skip == "skip":
+        auc = np.where(_auc._constant_scores(q, s_sorted, n_q), np.nan, auc)
+    return auc, query_w
+
+
+@pytest.mark.parametrize("skip", ["keep", "skip"])
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "row_weights"])
+@pytest.mark.parametrize("cells", [1, 64, 1000, 1 << 30])
+def test_long_form_in_runs_equals_one_pass_bit_for_bit(
+    monkeypatch, cells, weighted, weighting, skip
+):
+    """The long form is scored run after run of queries (_PART_CELLS rows):
+    per-query values and weights are those of one pass over all the rows
+    in the same order (the previous implementation), bit for bit; the
+    weighted running sum carries over from run to run."""
+    from sklearn_rankmetrics import _engine
+
+    monkeypatch.setattr(_engine, "_PART_CELLS", cells)
+    y, s, qid, w = _many_runs_log(0)
+    w = w if weighted else None
+    runs = _engine.query_runs(np.bincount(np.unique(qid, return_inverse=True)[1]))
+    assert (runs is None) == (cells == 1 << 30)
+    assert runs is None or len(runs) > 2
+    expected, query_w = _one_pass_gauc(y, s, qid, w, weighting, skip)
+    options = dict(
+        query_id=qid, sample_weight=w, query_weighting=weighting, constant_scores=skip
+    )
+    got = srm.group_auc_score(y, s, average=None, **options)
+    assert got.tobytes() == expected.tobytes()
+    keep = ~np.isnan(expected)
+    mean = np.add.reduce(query_w[keep] * expected[keep]) / query_w[keep].sum()
+    assert srm.group_auc_score(y, s, **options) == mean
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "row_weights"])
+def test_long_form_values_do_not_depend_on_the_runs(monkeypatch, weighted):
+    """Unweighted, the counts are integers: bit for bit whatever the run
+    size.  Weighted, rows tied within a query may be summed in another
+    order when the runs change: equal to rounding."""
+    from sklearn_rankmetrics import _engine
+
+    y, s, qid, w = _many_runs_log(2)
+    w = w if weighted else None
+    results = []
+    for cells in (1 << 30, 1, 64, 1000):
+        monkeypatch.setattr(_engine, "_PART_CELLS", cells)
+        results.append(
+            srm.group_auc_score(y, s, query_id=qid, sample_weight=w, average=None)
+        )
+    for got in results[1:]:
+        if weighted:
+            assert_allclose(got, results[0], rtol=1e-13, atol=1e-15)
+        else:
+            assert got.tobytes() == results[0].tobytes()
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "row_weights"])
+def test_long_form_in_runs_equals_roc_auc_per_query(monkeypatch, weighted):
+    from sklearn_rankmetrics import _engine
+
+    monkeypatch.setattr(_engine, "_PART_CELLS", 100)
+    y, s, qid, w = _many_runs_log(1, n_rows=1500, n_users=120)
+    w = w if weighted else None
+    values, mean = reference_gauc(y, s, qid, weighting="impressions", sample_weight=w)
+    got = srm.group_auc_score(y, s, query_id=qid, sample_weight=w, average=None)
+    assert_allclose(got, values, rtol=1e-12, atol=1e-12)  # nan where skipped
+    got = srm.group_auc_score(y, s, query_id=qid, sample_weight=w)
+    assert got == pytest.approx(mean, rel=1e-12)
+
+
+def test_long_form_runs_of_empty_groups(monkeypatch):
+    """A run holding only queries without rows (trailing empty groups of
+    the calibration report) gives nan, as in one pass."""
+    from sklearn_rankmetrics import _auc, _engine
+
+    codes = np.repeat(np.arange(6), 3)
+    y = np.tile([0.0, 1.0, 0.0], 6)
+    p = np.linspace(0, 1, 18)
+    expected = [0.5] * 6 + [np.nan] * 3
+    for cells in (4, 1 << 18):
+        monkeypatch.setattr(_engine, "_PART_CELLS", cells)
+        auc, w = _auc.gauc_per_query("long", y, p, codes, 9, None, None, "impressions")
+        assert_allclose(auc, expected)
+        assert_allclose(w, [3.0] * 6 + [0.0] * 3)
