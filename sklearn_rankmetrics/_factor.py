@@ -370,7 +370,17 @@ def factor_ranking_report(
     k, metrics, relevance_threshold, gain, ignore_ties, no_relevant, \
 sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         As in :func:`ranking_report`.  A ``k`` above the catalogue size
-        means the whole catalogue.
+        means the whole catalogue.  ``metrics`` may name the
+        beyond-accuracy metrics (``"catalog_coverage"``, ``"gini_index"``,
+        ``"exposure_entropy"``, ``"average_popularity"``, ``"novelty"``,
+        ``"intra_list_diversity"``, ``"serendipity"``), which
+        :func:`ranking_report` accepts with the same refusals (no
+        ``per_query=True``, no ``sample_weight``, no
+        ``relevance_threshold`` with serendipity).
+    item_popularity, item_features, metric, normalization, share
+        Options of the beyond-accuracy metrics, as in their functions
+        (e.g. :func:`novelty_at_k`, :func:`intra_list_diversity_at_k`,
+        :func:`exposure_entropy_at_k`); refused without those metrics.
     working_memory : float, default=None
         MiB that the blocks being ranked take together (all threads); None
         takes scikit-learn's ``working_memory`` configuration.  A block is
@@ -414,6 +424,13 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     the values are unchanged, and the memory is one tile of scores per
     thread.
 
+    The beyond-accuracy metrics need every user's list of item numbers, so
+    they rank whole rows (no candidates).  Each block's top-:math:`k` entries
+    (the items of each list, with their inclusion probabilities under ties)
+    are kept, about :math:`k` per user, and concatenated in user order
+    before the per-item products and counts and the per-user sums: the
+    values are the same bits as from the whole score matrix.
+
     Examples
     --------
     >>> import numpy as np
@@ -439,6 +456,16 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     ...     exclude=train, k=3, metrics=["recall"], output_dict=True)
     >>> sorted(report)
     ['recall@3']
+
+    Beyond accuracy: how much of the catalogue the lists cover, and how
+    novel their items are for the training popularity:
+
+    >>> report = factor_ranking_report(
+    ...     held_out, lambda users: W[users] @ nmf.components_, exclude=train,
+    ...     k=3, metrics=["recall", "catalog_coverage", "novelty"],
+    ...     item_popularity=train, output_dict=True)
+    >>> list(report)
+    ['recall@3', 'catalog_coverage@3', 'novelty@3']
 
     With an `implicit <https://github.com/benfred/implicit>`_ ALS model
     (``implicit`` is not a dependency: not run here; ``model.to_cpu()``
