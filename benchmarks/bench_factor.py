@@ -20,8 +20,8 @@ against "2 blocks of scores plus the inputs" (the issue's goal), and the
 machine load: the ratios are only meaningful within one run.
 
 ``--coverage`` also times the same report with ``catalog_coverage`` added
-(a beyond-accuracy metric: whole rows are ranked, not the candidates of the
-top k) and prints its ratio to the report without it, and the coverage.
+(a beyond-accuracy metric: it selects each user's top k from the whole row,
+not from the candidates) and prints its ratio to the report without it, and the coverage.
 
 Run from the repository root::
 

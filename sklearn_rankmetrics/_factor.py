@@ -425,7 +425,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     thread.
 
     The beyond-accuracy metrics need every user's list of item numbers, so
-    they rank whole rows (no candidates).  Each block's top-:math:`k` entries
+    they select from whole rows (each tile's scores before its candidates
+    are packed for the other metrics).  Each block's top-:math:`k` entries
     (the items of each list, with their inclusion probabilities under ties)
     are kept, about :math:`k` per user, and concatenated in user order
     before the per-item products and counts and the per-user sums: the
@@ -637,16 +638,12 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     # Only the best-scored items of a block, and its relevant ones, reach the
     # ranking, for the metrics read from the top k alone.
     k_max = None if None in ks else max(ks)
-    # (not with beyond-accuracy metrics: they need every user's items)
-    reduce_columns = (
-        not beyond
-        and k_max is not None
-        and all(
-            m in _TOP_K_METRICS
-            and not {"whole_list", "n_items"} & set(KERNELS[m].requires)
-            for m in names
-        )
+    reduce_columns = k_max is not None and all(
+        m in _TOP_K_METRICS and not {"whole_list", "n_items"} & set(KERNELS[m].requires)
+        for m in names
     )
+    # (the beyond-accuracy metrics read the whole rows before that)
+    reduce_columns = reduce_columns and bool(names)
 
     def scores(start, stop, out=None):
         """The scores of the users start..stop-1, excluded items at -inf,
@@ -678,39 +675,47 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
                 S[r, c] = -np.inf
         return S, Yb, removed
 
+    def block_lists(S, Yb):
+        """The beyond-accuracy metrics' top-k lists of the users of ``S``
+        (whole rows, excluded items at -inf), per cut-off."""
+        lists = {}
+        with config_context(n_threads=1) if threads > 1 else nullcontext():
+            for kk in ks:
+                lists[kk] = _lists(Yb, S, kk, None, None, None)
+                if sums._catalogue is not None:
+                    _check_catalogue(
+                        "item_popularity / item_features", sums._catalogue, lists[kk]
+                    )
+        return lists
+
     def packed_block(start, stop):
         """The block's candidates, tile by tile through one buffer of
-        scores (None if some tile cannot be packed), and the count of
-        relevant items excluded."""
+        scores (None if some tile cannot be packed), the count of relevant
+        items excluded and the beyond-accuracy lists (None without them)."""
         out = np.empty((tile, n_items), dtype=VT.dtype)
-        parts, removed = [], 0
+        parts, tiles, removed = [], [], 0
         for a in range(start, stop, tile):
             S, Yb, n_out = scores(a, min(a + tile, stop), out)
             packed = _candidates(S, Yb, k_max)
             if packed is None:
-                return None, 0
+                return None, 0, None
+            if beyond:  # from the tile's whole rows, before the buffer is reused
+                tiles.append(block_lists(S, Yb))
             parts.append(packed)
             removed += n_out
-        return _stack_padded(parts), removed
+        lists = None
+        if beyond:
+            lists = {kk: _concat_lists([t[kk] for t in tiles]) for kk in ks}
+        return _stack_padded(parts), removed, lists
 
     def one_block(start, stop):
-        packed = None
+        packed, lists = None, None
         if reduce_columns and not callable(user_factors):
-            packed, removed = packed_block(start, stop)
-        lists = None
+            packed, removed, lists = packed_block(start, stop)
         if packed is None:
             S, Yb, removed = scores(start, stop)
-            if beyond:  # the lists of this block, excluded items at -inf
-                lists = {}
-                with config_context(n_threads=1) if threads > 1 else nullcontext():
-                    for kk in ks:
-                        lists[kk] = _lists(Yb, S, kk, None, None, None)
-                        if sums._catalogue is not None:
-                            _check_catalogue(
-                                "item_popularity / item_features",
-                                sums._catalogue,
-                                lists[kk],
-                            )
+            if beyond:
+                lists = block_lists(S, Yb)
                 if not names:
                     return {}, {}, removed, lists
             if reduce_columns:

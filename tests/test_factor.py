@@ -751,3 +751,37 @@ def test_beyond_refusals():
         ranking_report(Y, S, metrics=["ndcg", "gini_index"], per_query=True)
     with pytest.raises(TypeError, match="ignore_ties: options of the ranking"):
         ranking_report(Y, S, metrics=["gini_index"], ignore_ties=True)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_beyond_with_candidate_path(seed, monkeypatch):
+    """Beside the top-k metrics, which keep the candidate path, the
+    beyond-accuracy metrics read each tile's whole rows: still bit for bit
+    (ties and -inf from rounded factors and exclusions)."""
+    U, V, Y, train = _catalogue(seed)
+    S = _dense(U, V, train.toarray() != 0)
+    rng = np.random.default_rng(seed)
+    pop = rng.integers(0, 30, size=V.shape[0])
+    feats = np.round(rng.normal(size=(V.shape[0], 4)))
+    metrics = _TOP_K + _BEYOND
+    k = (1, 5, 10)
+    opts = dict(item_popularity=pop, item_features=feats, normalization="max")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(Y, S, k=k, metrics=metrics, output_dict=True, **opts)
+        calls = _count_packed(monkeypatch)
+        for y, n_threads in ((Y, 1), (sp.csr_matrix(Y), 2)):
+            got = factor_ranking_report(
+                y,
+                U,
+                V,
+                exclude=train,
+                k=k,
+                metrics=metrics,
+                output_dict=True,
+                working_memory=0.3,
+                n_threads=n_threads,
+                **opts,
+            )
+            _assert_same(got, ref)
+    assert calls["packed"] > 1 and calls["full"] == 0  # several blocks, packed
