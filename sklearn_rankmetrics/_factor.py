@@ -11,6 +11,7 @@ from sklearn import get_config
 from sklearn.exceptions import UndefinedMetricWarning
 from threadpoolctl import threadpool_limits
 
+from ._beyond import BeyondSums, _check_catalogue, _Lists, _lists, split_report_metrics
 from ._config import _check_n_threads, config_context, effective_n_threads
 from ._config import get_config as get_package_config
 from ._ranking import KERNELS
@@ -180,6 +181,123 @@ def _candidates(S, Yb, k):
     return S_c, Y_c
 
 
+def _concat_lists(parts):
+    """The top-``k`` lists of consecutive blocks of users as one: the same
+    arrays as from the whole score matrix (each block's entries are sorted
+    by user and item, its users numbered from the block's first)."""
+    offsets = np.cumsum([0] + [p.n_users for p in parts[:-1]])
+
+    def cat(field):
+        return np.concatenate([getattr(p, field) for p in parts])
+
+    return _Lists(
+        sum(p.n_users for p in parts),
+        parts[0].n_items,
+        np.concatenate([p.user + o for p, o in zip(parts, offsets, strict=True)]),
+        *(cat(f) for f in ("item", "score", "rel", "p", "tied", "L", "frac", "a2")),
+    )
+
+
+def _beyond_values(sums, blocks):
+    """``{"catalog_coverage@10": float, ...}`` from each block's lists per
+    cut-off (``blocks``: ``{k: _Lists}`` per block, in user order).
+
+    The lists of all blocks are concatenated before the sums, rather than
+    merging each block's sums (``BeyondSums.merge``): the coverage products,
+    exposure counts and per-user sums then add in the same order as on the
+    whole score matrix, so the values are :func:`ranking_report`'s bit for
+    bit whatever the blocks."""
+    for k in sums.ks:
+        lists = _concat_lists([b[k] for b in blocks])
+        for name in sums.names:
+            sums._merge_part(name, k, sums._part(name, lists))
+    sums.n_users = sum(b[sums.ks[0]].n_users for b in blocks)
+    return sums.values()
+
+
+_BEYOND_DEFAULTS = dict(
+    item_popularity=None,
+    item_features=None,
+    metric="cosine",
+    normalization="none",
+    share="auto",
+)
+_RANKING_DEFAULTS = dict(
+    gain="linear",
+    ignore_ties=False,
+    no_relevant="skip",
+    beta=1.0,
+    log_base=2,
+    ap_denominator="relevant",
+)
+
+
+def _changed(options, defaults):
+    """Names of ``options`` not at their default (compared by identity for
+    arrays and callables, by value for numbers and strings)."""
+    out = []
+    for name, value in options.items():
+        default = defaults[name]
+        if value is default:
+            continue
+        if default is None or not isinstance(value, (str, numbers.Number)):
+            out.append(name)
+        elif value != default:
+            out.append(name)
+    return out
+
+
+def _refuse_beyond_options(**options):
+    """TypeError when beyond-accuracy options come without those metrics."""
+    given = _changed(options, _BEYOND_DEFAULTS)
+    if given:
+        raise TypeError(
+            f"{', '.join(given)}: options of the beyond-accuracy metrics "
+            "(catalog_coverage, gini_index, ...), and metrics has none of them; "
+            "add them to metrics or drop the options."
+        )
+
+
+def _check_beyond(
+    names,
+    ks,
+    *,
+    alone,
+    per_query,
+    sample_weight,
+    relevance_threshold,
+    ranking_options,
+    **options,
+):
+    """Refuse what :func:`ranking_report` refuses with the beyond-accuracy
+    metrics ``names``, and return their (empty) ``BeyondSums``, which checks
+    their options."""
+    changed = _changed(ranking_options, _RANKING_DEFAULTS)
+    if relevance_threshold is not None:
+        changed.append("relevance_threshold")
+    if alone and changed:
+        raise TypeError(
+            f"{', '.join(sorted(changed))}: options of the ranking metrics, and "
+            f"the report has none (only {', '.join(names)}); drop them."
+        )
+    if per_query:
+        raise ValueError(
+            f"{', '.join(names)}: these beyond-accuracy metrics describe the "
+            "set of every user's list and have no per-query value; drop them "
+            "from metrics or use per_query=False."
+        )
+    refused = ["sample_weight"] if sample_weight is not None else []
+    if "serendipity" in names and relevance_threshold is not None:
+        refused.append("relevance_threshold")
+    if refused:
+        raise ValueError(
+            f"{', '.join(names)} do not take {', '.join(refused)}: every user "
+            "counts once and serendipity's relevance is a grade above 0; drop "
+            "the option or compute these metrics in a separate report."
+        )
+    return BeyondSums(names, ks, **options)
+
+
 def _chunk_rows(row_bytes, n_rows, working_memory):
     """Rows per block so that a block takes ``working_memory`` MiB (scikit-
     learn's config when None), at least 1 (as pairwise_distances_chunked)."""
@@ -216,6 +334,11 @@ def factor_ranking_report(
     beta=1.0,
     log_base=2,
     ap_denominator="relevant",
+    item_popularity=None,
+    item_features=None,
+    metric="cosine",
+    normalization="none",
+    share="auto",
     working_memory=None,
     n_threads=None,
 ):
@@ -247,7 +370,17 @@ def factor_ranking_report(
     k, metrics, relevance_threshold, gain, ignore_ties, no_relevant, \
 sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         As in :func:`ranking_report`.  A ``k`` above the catalogue size
-        means the whole catalogue.
+        means the whole catalogue.  ``metrics`` may name the
+        beyond-accuracy metrics (``"catalog_coverage"``, ``"gini_index"``,
+        ``"exposure_entropy"``, ``"average_popularity"``, ``"novelty"``,
+        ``"intra_list_diversity"``, ``"serendipity"``), which
+        :func:`ranking_report` accepts with the same refusals (no
+        ``per_query=True``, no ``sample_weight``, no
+        ``relevance_threshold`` with serendipity).
+    item_popularity, item_features, metric, normalization, share
+        Options of the beyond-accuracy metrics, as in their functions
+        (e.g. :func:`novelty_at_k`, :func:`intra_list_diversity_at_k`,
+        :func:`exposure_entropy_at_k`); refused without those metrics.
     working_memory : float, default=None
         MiB that the blocks being ranked take together (all threads); None
         takes scikit-learn's ``working_memory`` configuration.  A block is
@@ -291,6 +424,14 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     the values are unchanged, and the memory is one tile of scores per
     thread.
 
+    The beyond-accuracy metrics need every user's list of item numbers, so
+    they select from whole rows (each tile's scores before its candidates
+    are packed for the other metrics).  Each block's top-:math:`k` entries
+    (the items of each list, with their inclusion probabilities under ties)
+    are kept, about :math:`k` per user, and concatenated in user order
+    before the per-item products and counts and the per-user sums: the
+    values are the same bits as from the whole score matrix.
+
     Examples
     --------
     >>> import numpy as np
@@ -316,6 +457,16 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     ...     exclude=train, k=3, metrics=["recall"], output_dict=True)
     >>> sorted(report)
     ['recall@3']
+
+    Beyond accuracy: how much of the catalogue the lists cover, and how
+    novel their items are for the training popularity:
+
+    >>> report = factor_ranking_report(
+    ...     held_out, lambda users: W[users] @ nmf.components_, exclude=train,
+    ...     k=3, metrics=["recall", "catalog_coverage", "novelty"],
+    ...     item_popularity=train, output_dict=True)
+    >>> list(report)
+    ['recall@3', 'catalog_coverage@3', 'novelty@3']
 
     With an `implicit <https://github.com/benfred/implicit>`_ ALS model
     (``implicit`` is not a dependency: not run here; ``model.to_cpu()``
@@ -409,7 +560,39 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         if not np.isfinite(w).all() or (w < 0).any():
             raise ValueError("sample_weight must be finite and non-negative.")
     ks = _check_cutoffs(k)
-    names = _check_metrics(metrics, False)
+    metrics, beyond = split_report_metrics(metrics)
+    sums = None
+    if beyond:
+        sums = _check_beyond(
+            beyond,
+            ks,
+            alone=not metrics,
+            per_query=per_query,
+            sample_weight=sample_weight,
+            relevance_threshold=relevance_threshold,
+            ranking_options=dict(
+                gain=gain,
+                ignore_ties=ignore_ties,
+                no_relevant=no_relevant,
+                beta=beta,
+                log_base=log_base,
+                ap_denominator=ap_denominator,
+            ),
+            item_popularity=item_popularity,
+            item_features=item_features,
+            metric=metric,
+            normalization=normalization,
+            share=share,
+        )
+    else:
+        _refuse_beyond_options(
+            item_popularity=item_popularity,
+            item_features=item_features,
+            metric=metric,
+            normalization=normalization,
+            share=share,
+        )
+    names = _check_metrics(metrics, False) if metrics or not beyond else []
     if w is not None and "gauc" in names:
         raise ValueError(
             "factor_ranking_report does not take sample_weight with gauc yet; "
@@ -459,6 +642,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         m in _TOP_K_METRICS and not {"whole_list", "n_items"} & set(KERNELS[m].requires)
         for m in names
     )
+    # (the beyond-accuracy metrics read the whole rows before that)
+    reduce_columns = reduce_columns and bool(names)
 
     def scores(start, stop, out=None):
         """The scores of the users start..stop-1, excluded items at -inf,
@@ -490,27 +675,49 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
                 S[r, c] = -np.inf
         return S, Yb, removed
 
+    def block_lists(S, Yb):
+        """The beyond-accuracy metrics' top-k lists of the users of ``S``
+        (whole rows, excluded items at -inf), per cut-off."""
+        lists = {}
+        with config_context(n_threads=1) if threads > 1 else nullcontext():
+            for kk in ks:
+                lists[kk] = _lists(Yb, S, kk, None, None, None)
+                if sums._catalogue is not None:
+                    _check_catalogue(
+                        "item_popularity / item_features", sums._catalogue, lists[kk]
+                    )
+        return lists
+
     def packed_block(start, stop):
         """The block's candidates, tile by tile through one buffer of
-        scores (None if some tile cannot be packed), and the count of
-        relevant items excluded."""
+        scores (None if some tile cannot be packed), the count of relevant
+        items excluded and the beyond-accuracy lists (None without them)."""
         out = np.empty((tile, n_items), dtype=VT.dtype)
-        parts, removed = [], 0
+        parts, tiles, removed = [], [], 0
         for a in range(start, stop, tile):
             S, Yb, n_out = scores(a, min(a + tile, stop), out)
             packed = _candidates(S, Yb, k_max)
             if packed is None:
-                return None, 0
+                return None, 0, None
+            if beyond:  # from the tile's whole rows, before the buffer is reused
+                tiles.append(block_lists(S, Yb))
             parts.append(packed)
             removed += n_out
-        return _stack_padded(parts), removed
+        lists = None
+        if beyond:
+            lists = {kk: _concat_lists([t[kk] for t in tiles]) for kk in ks}
+        return _stack_padded(parts), removed, lists
 
     def one_block(start, stop):
-        packed = None
+        packed, lists = None, None
         if reduce_columns and not callable(user_factors):
-            packed, removed = packed_block(start, stop)
+            packed, removed, lists = packed_block(start, stop)
         if packed is None:
             S, Yb, removed = scores(start, stop)
+            if beyond:
+                lists = block_lists(S, Yb)
+                if not names:
+                    return {}, {}, removed, lists
             if reduce_columns:
                 packed = _candidates(S, Yb, k_max)
         if packed is None:
@@ -534,7 +741,7 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         weights = {
             name: rep.weights[name][:n] if wb is None else wb for name in rep.values
         }
-        return values, weights, removed
+        return values, weights, removed, lists
 
     values, weights, n_removed = {}, {}, 0
     with warnings.catch_warnings():
@@ -551,7 +758,7 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
             else:
                 with ThreadPoolExecutor(threads) as pool:
                     results = list(pool.map(one_block, *zip(*bounds, strict=True)))
-    for vals, wts, removed in results:
+    for vals, wts, removed, _ in results:
         n_removed += removed
         for name in vals:
             values.setdefault(name, []).append(vals[name])
@@ -563,6 +770,17 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
             UserWarning,
             stacklevel=2,
         )
+    beyond_means = {}
+    if beyond:
+        beyond_means = _beyond_values(sums, [r[3] for r in results])
+    if not names:  # only beyond-accuracy metrics
+        if output_dict:
+            return beyond_means
+        if sp.issparse(y_true):
+            n_rel = np.count_nonzero(np.diff((y_true > 0).tocsr().indptr))
+        else:
+            n_rel = np.count_nonzero((y_true > 0).any(axis=1))
+        return _format(beyond_means, beyond, ks, digits, n_users, int(n_rel))
     report = PerQueryReport(
         np.arange(n_users),
         {n: np.concatenate(v) for n, v in values.items()},
@@ -571,9 +789,11 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     if per_query:
         return _as_table(report, output_dict)
     means = _means(report)
+    means.update(beyond_means)
     if output_dict:
         return means
     shown = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
+    shown += beyond
     first = next(iter(report.values.values()))
     n_scored = int(np.count_nonzero(~np.isnan(first)))
     return _format(means, shown, ks, digits, n_users, n_scored)

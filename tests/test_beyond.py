@@ -742,13 +742,7 @@ def test_novelty_share_options():
 
 
 def test_other_surfaces_refuse_clearly():
-    from sklearn_rankmetrics import factor_ranking_report
-
-    rng = np.random.default_rng(0)
-    Y = sp.csr_matrix((rng.random((5, 6)) < 0.3).astype(float))
-    U, V = rng.random((5, 3)), rng.random((6, 3))
-    with pytest.raises(ValueError, match="beyond-accuracy metric"):
-        factor_ranking_report(Y, U, V, k=2, metrics=["ndcg", "catalog_coverage"])
+    # (factor_ranking_report takes them: tests/test_factor.py)
     with pytest.raises(ValueError, match="beyond-accuracy metric"):
         RankingEvaluator(k=2, metrics=["serendipity"])
 

@@ -543,3 +543,245 @@ def test_blas_threads_restored_and_empty_input():
     assert [info["num_threads"] for info in threadpool_info()] == before
     with pytest.raises(ValueError, match="at least one user"):
         factor_ranking_report(np.zeros((0, 4)), np.zeros((0, 2)), np.zeros((4, 2)))
+
+
+# -- beyond-accuracy metrics (issue 20) ---------------------------------------
+
+_BEYOND = [
+    "catalog_coverage",
+    "gini_index",
+    "exposure_entropy",
+    "average_popularity",
+    "novelty",
+    "intra_list_diversity",
+    "serendipity",
+]
+
+
+def _beyond_options(name, rng, n_items, variant):
+    """The options each beyond-accuracy metric needs, in two variants."""
+    options = {}
+    if name in ("average_popularity", "novelty", "serendipity"):
+        if variant:  # a users x items training matrix
+            options["item_popularity"] = sp.csr_matrix(rng.random((30, n_items)) < 0.3)
+            options["share"] = "users" if name == "novelty" else "auto"
+        else:
+            options["item_popularity"] = rng.integers(0, 5, size=n_items)
+    if name == "intra_list_diversity":
+        options["item_features"] = np.round(rng.normal(size=(n_items, 3)))
+        options["item_features"][0] = 0  # cosine distance to a zero vector
+        options["metric"] = "euclidean" if variant else "cosine"
+    if name == "exposure_entropy" and variant:
+        options["normalization"] = "recbole"
+    return options
+
+
+def _assert_same(got, ref):
+    assert list(got) == list(ref)
+    for name in ref:
+        assert np.array_equal(got[name], ref[name], equal_nan=True), name
+
+
+@pytest.mark.parametrize("name", _BEYOND)
+@pytest.mark.parametrize("variant", [0, 1])
+@pytest.mark.parametrize("seed", range(2))
+def test_beyond_bit_for_bit(name, variant, seed):
+    """Each beyond-accuracy metric equals ranking_report's on the dense
+    scores with the excluded items at -inf, bit for bit, alone and beside
+    ranking metrics, for any blocks and threads (ties in the scores)."""
+    U, V, Y, train = _data(seed, n_users=61, n_items=11)
+    rng = np.random.default_rng(seed)
+    options = _beyond_options(name, rng, V.shape[0], variant)
+    S = _dense(U, V, train)
+    k = (1, 3, 20)
+    for metrics in ([name], ["ndcg", name, "recall"]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = ranking_report(
+                Y, S, k=k, metrics=metrics, output_dict=True, **options
+            )
+        for y, excl in ((Y, train), (sp.csr_matrix(Y), sp.csr_matrix(train))):
+            for wm, n_threads in [(None, 1), (0.0005, 2), (0.00002, 1), (0.00002, 2)]:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    got = factor_ranking_report(
+                        y,
+                        U,
+                        V,
+                        exclude=excl,
+                        k=k,
+                        metrics=metrics,
+                        output_dict=True,
+                        working_memory=wm,
+                        n_threads=n_threads,
+                        **options,
+                    )
+                _assert_same(got, ref)
+
+
+def _beyond_reference(name, S, k, pop):
+    """A slow per-user reference without ties: each user's top-k items
+    (those scored -inf left out), then the metric from its definition."""
+    n_users, n_items = S.shape
+    lists = []
+    for u in range(n_users):
+        order = [i for i in np.argsort(-S[u], kind="stable") if S[u, i] > -np.inf]
+        lists.append(order[:k])
+    if name == "catalog_coverage":
+        return len({i for L in lists for i in L}) / n_items
+    if name == "gini_index":
+        counts = np.sort(np.bincount([i for L in lists for i in L], minlength=n_items))
+        j = np.arange(1, n_items + 1)
+        return float(np.sum((2 * j - n_items - 1) * counts) / (n_items * counts.sum()))
+    # average_popularity: mean over users with a list of their items' mean
+    return float(np.mean([np.mean(pop[L]) for L in lists if L]))
+
+
+@pytest.mark.parametrize(
+    "name", ["catalog_coverage", "gini_index", "average_popularity"]
+)
+@pytest.mark.parametrize("seed", range(3))
+def test_beyond_slow_reference(name, seed):
+    """Without ties, against the obvious per-user computation (blocks of a
+    few users, several threads, large enough to leave the candidate path)."""
+    U, V, Y, train = _catalogue(seed, n_users=90, n_items=150, rounded=False)
+    train = train.toarray() > 0 if sp.issparse(train) else train
+    pop = np.random.default_rng(seed).integers(0, 50, size=V.shape[0])
+    options = {"item_popularity": pop} if name == "average_popularity" else {}
+    got = factor_ranking_report(
+        Y,
+        U,
+        V,
+        exclude=train,
+        k=(1, 5),
+        metrics=["ndcg", name],
+        output_dict=True,
+        working_memory=0.0002,
+        n_threads=2,
+        **options,
+    )
+    S = _dense(U, V, train)
+    for kk in (1, 5):
+        assert got[f"{name}@{kk}"] == pytest.approx(
+            _beyond_reference(name, S, kk, pop), rel=1e-12
+        )
+
+
+def test_beyond_hand_worked_and_text():
+    # user 0 prefers item 0, user 1 item 2; item 1 is second for both
+    U = np.array([[2.0, 0.0], [0.0, 2.0]])
+    V = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [-1.0, -1.0]])
+    y_true = np.array([[0, 1, 0, 0], [0, 0, 1, 0]])
+    got = factor_ranking_report(
+        y_true, U, V, k=1, metrics=["catalog_coverage", "gini_index"], output_dict=True
+    )
+    # lists {0} and {2}: 2 of 4 items; counts (0, 0, 1, 1): gini (0*... + 1 + 3) / 8
+    assert got == {"catalog_coverage@1": 0.5, "gini_index@1": 0.5}
+    # excluding item 0 for user 0 moves it to item 1: lists {1}, {2}
+    excl = np.array([[1, 0, 0, 0], [0, 0, 0, 0]], dtype=bool)
+    got = factor_ranking_report(
+        y_true, U, V, exclude=excl, k=2, metrics=["catalog_coverage"], output_dict=True
+    )
+    assert got == {"catalog_coverage@2": 0.5}  # lists {1, 2} and {2, 1}
+    S = _dense(U, V, excl)
+    for metrics in (["catalog_coverage", "novelty"], ["mrr", "novelty"]):
+        text = factor_ranking_report(
+            y_true,
+            U,
+            V,
+            exclude=excl,
+            k=(1, 2),
+            metrics=metrics,
+            item_popularity=[3, 2, 1, 0],
+        )
+        assert text == ranking_report(
+            y_true, S, k=(1, 2), metrics=metrics, item_popularity=[3, 2, 1, 0]
+        )
+
+
+def test_beyond_callable_scores():
+    U, V, Y, train = _data(4, n_users=40, n_items=10)
+    S = _dense(U, V, train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(Y, S, k=(2, 5), metrics=_BEYOND[:3], output_dict=True)
+        got = factor_ranking_report(
+            Y,
+            lambda users: U[users] @ V.T,
+            exclude=train,
+            k=(2, 5),
+            metrics=_BEYOND[:3],
+            output_dict=True,
+            working_memory=0.00001,
+        )
+    _assert_same(got, ref)
+
+
+def test_beyond_refusals():
+    U, V, Y, train = _data(1)
+    pop = np.ones(V.shape[0])
+    with pytest.raises(ValueError, match="no per-query value"):
+        factor_ranking_report(Y, U, V, metrics=["ndcg", "gini_index"], per_query=True)
+    with pytest.raises(ValueError, match="sample_weight"):
+        factor_ranking_report(
+            Y, U, V, metrics=["ndcg", "catalog_coverage"], sample_weight=np.ones(len(U))
+        )
+    with pytest.raises(ValueError, match="relevance_threshold"):
+        factor_ranking_report(
+            Y,
+            U,
+            V,
+            metrics=["ndcg", "serendipity"],
+            item_popularity=pop,
+            relevance_threshold=2,
+        )
+    with pytest.raises(TypeError, match="ignore_ties: options of the ranking"):
+        factor_ranking_report(Y, U, V, metrics=["gini_index"], ignore_ties=True)
+    with pytest.raises(TypeError, match="item_popularity: options of the beyond"):
+        factor_ranking_report(Y, U, V, metrics=["ndcg"], item_popularity=pop)
+    with pytest.raises(ValueError, match="item_popularity"):  # too short
+        factor_ranking_report(Y, U, V, metrics=["novelty"], item_popularity=pop[:-1])
+    with pytest.raises(ValueError, match="item_popularity"):  # missing
+        factor_ranking_report(Y, U, V, metrics=["novelty"])
+    with pytest.raises(ValueError, match="normalization"):
+        factor_ranking_report(Y, U, V, metrics=["exposure_entropy"], normalization="x")
+    # the same refusals as ranking_report
+    S = _dense(U, V, None)
+    with pytest.raises(ValueError, match="no per-query value"):
+        ranking_report(Y, S, metrics=["ndcg", "gini_index"], per_query=True)
+    with pytest.raises(TypeError, match="ignore_ties: options of the ranking"):
+        ranking_report(Y, S, metrics=["gini_index"], ignore_ties=True)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_beyond_with_candidate_path(seed, monkeypatch):
+    """Beside the top-k metrics, which keep the candidate path, the
+    beyond-accuracy metrics read each tile's whole rows: still bit for bit
+    (ties and -inf from rounded factors and exclusions)."""
+    U, V, Y, train = _catalogue(seed)
+    S = _dense(U, V, train.toarray() != 0)
+    rng = np.random.default_rng(seed)
+    pop = rng.integers(0, 30, size=V.shape[0])
+    feats = np.round(rng.normal(size=(V.shape[0], 4)))
+    metrics = _TOP_K + _BEYOND
+    k = (1, 5, 10)
+    opts = dict(item_popularity=pop, item_features=feats, normalization="max")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(Y, S, k=k, metrics=metrics, output_dict=True, **opts)
+        calls = _count_packed(monkeypatch)
+        for y, n_threads in ((Y, 1), (sp.csr_matrix(Y), 2)):
+            got = factor_ranking_report(
+                y,
+                U,
+                V,
+                exclude=train,
+                k=k,
+                metrics=metrics,
+                output_dict=True,
+                working_memory=0.3,
+                n_threads=n_threads,
+                **opts,
+            )
+            _assert_same(got, ref)
+    assert calls["packed"] > 1 and calls["full"] == 0  # several blocks, packed
