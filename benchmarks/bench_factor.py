@@ -21,7 +21,8 @@ machine load: the ratios are only meaningful within one run.
 
 ``--coverage`` also times the same report with ``catalog_coverage`` added
 (a beyond-accuracy metric: it selects each user's top k from the whole row,
-not from the candidates) and prints its ratio to the report without it, and the coverage.
+not from the candidates) and prints its ratio to the report without it, and
+the coverage.
 
 Run from the repository root::
 
