@@ -6,57 +6,62 @@ query per row), sparse relevance matrices, and the long form (1-D rows plus
 ``query_id``).
 """
 
-from ._auc import group_auc_score
-from ._beyond import (
-    average_popularity_at_k,
-    catalog_coverage_at_k,
-    gini_index_at_k,
-    intra_list_diversity_at_k,
-    novelty_at_k,
-)
-from ._calibration import (
-    CalibrationEvaluator,
-    calibration_ratio,
-    calibration_report,
-    expected_calibration_error,
-    normalized_entropy,
-)
-from ._calibration_plot import GroupCalibrationDisplay
-from ._compare import RankingComparison, compare_rankings
-from ._config import config_context, get_config, set_config
-from ._factor import factor_ranking_report
-from ._idlists import ranked_lists_to_arrays
-from ._ltr import QueryRanker
-from ._plot import MetricAtKDisplay, PerQueryDifferenceDisplay
-from ._propensity import (
-    ips_dcg_at_k,
-    ips_precision_at_k,
-    ips_recall_at_k,
-    popularity_propensity,
-    position_propensity,
-)
-from ._ranking import (
-    average_precision_at_k,
-    bpref_score,
-    dcg_at_k,
-    expected_reciprocal_rank_at_k,
-    f1_at_k,
-    fallout_at_k,
-    fbeta_at_k,
-    hit_rate_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    r_precision_score,
-    rank_biased_precision_at_k,
-    rbp_residual_at_k,
-    recall_at_k,
-    reciprocal_rank_at_k,
-    success_at_k,
-)
-from ._report import ranking_report
-from ._scorer import get_scorer, get_scorer_names, make_scoring
-from ._state import RankingEvaluator
-from ._trec import read_trec_qrels, read_trec_run, trec_to_long_form
+import importlib
+
+_LAZY = {
+    # public name -> private submodule defining it (imported on first use)
+    "CalibrationEvaluator": "_calibration",
+    "GroupCalibrationDisplay": "_calibration_plot",
+    "MetricAtKDisplay": "_plot",
+    "PerQueryDifferenceDisplay": "_plot",
+    "QueryRanker": "_ltr",
+    "RankingComparison": "_compare",
+    "RankingEvaluator": "_state",
+    "average_popularity_at_k": "_beyond",
+    "average_precision_at_k": "_ranking",
+    "bpref_score": "_ranking",
+    "calibration_ratio": "_calibration",
+    "calibration_report": "_calibration",
+    "catalog_coverage_at_k": "_beyond",
+    "compare_rankings": "_compare",
+    "config_context": "_config",
+    "dcg_at_k": "_ranking",
+    "expected_calibration_error": "_calibration",
+    "expected_reciprocal_rank_at_k": "_ranking",
+    "f1_at_k": "_ranking",
+    "factor_ranking_report": "_factor",
+    "fallout_at_k": "_ranking",
+    "fbeta_at_k": "_ranking",
+    "get_config": "_config",
+    "get_scorer": "_scorer",
+    "get_scorer_names": "_scorer",
+    "gini_index_at_k": "_beyond",
+    "group_auc_score": "_auc",
+    "hit_rate_at_k": "_ranking",
+    "intra_list_diversity_at_k": "_beyond",
+    "ips_dcg_at_k": "_propensity",
+    "ips_precision_at_k": "_propensity",
+    "ips_recall_at_k": "_propensity",
+    "make_scoring": "_scorer",
+    "ndcg_at_k": "_ranking",
+    "normalized_entropy": "_calibration",
+    "novelty_at_k": "_beyond",
+    "popularity_propensity": "_propensity",
+    "position_propensity": "_propensity",
+    "precision_at_k": "_ranking",
+    "r_precision_score": "_ranking",
+    "rank_biased_precision_at_k": "_ranking",
+    "ranked_lists_to_arrays": "_idlists",
+    "ranking_report": "_report",
+    "rbp_residual_at_k": "_ranking",
+    "read_trec_qrels": "_trec",
+    "read_trec_run": "_trec",
+    "recall_at_k": "_ranking",
+    "reciprocal_rank_at_k": "_ranking",
+    "set_config": "_config",
+    "success_at_k": "_ranking",
+    "trec_to_long_form": "_trec",
+}
 
 __version__ = "0.1.0.dev0"
 
@@ -113,3 +118,20 @@ __all__ = [
     "success_at_k",
     "trec_to_long_form",
 ]
+
+
+def __getattr__(name):
+    # PEP 562: import the defining submodule on first access, so that
+    # ``import sklearn_rankmetrics`` (and the command line) does not pay for
+    # scikit-learn, scipy.stats, pandas, ... until a name needs them.
+    try:
+        module_name = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._config import effective_n_threads
 from ._validation import (
@@ -1302,6 +1301,8 @@ def rank_parts(
 # Averaging over queries
 # ---------------------------------------------------------------------------
 def _undefined(what):
+    from sklearn.exceptions import UndefinedMetricWarning  # lazy: sklearn is slow
+
     warnings.warn(
         f"{what}: no query could be scored (every query was skipped or had "
         "zero weight); returning nan.",

@@ -16,7 +16,6 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._auc import gauc_per_query
 from ._engine import (
@@ -293,6 +292,8 @@ def _means(per_query):
     }
     undefined = [name for name, v in out.items() if np.isnan(v)]
     if undefined:
+        from sklearn.exceptions import UndefinedMetricWarning
+
         warnings.warn(
             f"{', '.join(undefined)}: no query could be scored (every query "
             "was skipped -- no relevant item, or for gauc a single class -- "

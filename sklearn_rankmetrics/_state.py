@@ -20,7 +20,6 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._engine import weighted_sum
 from ._report import _per_query_report, table_output
@@ -117,6 +116,8 @@ class ReportState:
             out[name] = float(num / den) if den > 0 else float("nan")
         undefined = [name for name, v in out.items() if np.isnan(v)]
         if undefined:
+            from sklearn.exceptions import UndefinedMetricWarning
+
             warnings.warn(
                 f"{', '.join(undefined)}: no query could be scored (every "
                 "query was skipped -- no relevant item, or for gauc a single "
