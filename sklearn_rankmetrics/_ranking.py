@@ -11,7 +11,6 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
 
 from ._conventions import with_convention
 from ._docstrings import fill_doc
@@ -596,6 +595,8 @@ def _hypergeometric_pgf(t, population, successes, draws):
     out = np.zeros(N.shape)
     if N.size == 0:
         return out
+    from scipy.special import gammaln  # lazy: scipy.special costs ~0.2 s to import
+
     log_total = gammaln(N + 1) - gammaln(n + 1) - gammaln(N - n + 1)
     with np.errstate(divide="ignore"):
         log_t = np.log(t)
