@@ -1,0 +1,102 @@
+"""Start-up cost: the package and its command line import lazily (issue 19).
+
+Each check runs in a fresh interpreter, since the test session itself has
+long imported scikit-learn.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import sklearn_rankmetrics
+
+HEAVY = ["sklearn", "scipy.stats", "scipy.special", "pandas", "matplotlib", "pyarrow"]
+
+
+def _run(code):
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("module", ["sklearn_rankmetrics", "sklearn_rankmetrics._cli"])
+def test_import_does_not_load_heavy_modules(module):
+    loaded = _run(
+        f"import json, sys, {module}\n"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    )
+    assert loaded == []
+
+
+def test_cli_module_does_not_load_scipy():
+    # scipy.sparse alone costs 0.3-0.8 s (scipy._lib._array_api); dense and
+    # TREC inputs never need it.
+    loaded = _run(
+        "import json, sys, sklearn_rankmetrics._cli\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] == 'scipy']\n"
+        "print(json.dumps(sorted(loaded)))"
+    )
+    assert loaded == []
+
+
+def test_every_public_name_resolves_and_is_listed():
+    names = _run(
+        "import json, sklearn_rankmetrics as s\n"
+        "ok = [n for n in s.__all__ if getattr(s, n) is not None]\n"
+        "print(json.dumps([ok, dir(s), s.__all__]))"
+    )
+    ok, listed, all_ = names
+    assert ok == all_
+    assert set(all_) <= set(listed)
+    assert all_ == sorted(all_)
+    # the lazy map and __all__ name the same things
+    assert set(sklearn_rankmetrics._LAZY) == set(sklearn_rankmetrics.__all__)
+
+
+def test_public_names_are_the_defining_objects():
+    import importlib
+
+    for name, module_name in sklearn_rankmetrics._LAZY.items():
+        module = importlib.import_module(f"sklearn_rankmetrics.{module_name}")
+        assert getattr(sklearn_rankmetrics, name) is getattr(module, name)
+    exec("from sklearn_rankmetrics import ndcg_at_k, ranking_report", {})
+
+
+def test_unknown_name_raises_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'not_a_metric'"):
+        sklearn_rankmetrics.not_a_metric  # noqa: B018
+
+
+def test_metric_call_and_sklearn_warning_class_in_fresh_interpreter():
+    # ndcg of one query ranking the relevant item second: 1 / log2(3);
+    # the second call has no relevant item anywhere -> nan and the warning,
+    # which must be scikit-learn's class (users filter it by that class).
+    value, warned, loaded_before = _run(
+        "import json, sys, warnings\n"
+        "from sklearn_rankmetrics import ndcg_at_k\n"
+        "v = ndcg_at_k([[0, 1]], [[0.9, 0.1]], k=2)\n"
+        "before = 'sklearn' in sys.modules\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    ndcg_at_k([[0, 0]], [[0.9, 0.1]], k=2)\n"
+        "from sklearn.exceptions import UndefinedMetricWarning\n"
+        "print(json.dumps([v, [x.category is UndefinedMetricWarning for x in w],"
+        " before]))"
+    )
+    assert value == pytest.approx(1 / __import__("math").log2(3))
+    assert warned and all(warned)
+    assert loaded_before is False
+
+
+def test_sparse_input_still_recognised():
+    sp = pytest.importorskip("scipy.sparse")
+    from sklearn_rankmetrics import precision_at_k
+
+    y_true = sp.csr_matrix([[1, 0, 1], [0, 1, 0]])
+    y_score = [[0.3, 0.2, 0.1], [0.1, 0.9, 0.5]]
+    # query 1: top-2 = items 0, 1 -> 1 hit; query 2: items 1, 2 -> 1 hit
+    assert precision_at_k(y_true, y_score, k=2) == pytest.approx(0.5)
