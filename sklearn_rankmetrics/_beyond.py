@@ -38,7 +38,6 @@ import numbers
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._conventions import with_convention
 from ._engine import (
@@ -49,7 +48,7 @@ from ._engine import (
     check_inputs,
     sorted_by_query,
 )
-from ._validation import _as_array
+from ._validation import _as_array, issparse
 
 _BLOCK_BYTES = 1 << 24
 
@@ -139,7 +138,7 @@ def _dense_entries(Y, S, k):
     item = np.concatenate([p[1] for p in parts]).astype(np.intp, copy=False)
     L = np.concatenate([p[2] for p in parts]).astype(np.float64)
     score = S[user, item]
-    if sp.issparse(Y):
+    if issparse(Y):
         rel = _csr_values(Y, user, item)
     else:
         rel = np.asarray(Y[user, item], dtype=np.float64)
@@ -153,7 +152,7 @@ def _item_codes(item_id, n_rows, n_items):
             "query_id is given (the long form), so item_id= is required: one "
             "item id per row, telling which item each row scores."
         )
-    if sp.issparse(item_id):
+    if issparse(item_id):
         raise TypeError("item_id must be a dense 1-D array of ids, not sparse.")
     ids = _as_array("item_id", item_id)
     if ids.ndim != 1 or ids.shape[0] != n_rows:
@@ -524,7 +523,9 @@ def _popularity(item_popularity, share="auto"):
             "item_popularity is required: interaction counts per item (1-D) "
             "or a users x items training matrix."
         )
-    if sp.issparse(item_popularity) or np.ndim(item_popularity) == 2:
+    if issparse(item_popularity) or np.ndim(item_popularity) == 2:
+        import scipy.sparse as sp
+
         X = sp.csc_matrix(item_popularity)
         X.eliminate_zeros()
         counts = np.diff(X.indptr).astype(np.float64)
@@ -749,7 +750,7 @@ def intra_list_diversity_at_k(
 def _distances(item_features, metric):
     if item_features is None:
         raise ValueError("item_features (n_items x n_features) is required.")
-    F = item_features if sp.issparse(item_features) else np.asarray(item_features)
+    F = item_features if issparse(item_features) else np.asarray(item_features)
     if F.ndim != 2:
         raise ValueError("item_features must be 2-D (n_items x n_features).")
     from sklearn.metrics import pairwise_distances  # scikit-learn, when used
@@ -761,6 +762,8 @@ def _distances(item_features, metric):
 
 def _ild_values(lists, D):
     """Per user with two items or more, the expected mean pairwise distance."""
+    import scipy.sparse as sp
+
     n_users, user, item, p = lists.n_users, lists.user, lists.item, lists.p
     tied = lists.tied & (lists.frac[user] < 1)
     # sum over ordered pairs i != j of P(i and j in the list) d(i, j): the
@@ -1163,7 +1166,7 @@ def report_values(
     form, Y, _, codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
     if form == "long":
         n_rel = np.count_nonzero(np.bincount(codes, weights=Y > 0, minlength=ids.size))
-    elif sp.issparse(Y):
+    elif issparse(Y):
         n_rel = np.count_nonzero(np.diff((Y > 0).tocsr().indptr))
     else:
         n_rel = np.count_nonzero((np.asarray(Y) > 0).any(axis=1))

@@ -100,7 +100,7 @@ CONVENTIONS = {
         options={
             "ties": "input_order",
             "gain": "exponential",
-            "ap_denominator": "relevant",
+            "ap_denominator": "min_k",
             "precision_denominator": "k",
             "no_relevant": 1.0,
         },
@@ -109,8 +109,9 @@ CONVENTIONS = {
             "XGBoost src/metric/rank_metric.cc (EvalNDCG, EvalMAP, "
             "EvalPrecision): gain 2**rel - 1, stable sort by prediction, a "
             "query without relevant item scores 1 ('ndcg-' / 'map-' give 0: "
-            "pass no_relevant=0.0), map@k divides by the query's relevant "
-            "count, pre@k by k."
+            "pass no_relevant=0.0), map@k divides by min(relevant, k) (as "
+            "XGBoost 3.2's printed map@k shows in tests/test_preset_peers.py), "
+            "pre@k by k."
         ),
     ),
     "ranx": Convention(

@@ -27,7 +27,6 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._config import effective_n_threads
 from ._validation import (
@@ -39,6 +38,7 @@ from ._validation import (
     check_y_score,
     check_y_true_dense,
     check_y_true_sparse,
+    issparse,
     raise_nan_scores,
     undefined_metric_warning,
 )
@@ -677,7 +677,7 @@ def check_inputs(
     """
     if query_id is not None:
         for name, x in (("y_true", y_true), ("y_score", y_score)):
-            if sp.issparse(x):
+            if issparse(x):
                 raise TypeError(
                     f"query_id is given, so {name} must be a dense 1-D array "
                     "(the long form, one row per (query, item) pair), not a "
@@ -699,7 +699,7 @@ def check_inputs(
             w = query_weights(w, codes, ids)
         return "long", y, s, codes, ids, w
 
-    if sp.issparse(y_true):
+    if issparse(y_true):
         s = check_y_score(y_score, ndim=2)
         Y = check_y_true_sparse(y_true)
         form = "sparse"

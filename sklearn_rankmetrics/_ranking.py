@@ -592,14 +592,14 @@ def _hypergeometric_pgf(t, population, successes, draws):
 
     A sum over the possible values x of X (a loop over x, not over queries).
     """
-    from scipy.special import gammaln  # only tie-aware RBP needs it
-
     t, N, S, n = np.broadcast_arrays(
         *(np.asarray(a, dtype=np.float64) for a in (t, population, successes, draws))
     )
     out = np.zeros(N.shape)
     if N.size == 0:
         return out
+    from scipy.special import gammaln  # lazy: scipy.special costs ~0.2 s to import
+
     log_total = gammaln(N + 1) - gammaln(n + 1) - gammaln(N - n + 1)
     with np.errstate(divide="ignore"):
         log_t = np.log(t)
