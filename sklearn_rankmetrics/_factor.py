@@ -14,12 +14,14 @@ from threadpoolctl import threadpool_limits
 from ._beyond import BeyondSums, _check_catalogue, _Lists, _lists, split_report_metrics
 from ._config import _check_n_threads, config_context, effective_n_threads
 from ._config import get_config as get_package_config
+from ._conventions import check_convention
 from ._ranking import KERNELS
 from ._report import (
     PerQueryReport,
     _as_table,
     _check_cutoffs,
     _check_metrics,
+    _check_report_options,
     _format,
     _means,
     _per_query_report,
@@ -341,6 +343,8 @@ def factor_ranking_report(
     share="auto",
     working_memory=None,
     n_threads=None,
+    convention=None,
+    **options,
 ):
     """Ranking report of a factor model, scoring the catalogue by blocks.
 
@@ -391,6 +395,13 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         thread).  None takes the package setting
         (:func:`~sklearn_rankmetrics.set_config`, ``"auto"``: the CPUs of
         the process).  Results do not depend on it.
+    convention : str or None, default=None
+        A preset of the ranking metrics' options, as in
+        :func:`ranking_report` (``"trec_eval"``, ``"lightgbm"``, ...).
+    **options
+        The other options of the ranking metric functions, as in
+        :func:`ranking_report` (``ties``, ``precision_denominator``,
+        ``persistence``, ``rbp_gain``, ``discount``, ...).
 
     Returns
     -------
@@ -560,6 +571,9 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         if not np.isfinite(w).all() or (w < 0).any():
             raise ValueError("sample_weight must be finite and non-negative.")
     ks = _check_cutoffs(k)
+    _check_report_options(options, "factor_ranking_report")
+    if convention is not None:
+        check_convention(convention)
     metrics, beyond = split_report_metrics(metrics)
     sums = None
     if beyond:
@@ -623,9 +637,17 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     bounds = [(a, min(a + chunk, n_users)) for a in range(0, n_users, chunk)]
     threads = min(threads, len(bounds))
     options = dict(
+        options,
+        convention=convention,
+        caller="factor_ranking_report",
         k=k,
         metrics=metrics,
         query_id=None,
+    )
+    # The named options at their default leave the choice to the
+    # convention (and else to each function's own default), as in
+    # ranking_report, where they are not named.
+    named = dict(
         relevance_threshold=relevance_threshold,
         gain=gain,
         ignore_ties=ignore_ties,
@@ -633,6 +655,11 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         beta=beta,
         log_base=log_base,
         ap_denominator=ap_denominator,
+    )
+    options.update(
+        (name, value)
+        for name, value in named.items()
+        if name in _changed(named, dict(_RANKING_DEFAULTS, relevance_threshold=None))
     )
 
     # Only the best-scored items of a block, and its relevant ones, reach the

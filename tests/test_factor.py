@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from sklearn_rankmetrics import factor_ranking_report, precision_at_k, ranking_report
+from sklearn_rankmetrics._conventions import CONVENTIONS
 from sklearn_rankmetrics._report import available_metrics
 
 # exclusions that remove held-out items warn; the tests of that warning use
@@ -785,3 +786,40 @@ def test_beyond_with_candidate_path(seed, monkeypatch):
             )
             _assert_same(got, ref)
     assert calls["packed"] > 1 and calls["full"] == 0  # several blocks, packed
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize("convention", [None, *CONVENTIONS])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"ties": "pessimistic"},
+        {"precision_denominator": "retrieved", "persistence": 0.5},
+        {"gain": "exponential", "no_relevant": 0.0},
+    ],
+    ids=str,
+)
+def test_convention_and_options_bit_for_bit(convention, options):
+    # Every preset and the metric functions' options, as ranking_report on
+    # the dense scores with the excluded items at -inf (rounded factors:
+    # ties; blocks of a few users).
+    rng = np.random.default_rng(11)
+    U = np.round(rng.random((40, 3)), 1)
+    V = np.round(rng.random((25, 3)), 1)
+    Y = rng.integers(0, 3, (40, 25)) * (rng.random((40, 25)) < 0.3)
+    exclude = rng.random((40, 25)) < 0.1
+    S = np.where(exclude, -np.inf, U @ V.T)
+    metrics = ["precision", "recall", "ndcg", "map", "mrr", "rbp", "fallout", "err"]
+    metrics += ["r_precision"]
+    got = factor_ranking_report(
+        Y, U, V, exclude=exclude, k=(3, 5), metrics=metrics, convention=convention,
+        output_dict=True, working_memory=0.001, **options,
+    )  # fmt: skip
+    want = ranking_report(
+        Y, S, k=(3, 5), metrics=metrics, convention=convention, output_dict=True,
+        **options,
+    )  # fmt: skip
+    assert list(got) == list(want)
+    for name, value in want.items():
+        assert (np.isnan(value) and np.isnan(got[name])) or got[name] == value, name
