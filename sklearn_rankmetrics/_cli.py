@@ -50,7 +50,7 @@ _COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 # the command line's own; every other name is a registry TrecMeasure)
 _TREC_ORDER = (
     "runid num_q num_ret num_rel num_rel_ret map Rprec bpref recip_rank P "
-    "recall ndcg ndcg_cut map_cut success set_P set_recall set_F rbp"
+    "recall ndcg ndcg_cut map_cut success set_P set_recall set_F rbp rbp_resid"
 ).split()
 
 
@@ -58,20 +58,24 @@ def _trec_table():
     """trec_eval measure -> (package metric, default cut-offs or None,
     label (prefix), options), in trec_eval's printing order."""
     table = {name: (name, None, name, ()) for name in ("runid", *_COUNTS)}
+    # trec_eval's rbp_resid: the rbp residual of the judged documents (see
+    # _rbp_resid), the command line's own, as the counts
+    table["rbp_resid"] = ("rbp_resid", None, "rbp_resid", (("persistence", 0.9),))
     known = trec_measures()
-    for name in sorted(known, key=lambda n: (_TREC_ORDER + [n]).index(n)):
+    for name in known:
         metric, measure = known[name]
         table[name] = (metric, measure.cutoffs, measure.label, measure.options)
-    return table
+    order = sorted(table, key=lambda n: (_TREC_ORDER + [n]).index(n))
+    return {name: table[name] for name in order}
 
 
 _TREC_MEASURES = _trec_table()
 # trec_eval's parameters of a measure, by trec_eval's name (rbp.p=0.8)
-_TREC_PARAMS = {"rbp": {"p": "persistence"}}
+_TREC_PARAMS = {"rbp": {"p": "persistence"}, "rbp_resid": {"p": "persistence"}}
 # trec_eval measures this package does not compute (yet); all_trec and
 # official skip them with a note on stderr.
 _TREC_MISSING = (
-    "gm_map iprec_at_recall relstring unj rbp_resid infAP "
+    "gm_map iprec_at_recall relstring unj infAP "
     "gm_bpref utility 11pt_avg relative_P Rprec_mult ndcg_rel Rndcg binG G "
     "set_relative_P set_map num_nonrel_judged_ret"
 ).split()
@@ -244,6 +248,11 @@ def per_query_values(
                 m.metric, y_true, y_score, query_id, n_queries, relevance_threshold
             )
             continue
+        if m.metric == "rbp_resid":
+            values[m.label] = _rbp_resid(
+                y_score, query_id, n_queries, judged, dict(m.options)["persistence"]
+            )
+            continue
         options = dict(m.options)
         # graded RBP reads the grades themselves: no relevance threshold
         graded = options.get("rbp_gain", "binary") != "binary"
@@ -272,6 +281,32 @@ def per_query_values(
         for m in group:
             values[m.label] = report.values[scorer_name(m.metric, m.k)]
     return values
+
+
+def _rbp_resid(y_score, codes, n_queries, judged, persistence):
+    """trec_eval's rbp_resid: ``p**n + (1 - p) * sum(p**(i - 1))`` over the
+    unjudged retrieved documents at ranks i, n being the retrieved ones --
+    the most RBP could rise if every unjudged document were relevant -- and
+    0 for a query without unjudged retrieved documents (as trec_eval).
+
+    Rows come in trec_eval's order (by query, then rank: the aligned TREC
+    run), which gives the ranks; ``judged`` marks the judged rows.
+    """
+    if judged is None:
+        raise UsageError(
+            "rbp_resid reads which retrieved documents are judged: it needs "
+            "TREC qrels and runs, not --long tables."
+        )
+    retrieved = y_score > -np.inf
+    codes = codes[retrieved]
+    unjudged = ~np.asarray(judged, dtype=bool)[retrieved]
+    n_ret = np.bincount(codes, minlength=n_queries)
+    start = np.concatenate([[0], np.cumsum(n_ret)[:-1]])
+    rank0 = np.arange(codes.size) - start[codes]  # 0-based rank in its query
+    p = float(persistence)
+    tail = np.bincount(codes, weights=unjudged * p**rank0, minlength=n_queries)
+    any_unjudged = np.bincount(codes, weights=unjudged, minlength=n_queries) > 0
+    return np.where(any_unjudged, p**n_ret + (1.0 - p) * tail, 0.0)
 
 
 def _counts(kind, y_true, y_score, codes, n_queries, threshold):

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 IN_SCOPE = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "recip_rank")
 IN_SCOPE_PREFIX = ("P_", "recall_", "ndcg_cut_", "map_cut_", "success_")
 IN_SCOPE_EXACT = (*IN_SCOPE, "runid", "ndcg", "set_P", "set_recall", "set_F")
-IN_SCOPE_EXACT += ("Rprec", "bpref", "rbp")
+IN_SCOPE_EXACT += ("Rprec", "bpref", "rbp", "rbp_resid")
 
 CASES = {
     "aq": ["qrels.test", "results.test"],
@@ -302,7 +302,7 @@ def test_usage_errors(tmp_path, capsys):
     qrels = write(tmp_path, "qrels", "q1 0 d1 1\n")
     run = write(tmp_path, "run", "q1 Q0 d1 1 0.5 r\nq1 Q0 d1 2 0.4 r\n")
     for argv, message in [
-        (["-m", "rbp_resid", qrels, run], "rbp_resid is not implemented"),
+        (["-m", "infAP", qrels, run], "infAP is not implemented"),
         (["-m", "bpref@5", qrels, run], "takes no cut-off"),
         (["-m", "rbp.q=0.5", qrels, run], "rbp takes p=<number>"),
         (["-m", "rbp.p=x", qrels, run], "p must be a number"),
@@ -831,7 +831,11 @@ def trec_eval_binary(tmp_path_factory):
     return str(dest / "trec_eval")
 
 
-@pytest.mark.parametrize("opts", [["-J"], ["-J", "-M6"], ["-J", "-M3", "-l2"]])
+@pytest.mark.parametrize(
+    "opts",
+    # without -J: rbp_resid reads the unjudged retrieved documents
+    [["-J"], ["-J", "-M6"], ["-J", "-M3", "-l2"], [], ["-M6", "-l2"]],
+)
 def test_judged_only_matches_the_trec_eval_binary(
     tmp_path, capsys, trec_eval_binary, opts
 ):
