@@ -808,7 +808,7 @@ def _evaluate_long_chunked(args, measures, columns, progress):
     per-query values of every query are kept, O(queries) memory, for the
     comparison and --per-query).
     """
-    from ._state import _ClosedQueries
+    from ._state import _ClosedQueries, hold_last_query, with_held_rows
 
     path, qcol = args.long, args.query_col
     closed = _ClosedQueries()
@@ -835,19 +835,18 @@ def _evaluate_long_chunked(args, measures, columns, progress):
                 "spark (or raise --chunk-rows if it fits in memory)."
             )
         row += n_rows
-        if held is not None:
-            chunk = {c: np.concatenate([held[c], chunk[c]]) for c in columns}
-        q = chunk[qcol]
-        last = q == q[-1]
-        held = {c: chunk[c][last] for c in columns}
-        done = ~last
-        if done.any():
-            data = {c: chunk[c][done] for c in columns}
+        # the open-query handling of RankingEvaluator.update
+        arrays = with_held_rows(held, tuple(chunk[c] for c in columns))
+        q = arrays[columns.index(qcol)]
+        done, held = hold_last_query(arrays, q)
+        data = dict(zip(columns, done, strict=True))
+        if data[qcol].size:
             codes, ids = _query_codes(data[qcol])
             parts.append((ids, _long_part(args, measures, data, codes, len(ids))))
             closed.add(ids, number)
     if held is None:
         raise UsageError(f"--long {path!r}: the table has no rows.")
+    held = dict(zip(columns, held, strict=True))
     codes, ids = _query_codes(held[qcol])
     parts.append((ids, _long_part(args, measures, held, codes, len(ids))))
     progress.step("summarising")

@@ -320,6 +320,33 @@ class _ClosedQueries:
         return None
 
 
+def with_held_rows(held, arrays):
+    """``arrays`` (a tuple of 1-D columns, None for an absent one) after
+    the rows ``held`` back from the chunk before (None: nothing held).
+
+    With :func:`hold_last_query`, the open-query handling of every reader
+    of chunks grouped by query (:class:`RankingEvaluator`, the command
+    line's ``--long`` reader): the query of a chunk's last row may go on
+    in the next chunk, so its rows wait for it.
+    """
+    if held is None:
+        return arrays
+    return tuple(
+        None if a is None else np.concatenate([a, b])
+        for a, b in zip(held, arrays, strict=True)
+    )
+
+
+def hold_last_query(arrays, query_codes):
+    """``(closed, held)``: the rows of ``arrays`` whose query is not the
+    last row's (complete), and those of the last row's query (held back)."""
+    last = query_codes == query_codes[-1]
+    done = ~last
+    closed = tuple(None if a is None else a[done] for a in arrays)
+    held = tuple(None if a is None else a[last] for a in arrays)
+    return closed, held
+
+
 # ---------------------------------------------------------------------------
 # The public chunked API
 # ---------------------------------------------------------------------------
@@ -518,23 +545,16 @@ class RankingEvaluator:
                 "sorted by query). Sort or group the rows by query_id."
             )
         if self._open is not None:  # prepend the rows held back
-            y, s, q, w = (
-                None if a is None else np.concatenate([a, b])
-                for a, b in zip(self._open, (y, s, q, w), strict=True)
-            )
+            y, s, q, w = with_held_rows(self._open, (y, s, q, w))
             codes, ids = check_query_id(q, q.shape[0])
-        last = codes == codes[-1]
-        done = ~last
+        closed, held = hold_last_query((y, s, q, w, codes), codes)
+        y_d, s_d, _, w_d, codes_d = closed
         state = self._state
-        if done.any():
-            w_done = None if w is None else w[done]
-            state = state.merge(
-                self._chunk_state(y[done], s[done], codes[done], w_done, ids)
-            )
-        closed = ids[np.unique(codes[done])]
+        if codes_d.size:
+            state = state.merge(self._chunk_state(y_d, s_d, codes_d, w_d, ids))
         self._state = state
-        self._closed.add(closed, chunk)
-        self._open = tuple(None if a is None else a[last] for a in (y, s, q, w))
+        self._closed.add(ids[np.unique(codes_d)], chunk)
+        self._open = held[:4]  # (y, s, q, w) of the last row's query
         self.n_chunks_ = chunk
         return self
 
