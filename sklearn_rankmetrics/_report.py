@@ -299,7 +299,7 @@ def _plan(metric, k, convention, options):
     defaults = _function_options(spec)
     extra = set(opts) - set(_RANKING_OPTIONS) - set(kernel.options)
     if rule not in ("expected", "input_order") or any(
-        not _same(opts[o], defaults[o]) for o in extra
+        not same_option(opts[o], defaults[o]) for o in extra
     ):
         return _Plan(metric, k, opts, None, {}, False, no_relevant)
     kernel_options = {
@@ -334,9 +334,11 @@ def _plan(metric, k, convention, options):
     )
 
 
-def _same(a, b):
-    """Equal option values (an array or a gain table: the same object)."""
-    return a is b or (isinstance(a, (str, float, int)) and a == b)
+def same_option(a, b):
+    """Equal option values: strings and numbers by value, anything else (an
+    array, a gain table, a callable) by identity."""
+    scalars = (str, numbers.Number)
+    return a is b or (isinstance(a, scalars) and isinstance(b, scalars) and a == b)
 
 
 def _group_plans(plans):
@@ -349,7 +351,11 @@ def _group_plans(plans):
             g_kind, g_rule, g_gain, g_threshold = group[0]
             if (kind, rule) != (g_kind, g_rule):
                 continue
-            if gain is not None and g_gain is not None and not _same(gain, g_gain):
+            if (
+                gain is not None
+                and g_gain is not None
+                and not same_option(gain, g_gain)
+            ):
                 continue
             if threshold is not None and g_threshold is not None:
                 if threshold != g_threshold:

@@ -528,3 +528,16 @@ def test_state_compare_and_display_are_the_function(convention):
             _function_value(METRICS[name], y, s, q, w, k, {}, convention) for k in ks
         ]
         np.testing.assert_array_equal(display.values, want)
+
+
+@pytest.mark.parametrize("metrics", [["ndcg", "rbp"], ["rbp", "ndcg"]])
+def test_report_with_a_gain_array_beside_graded_rbp(metrics):
+    # NDCG reads the gain table, graded RBP the linear grades: two rankings,
+    # compared without evaluating an array as a truth value (either order).
+    Y, S = _case(2)
+    gain = np.array([0.0, 1.0, 3.0])
+    got = srm.ranking_report(
+        Y, S, k=2, metrics=metrics, gain=gain, rbp_gain="raw", output_dict=True
+    )
+    _equal(got["ndcg@2"], srm.ndcg_at_k(Y, S, k=2, gain=gain))
+    _equal(got["rbp@2"], srm.rank_biased_precision_at_k(Y, S, k=2, rbp_gain="raw"))
