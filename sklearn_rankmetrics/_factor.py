@@ -25,6 +25,7 @@ from ._report import (
     _format,
     _means,
     _per_query_report,
+    same_option,
 )
 
 
@@ -225,6 +226,7 @@ _BEYOND_DEFAULTS = dict(
     share="auto",
 )
 _RANKING_DEFAULTS = dict(
+    relevance_threshold=None,
     gain="linear",
     ignore_ties=False,
     no_relevant="skip",
@@ -235,18 +237,12 @@ _RANKING_DEFAULTS = dict(
 
 
 def _changed(options, defaults):
-    """Names of ``options`` not at their default (compared by identity for
-    arrays and callables, by value for numbers and strings)."""
-    out = []
-    for name, value in options.items():
-        default = defaults[name]
-        if value is default:
-            continue
-        if default is None or not isinstance(value, (str, numbers.Number)):
-            out.append(name)
-        elif value != default:
-            out.append(name)
-    return out
+    """Names of ``options`` not at their default (:func:`same_option`)."""
+    return [
+        name
+        for name, value in options.items()
+        if not same_option(value, defaults[name])
+    ]
 
 
 def _refuse_beyond_options(**options):
@@ -274,9 +270,7 @@ def _check_beyond(
     """Refuse what :func:`ranking_report` refuses with the beyond-accuracy
     metrics ``names``, and return their (empty) ``BeyondSums``, which checks
     their options."""
-    changed = _changed(ranking_options, _RANKING_DEFAULTS)
-    if relevance_threshold is not None:
-        changed.append("relevance_threshold")
+    changed = _changed(ranking_options, _RANKING_DEFAULTS)  # with the threshold
     if alone and changed:
         raise TypeError(
             f"{', '.join(sorted(changed))}: options of the ranking metrics, and "
@@ -571,6 +565,15 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         if not np.isfinite(w).all() or (w < 0).any():
             raise ValueError("sample_weight must be finite and non-negative.")
     ks = _check_cutoffs(k)
+    named = dict(  # the ranking options this function names
+        relevance_threshold=relevance_threshold,
+        gain=gain,
+        ignore_ties=ignore_ties,
+        no_relevant=no_relevant,
+        beta=beta,
+        log_base=log_base,
+        ap_denominator=ap_denominator,
+    )
     _check_report_options(options, "factor_ranking_report")
     if convention is not None:
         check_convention(convention)
@@ -584,14 +587,7 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
             per_query=per_query,
             sample_weight=sample_weight,
             relevance_threshold=relevance_threshold,
-            ranking_options=dict(
-                gain=gain,
-                ignore_ties=ignore_ties,
-                no_relevant=no_relevant,
-                beta=beta,
-                log_base=log_base,
-                ap_denominator=ap_denominator,
-            ),
+            ranking_options=named,
             item_popularity=item_popularity,
             item_features=item_features,
             metric=metric,
@@ -647,20 +643,7 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     # The named options at their default leave the choice to the
     # convention (and else to each function's own default), as in
     # ranking_report, where they are not named.
-    named = dict(
-        relevance_threshold=relevance_threshold,
-        gain=gain,
-        ignore_ties=ignore_ties,
-        no_relevant=no_relevant,
-        beta=beta,
-        log_base=log_base,
-        ap_denominator=ap_denominator,
-    )
-    options.update(
-        (name, value)
-        for name, value in named.items()
-        if name in _changed(named, dict(_RANKING_DEFAULTS, relevance_threshold=None))
-    )
+    options.update((n, named[n]) for n in _changed(named, _RANKING_DEFAULTS))
 
     # Only the best-scored items of a block, and its relevant ones, reach the
     # ranking, for the metrics read from the top k alone.
