@@ -705,9 +705,7 @@ class RankingEvaluator:
                 rows = np.flatnonzero(last[codes] >= first)
                 if rows.size == 0:
                     return state
-            state = state.merge(
-                self._chunk_state(*_rows((y, s, codes, w), rows), ids)
-            )
+            state = state.merge(self._chunk_state(*_rows((y, s, codes, w), rows), ids))
         return state
 
     def merge(self, other):
