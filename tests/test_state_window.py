@@ -246,9 +246,7 @@ def test_held_query_continued_belongs_to_the_later_update_whole():
     # b: grades [0, 2] by scores [0.8, 0.5]; the hand-computed NDCG@2
     want_b = (3 / np.log2(3)) / 3.0
     assert got["ndcg@2"][0] == pytest.approx(want_b, rel=RTOL)
-    assert want_b == pytest.approx(
-        ndcg_at_k([[0, 2]], [[0.8, 0.5]], k=2), rel=RTOL
-    )
+    assert want_b == pytest.approx(ndcg_at_k([[0, 2]], [[0.8, 0.5]], k=2), rel=RTOL)
     assert got["ndcg@2"][1] == 1.0
     # a fresh evaluator of update 2 alone sees only b's second row
     fresh = RankingEvaluator(k=2, metrics=["ndcg"], per_query=True)
@@ -308,9 +306,7 @@ def test_window_longer_than_the_updates_is_the_lifetime():
     window=st.integers(1, 6),
     n_after=st.integers(0, 2),
 )
-def test_merge_appends_other_updates_after_self(
-    seed, cuts_a, cuts_b, window, n_after
-):
+def test_merge_appends_other_updates_after_self(seed, cuts_a, cuts_b, window, n_after):
     """The merged window is that of self's updates followed by other's
     (held queries of both included), and stays so under further updates."""
     rows_a = make_rows(seed, n_queries=12)
@@ -373,7 +369,9 @@ def test_numpy_int_window():
 
 def test_result_window_without_a_window_raises():
     ev = RankingEvaluator(k=2).update([1, 0], [0.2, 0.1], query_id=[1, 1])
-    with pytest.raises(ValueError, match=r"keeps no window.*RankingEvaluator\(window=N\)"):
+    with pytest.raises(
+        ValueError, match=r"keeps no window.*RankingEvaluator\(window=N\)"
+    ):
         ev.result(window=True)
     assert ev.result(window=False) == ev.result()
     with pytest.raises(TypeError, match="window must be True or False"):
