@@ -618,11 +618,10 @@ class RankingEvaluator:
             y, s, q, w = with_held_rows(self._open, (y, s, q, w))
             codes, ids = check_query_id(q, q.shape[0])
         closed, held = hold_last_query((y, s, q, w, codes), codes)
-        y_d, s_d, _, w_d, codes_d = closed
+        codes_d = closed[-1]
         parts, held_update = self._split_by_update(codes, chunk)
         states = [  # every part evaluated before the evaluator changes
-            (when, self._chunk_state(*_rows((y_d, s_d, codes_d, w_d), r), ids))
-            for when, r in parts
+            (when, self._rows_state(_rows(closed, r), ids)) for when, r in parts
         ]
         state = self._state
         for _, part in states:
@@ -633,6 +632,14 @@ class RankingEvaluator:
         self._open = held[:4]  # (y, s, q, w) of the last row's query
         self.n_chunks_ = chunk
         return self
+
+    def _rows_state(self, rows, ids):
+        """:meth:`_chunk_state` of ``rows``, a tuple ``(y_true, y_score,
+        query_id, sample_weight, ..., codes)`` of whole queries as held
+        and closed by :meth:`update` (the columns between
+        ``sample_weight`` and ``codes`` passed on after ``ids``)."""
+        y, s, _, w, *more, codes = rows
+        return self._chunk_state(y, s, codes, w, ids, *more)
 
     def _split_by_update(self, codes, chunk):
         """The closed rows of update ``chunk`` in parts, by the update that
@@ -696,7 +703,7 @@ class RankingEvaluator:
         else:
             state = self._state
         if self._open is not None:
-            y, s, q, w = self._open
+            q = self._open[2]
             codes, ids = check_query_id(q, q.shape[0])
             rows = slice(None)
             if window:  # the open queries whose last row is in the window
@@ -705,7 +712,8 @@ class RankingEvaluator:
                 rows = np.flatnonzero(last[codes] >= first)
                 if rows.size == 0:
                     return state
-            state = state.merge(self._chunk_state(*_rows((y, s, codes, w), rows), ids))
+            part = _rows((*self._open, codes), rows)
+            state = state.merge(self._rows_state(part, ids))
         return state
 
     def merge(self, other):
