@@ -237,20 +237,6 @@ def _length(x):
     return 0 if x is None else len(x)
 
 
-def _rows(arrays, rows):
-    """The ``rows`` of each of ``arrays`` (None stays None)."""
-    return tuple(None if a is None else a[rows] for a in arrays)
-
-
-def _in_window(update, first):
-    """``update`` as an int, or None if before the window's ``first``."""
-    return int(update) if update >= first else None
-
-
-def _shifted(update, shift):
-    return None if update is None else update + shift
-
-
 def report_names(k, metrics, options, caller="ranking_report"):
     """The scorer names of a report, checking ``k``, ``metrics`` and the
     options on two rows before any data is read (the same code as the
@@ -359,6 +345,20 @@ def hold_last_query(arrays, query_codes):
     closed = tuple(None if a is None else a[done] for a in arrays)
     held = tuple(None if a is None else a[last] for a in arrays)
     return closed, held
+
+
+def _rows(arrays, rows):
+    """The ``rows`` of each of ``arrays`` (None stays None)."""
+    return tuple(None if a is None else a[rows] for a in arrays)
+
+
+def _in_window(update, first):
+    """``update`` as an int, or None if before the window's ``first``."""
+    return int(update) if update >= first else None
+
+
+def _shifted(update, shift):
+    return None if update is None else update + shift
 
 
 # ---------------------------------------------------------------------------
