@@ -721,12 +721,14 @@ class RankingEvaluator:
 
         Both must have been built with the same parameters, and have seen
         disjoint queries; the open queries of both stay open.  Neither
-        evaluator is modified.
+        evaluator is modified.  With a window, ``other``'s updates count
+        as coming after ``self``'s: the merged window holds the last
+        ``window`` of self's updates followed by other's.
 
         Parameters
         ----------
         other : RankingEvaluator
-            Another evaluator.
+            Another evaluator, built with the same ``window``.
 
         Returns
         -------
