@@ -347,6 +347,20 @@ def hold_last_query(arrays, query_codes):
     return closed, held
 
 
+def _rows(arrays, rows):
+    """The ``rows`` of each of ``arrays`` (None stays None)."""
+    return tuple(None if a is None else a[rows] for a in arrays)
+
+
+def _in_window(update, first):
+    """``update`` as an int, or None if before the window's ``first``."""
+    return int(update) if update >= first else None
+
+
+def _shifted(update, shift):
+    return None if update is None else update + shift
+
+
 # ---------------------------------------------------------------------------
 # The public chunked API
 # ---------------------------------------------------------------------------
@@ -376,6 +390,11 @@ class RankingEvaluator:
         Also keep every query's values (memory O(queries)); :meth:`result`
         then returns the per-query table of ``ranking_report(...,
         per_query=True)``.
+
+    window : int >= 1, default=None
+        Number of most recent updates kept for ``result(window=True)``;
+        None keeps the lifetime value only.  See "Sliding windows" in
+        Notes.
 
     **options
         The other options of :func:`ranking_report`: ``convention`` and
@@ -421,6 +440,24 @@ class RankingEvaluator:
     The weights follow :func:`ranking_report`: ``sample_weight`` is one
     weight per row, constant within a query (for GAUC, row weights).
 
+    **Sliding windows.**  With ``window=N``, ``result(window=True)``
+    reports the last ``N`` calls to :meth:`update` (empty chunks
+    included) next to the lifetime value of ``result()``, as torcheval's
+    windowed metrics: the report of the queries those updates *complete*,
+    each query whole.  A query belongs to the update holding its last
+    row: a query held open across updates belongs to the last one that
+    brought rows of it, even if a later update closes it, so that updates
+    of whole queries give exactly the window's rows.  The report equals
+    :func:`ranking_report` on the rows of the window's queries (the rows
+    of a query that began before the window included), hence that of a
+    fresh evaluator fed only the last ``N`` updates when no query runs on
+    into the window from an older update; the open query counts in the
+    window if its last row is there.  The evaluator keeps one state per
+    update of the window (O(``N`` x metrics) numbers; with
+    ``per_query=True`` the values of the window's queries too).
+    :meth:`merge` appends ``other``'s updates after ``self``'s and keeps
+    the last ``N``, as :class:`CalibrationEvaluator` does.
+
     Examples
     --------
     >>> from sklearn_rankmetrics import RankingEvaluator, ranking_report
@@ -452,20 +489,53 @@ class RankingEvaluator:
     Traceback (most recent call last):
     ...
     ValueError: query_id=1 appears in chunk 3 but was closed in chunk 1...
+
+    With ``window=1``, ``result(window=True)`` reports the queries the last
+    update completed: query 2 (continued there) and 3, not query 1.
+
+    >>> ev = RankingEvaluator(k=2, metrics=["ndcg", "map"], window=1)
+    >>> ev = ev.update(y_true[:4], y_score[:4], query_id=query_id[:4])
+    >>> ev = ev.update(y_true[4:], y_score[4:], query_id=query_id[4:])
+    >>> ev.result(output_dict=True, window=True)
+    {'ndcg@2': 1.0, 'map@2': 1.0}
+    >>> ranking_report(
+    ...     y_true[3:], y_score[3:], k=2, metrics=["ndcg", "map"],
+    ...     query_id=query_id[3:], output_dict=True,
+    ... )
+    {'ndcg@2': 1.0, 'map@2': 1.0}
     """
 
-    def __init__(self, *, k=(1, 5, 10, 20), metrics=None, per_query=False, **options):
+    def __init__(
+        self,
+        *,
+        k=(1, 5, 10, 20),
+        metrics=None,
+        per_query=False,
+        window=None,
+        **options,
+    ):
         if not isinstance(per_query, (bool, np.bool_)):
             raise TypeError(f"per_query must be True or False; got {per_query!r}.")
+        if window is not None and (
+            isinstance(window, (bool, np.bool_))
+            or not isinstance(window, (int, np.integer))
+            or window < 1
+        ):
+            raise ValueError(f"window must be None or an int >= 1; got {window!r}.")
         self.k = k
         self.metrics = metrics
         self.per_query = bool(per_query)
+        self.window = None if window is None else int(window)
         self.options = options
         # checks the options
         self._names = report_names(k, metrics, options, caller="RankingEvaluator")
         self._state = ReportState()
         self._closed = _ClosedQueries()
         self._open = None  # (y_true, y_score, query_id, sample_weight)
+        # With a window: {update number: state of the queries it completed}
+        # for the last ``window`` updates, and the update of each open row.
+        self._recent = {}
+        self._open_update = None
         self.n_chunks_ = 0
 
     @property
@@ -548,22 +618,102 @@ class RankingEvaluator:
             y, s, q, w = with_held_rows(self._open, (y, s, q, w))
             codes, ids = check_query_id(q, q.shape[0])
         closed, held = hold_last_query((y, s, q, w, codes), codes)
-        y_d, s_d, _, w_d, codes_d = closed
+        codes_d = closed[-1]
+        parts, held_update = self._split_by_update(codes, chunk)
+        states = [  # every part evaluated before the evaluator changes
+            (when, self._rows_state(_rows(closed, r), ids)) for when, r in parts
+        ]
         state = self._state
-        if codes_d.size:
-            state = state.merge(self._chunk_state(y_d, s_d, codes_d, w_d, ids))
+        for _, part in states:
+            state = state.merge(part)
         self._state = state
+        self._remember(states, held_update, chunk)
         self._closed.add(ids[np.unique(codes_d)], chunk)
         self._open = held[:4]  # (y, s, q, w) of the last row's query
         self.n_chunks_ = chunk
         return self
 
-    def _final_state(self):
-        state = self._state
+    def _rows_state(self, rows, ids):
+        """:meth:`_chunk_state` of ``rows``, a tuple ``(y_true, y_score,
+        query_id, sample_weight, ..., codes)`` of whole queries as held
+        and closed by :meth:`update` (the columns between
+        ``sample_weight`` and ``codes`` passed on after ``ids``)."""
+        y, s, _, w, *more, codes = rows
+        return self._chunk_state(y, s, codes, w, ids, *more)
+
+    def _split_by_update(self, codes, chunk):
+        """The closed rows of update ``chunk`` in parts, by the update that
+        completes each query (see Notes of the class), and the update of
+        each held row.
+
+        ``codes`` are the query codes of the update's rows after the rows
+        held back (the open query's rows come first); the last row's query
+        stays open.  Returns ``(parts, held_update)``: ``parts`` a list of
+        ``(update, rows)`` in increasing update order, ``rows`` an index
+        into the closed rows and ``update`` None for the queries completed
+        before the window; without a window, one part (the whole update)
+        and ``held_update`` None.
+        """
+        closing = codes != codes[-1]
+        if self.window is None:
+            return ([(chunk, slice(None))] if closing.any() else []), None
+        when = np.full(codes.size, chunk, dtype=np.int64)
+        if self._open_update is not None:  # the held rows, first
+            when[: self._open_update.size] = self._open_update
+        held_update = when[~closing]
+        codes_d, when_d = codes[closing], when[closing]
+        if codes_d.size == 0:
+            return [], held_update
+        # A query is completed by the update holding its last row.
+        last = np.zeros(int(codes.max()) + 1, dtype=np.int64)
+        np.maximum.at(last, codes_d, when_d)
+        completed = last[codes_d]
+        first = chunk - self.window + 1  # the window's oldest update
+        completed[completed < first] = first - 1
+        updates = np.unique(completed)
+        if updates.size == 1:
+            return [(_in_window(updates[0], first), slice(None))], held_update
+        return [
+            (_in_window(u, first), np.flatnonzero(completed == u)) for u in updates
+        ], held_update
+
+    def _remember(self, states, held_update, chunk):
+        """Record the states of the queries completed by each update of the
+        window (the older ones dropped)."""
+        if self.window is None:
+            return
+        first = chunk - self.window + 1
+        recent = {u: s for u, s in self._recent.items() if u >= first}
+        for when, part in states:
+            if when is not None:
+                recent[when] = recent.get(when, ReportState()).merge(part)
+        self._recent = recent
+        self._open_update = held_update
+
+    def _final_state(self, window=False):
+        """The state of every row (``window``: of the queries completed by
+        the last ``window`` updates), the open queries evaluated as
+        complete."""
+        if window:
+            first = self.n_chunks_ - self.window + 1
+            state = ReportState()
+            for u in sorted(self._recent):  # in update order
+                if u >= first:
+                    state = state.merge(self._recent[u])
+        else:
+            state = self._state
         if self._open is not None:
-            y, s, q, w = self._open
+            q = self._open[2]
             codes, ids = check_query_id(q, q.shape[0])
-            state = state.merge(self._chunk_state(y, s, codes, w, ids))
+            rows = slice(None)
+            if window:  # the open queries whose last row is in the window
+                last = np.zeros(ids.size, dtype=np.int64)
+                np.maximum.at(last, codes, self._open_update)
+                rows = np.flatnonzero(last[codes] >= first)
+                if rows.size == 0:
+                    return state
+            part = _rows((*self._open, codes), rows)
+            state = state.merge(self._rows_state(part, ids))
         return state
 
     def merge(self, other):
@@ -571,12 +721,14 @@ class RankingEvaluator:
 
         Both must have been built with the same parameters, and have seen
         disjoint queries; the open queries of both stay open.  Neither
-        evaluator is modified.
+        evaluator is modified.  With a window, ``other``'s updates count
+        as coming after ``self``'s: the merged window holds the last
+        ``window`` of self's updates followed by other's.
 
         Parameters
         ----------
         other : RankingEvaluator
-            Another evaluator.
+            Another evaluator, built with the same ``window``.
 
         Returns
         -------
@@ -585,6 +737,11 @@ class RankingEvaluator:
         if not isinstance(other, RankingEvaluator):
             raise TypeError(
                 f"can only merge a RankingEvaluator, got {type(other).__name__}."
+            )
+        if other.window != self.window:
+            raise ValueError(
+                f"Cannot merge evaluators with different windows ({self.window} "
+                f"and {other.window})."
             )
         if (self.k, self.metrics, self.per_query, self.options) != (
             other.k,
@@ -627,9 +784,21 @@ class RankingEvaluator:
         else:
             merged._open = opens[0] if opens else None
         merged.n_chunks_ = self.n_chunks_ + other.n_chunks_
+        if self.window is not None:  # other's updates after self's
+            shift = self.n_chunks_
+            recent = {**self._recent}
+            recent.update((u + shift, s) for u, s in other._recent.items())
+            first = merged.n_chunks_ - self.window + 1
+            merged._recent = {u: s for u, s in recent.items() if u >= first}
+            updates = [
+                u
+                for u in (self._open_update, _shifted(other._open_update, shift))
+                if u is not None
+            ]
+            merged._open_update = np.concatenate(updates) if updates else None
         return merged
 
-    def result(self, *, output_dict=False, digits=4):
+    def result(self, *, output_dict=False, digits=4, window=False):
         """The report of every row given so far.
 
         The open query (see Notes of the class) is evaluated as complete;
@@ -645,17 +814,38 @@ class RankingEvaluator:
         digits : int, default=4
             Digits of the text table.
 
+        window : bool, default=False
+            Report the last ``window`` updates instead of the lifetime:
+            the queries completed by those updates (see Notes of the
+            class).
+
         Returns
         -------
         report : str, dict, or per-query table
-            What :func:`ranking_report` returns for all the rows.
+            What :func:`ranking_report` returns for all the rows (with
+            ``window=True``, for the rows of the window's queries).
 
         Raises
         ------
         ValueError
-            If no row was given.
+            If no row was given (with ``window=True``: if the last
+            ``window`` updates completed no query), or ``window=True`` on
+            an evaluator built without a window.
         """
-        state = self._final_state()
+        if not isinstance(window, (bool, np.bool_)):
+            raise TypeError(f"window must be True or False; got {window!r}.")
+        if window and self.window is None:
+            raise ValueError(
+                "This evaluator keeps no window; build it with "
+                "RankingEvaluator(window=N)."
+            )
+        state = self._final_state(window=bool(window))
+        if window and state.names is None:
+            raise ValueError(
+                f"the last {self.window} updates completed no query, so the "
+                "window has no report; call result(window=True) after an "
+                "update with rows, or use a larger window."
+            )
         if self.per_query and state.names is not None:
             return state.per_query_table(output_dict)
         if output_dict:
