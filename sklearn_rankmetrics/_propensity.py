@@ -10,7 +10,7 @@ import numpy as np
 
 from ._conventions import with_convention
 from ._engine import check_inputs
-from ._ranking import dcg_at_k
+from ._ranking import dcg_at_k, precision_at_k
 from ._validation import check_query_id
 
 __all__ = [
@@ -171,6 +171,9 @@ def ips_dcg_at_k(
 ):
     r"""IPS estimate of DCG@k (linear gain) from logged relevance.
 
+    The same as ``dcg_at_k(y_true, y_score, propensity=propensity,
+    gain="linear")``, kept as a name of its own.
+
     Parameters
     ----------
     y_true : array-like of shape (n_queries, n_items) or (n_rows,)
@@ -218,10 +221,15 @@ def ips_dcg_at_k(
     3.0
     """
     return float(
-        np.mean(
-            _ips_sum(
-                y_true, y_score, propensity, k, "log", ties, min_propensity, query_id
-            )
+        dcg_at_k(
+            y_true,
+            y_score,
+            propensity=propensity,
+            min_propensity=min_propensity,
+            k=k,
+            ties=ties,
+            query_id=query_id,
+            gain="linear",
         )
     )
 
@@ -238,6 +246,9 @@ def ips_precision_at_k(
     query_id=None,
 ):
     r"""IPS estimate of precision@k from logged relevance.
+
+    The same as ``precision_at_k(y_true, y_score, k=k,
+    propensity=propensity)`` (an item is relevant when ``y_true > 0``).
 
     Parameters
     ----------
@@ -272,10 +283,17 @@ def ips_precision_at_k(
     """
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}.")
-    per_query = _ips_sum(
-        y_true, y_score, propensity, k, np.ones_like, ties, min_propensity, query_id
+    return float(
+        precision_at_k(
+            y_true,
+            y_score,
+            propensity=propensity,
+            min_propensity=min_propensity,
+            k=k,
+            ties=ties,
+            query_id=query_id,
+        )
     )
-    return float(np.mean(per_query) / k)
 
 
 @with_convention
