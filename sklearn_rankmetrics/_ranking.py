@@ -838,11 +838,14 @@ def _ips_metric(
                 f"got gain={gain!r}."
             )
         k = kw["k"]
-        if k is not None and (
+        if isinstance(k, (list, tuple, np.ndarray)):
+            k = _check_per_query_k(k)  # one cut-off per query
+        elif k is not None and (
             isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
         ):
             raise ValueError(
-                f"{name} with {what} needs k=None or an integer k >= 1; got k={k!r}."
+                f"{name} with {what} needs k=None, an integer k >= 1 or one "
+                f"per query; got k={k!r}."
             )
     query_id, sample_weight = kw["query_id"], kw.pop("sample_weight")
     levels, inverse = _gains_and_counts(
@@ -890,8 +893,7 @@ def _ips_metric(
         total = _per_query_sum(weights, query_id)
     else:  # ndcg_at_k: over the ideal DCG of the estimated grade counts
         n_items = items_per_query(y_score, query_id)
-        k = kw["k"]
-        cap = n_items if k is None else np.minimum(n_items, float(k))
+        cap = n_items if k is None else np.minimum(n_items, k)
         log_base, discount = kw["log_base"], kw["discount"]
 
         def discount_of(size):

@@ -779,8 +779,12 @@ def test_estimator_options_bad_input():
         ndcg_at_k(y, s, item_weight=[[1, 1]])
     with pytest.raises(ValueError, match="gain='linear' or 'exponential'"):
         ndcg_at_k(y, s, item_weight=[[1, 1, 1]], gain={0: 0, 1: 2})
-    with pytest.raises(ValueError, match="k=None or an integer"):
-        ndcg_at_k(y, s, propensity=p, k=[1])
+    with pytest.raises(ValueError, match="k=None, an integer"):
+        ndcg_at_k(y, s, propensity=p, k=1.5)
+    with pytest.raises(ValueError, match="k must be an int"):
+        ndcg_at_k(y, s, propensity=p, k=[1.5])
+    with pytest.raises(ValueError, match="cut-offs for 1 queries"):
+        ndcg_at_k(y, s, propensity=p, k=[1, 2])
     with pytest.raises(ValueError, match="average='queries' or None"):
         ndcg_at_k(y, s, propensity=p, average="micro")
 
@@ -803,3 +807,26 @@ def test_metrics_without_an_estimator_refuse_propensity():
     for metric in (average_precision_at_k, hit_rate_at_k):
         with pytest.raises(TypeError, match="propensity"):
             metric([[1, 0]], [[1, 0]], k=1, propensity=[[1, 1]])
+
+
+def test_ndcg_propensity_per_query_k():
+    rng = np.random.default_rng(9)
+    y_true, y_score, p = _random(rng)
+    ks = np.array([1, 2, 3, 5, 9])
+    want = [
+        ndcg_at_k(
+            y_true[i : i + 1],
+            y_score[i : i + 1],
+            k=int(k),
+            propensity=p[i : i + 1],
+            average=None,
+        )[0]
+        for i, k in enumerate(ks)
+    ]
+    got = ndcg_at_k(y_true, y_score, k=ks, propensity=p, average=None)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    ref = [
+        _ndcg_ref(y_true[i : i + 1], y_score[i : i + 1], p[i : i + 1], int(k))[0]
+        for i, k in enumerate(ks)
+    ]
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
