@@ -237,6 +237,57 @@ def _gauc_long(y, s, codes, n_q, w, threshold, query_weighting, constant_scores)
     return auc, query_w
 
 
+def _ips_gauc(
+    form,
+    Y,
+    S,
+    codes,
+    n_q,
+    w,
+    threshold,
+    query_weighting,
+    constant_scores,
+    propensity,
+    min_propensity,
+):
+    """Per-query self-normalised IPS AUC (each positive row weighs 1 / p,
+    times its row weight) and the plain query weights of
+    :func:`gauc_per_query`.  Every form goes through the weighted long-form
+    kernel, the 2-D forms flattened row by row."""
+    from ._propensity import _check_propensity
+
+    if form == "sparse":
+        Y = Y.toarray()
+    p = _check_propensity(propensity, Y, min_propensity, codes)
+    if form != "long":
+        m = S.shape[1]
+        q_w = w  # one weight per query in the 2-D forms
+        codes = np.repeat(np.arange(n_q, dtype=np.intp), m)
+        Y, S, p = Y.ravel(), S.ravel(), p.ravel()
+        w = None
+    pos = _relevant(Y, threshold)
+    row_w = np.ones(Y.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    auc = _gauc_long(
+        Y,
+        S,
+        codes,
+        n_q,
+        np.where(pos, row_w / p, row_w),
+        threshold,
+        "uniform",
+        constant_scores,
+    )[0]
+    if query_weighting == "impressions":
+        query_w = np.bincount(codes, weights=row_w, minlength=n_q)
+    elif query_weighting == "clicks":
+        query_w = np.bincount(codes, weights=row_w * pos, minlength=n_q)
+    else:
+        query_w = np.ones(n_q)
+    if form != "long" and q_w is not None:
+        query_w = query_w * q_w
+    return auc, query_w
+
+
 @with_convention
 def group_auc_score(
     y_true,
@@ -249,6 +300,9 @@ def group_auc_score(
     undefined_value=np.nan,
     sample_weight=None,
     average="queries",
+    propensity=None,
+    min_propensity=None,
+    self_normalized=None,
 ):
     r"""Group AUC (GAUC): ROC AUC within each query, averaged over queries.
 
@@ -299,6 +353,24 @@ array-like of shape (n_rows,) with ``query_id``
     average : {"queries"} or None, default="queries"
         None returns the per-query AUCs (nan where undefined or skipped).
 
+    propensity : array-like of the shape of ``y_true``, default=None
+        Probability in (0, 1] that each cell's (long form: row's) relevance
+        was observed.  Given, each query's AUC is Yang et al.'s
+        self-normalised estimate: every positive row weighs :math:`1/p`
+        (times its ``sample_weight`` in the long form), negatives keep
+        their weight, i.e. the weighted AUC with those row weights.  It is
+        consistent, not unbiased.  ``query_weighting`` is unchanged: the
+        query weights are the plain (unweighted by :math:`1/p`) counts.
+        See :ref:`logged_feedback`.
+
+    min_propensity : float in (0, 1], default=None
+        With ``propensity``: clip propensities below it (less variance,
+        some bias).
+
+    self_normalized : None or True, default=None
+        The estimate with ``propensity`` is self-normalised by
+        construction: None and True are the same; False raises.
+
     Returns
     -------
     score : float or ndarray of shape (n_queries,)
@@ -334,7 +406,18 @@ array-like of shape (n_rows,) with ``query_id``
     1.0
     >>> group_auc_score(y_true, y_score, query_id=query_id, query_weighting="clicks")
     0.666...
+
+    With propensities, the first positive (observed half the time) weighs 2:
+
+    >>> y_true, y_score = [[1, 1, 0, 0]], [[0.9, 0.2, 0.5, 0.1]]
+    >>> group_auc_score(y_true, y_score, propensity=[[0.5, 1, 1, 1]])
+    0.8333...
     """
+    from ._propensity import _check_self_normalized
+
+    _check_self_normalized(
+        self_normalized, "group_auc_score", propensity, "ratio", min_propensity
+    )
     threshold = check_real(
         "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
     )
@@ -354,9 +437,24 @@ array-like of shape (n_rows,) with ``query_id``
     )
     threshold = exact_threshold(threshold, Y.dtype)
     n_q = ids.shape[0] if form == "long" else S.shape[0]
-    auc, query_w = gauc_per_query(
-        form, Y, S, codes, n_q, w, threshold, query_weighting, constant_scores
-    )
+    if propensity is None:
+        auc, query_w = gauc_per_query(
+            form, Y, S, codes, n_q, w, threshold, query_weighting, constant_scores
+        )
+    else:
+        auc, query_w = _ips_gauc(
+            form,
+            Y,
+            S,
+            codes,
+            n_q,
+            w,
+            threshold,
+            query_weighting,
+            constant_scores,
+            propensity,
+            min_propensity,
+        )
     defined = ~np.isnan(auc)
     if average is None or np.isnan(undefined_value):
         return average_queries(

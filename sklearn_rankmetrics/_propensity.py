@@ -9,7 +9,9 @@ items (DCG@k, precision@k) unbiased for its full-information value.
 import numpy as np
 
 from ._conventions import with_convention
-from ._ranking import dcg_at_k
+from ._engine import check_inputs
+from ._ranking import dcg_at_k, precision_at_k
+from ._validation import check_query_id
 
 __all__ = [
     "ips_dcg_at_k",
@@ -20,24 +22,43 @@ __all__ = [
 ]
 
 
-def _check_propensity(propensity, y_true, min_propensity=None, query_id=None):
-    """A float copy of ``propensity``, one value in (0, 1] per cell (2-D
-    form) or per row (long form, with ``query_id``)."""
+def _check_y_true_form(y_true, query_id):
     y_true = np.asarray(y_true)
     if y_true.ndim != (1 if query_id is not None else 2):
         raise ValueError(
             "y_true must be a 2-D array (one query per row), or 1-D rows with "
             f"query_id=, for the IPS metrics; got {y_true.ndim} dimension(s)."
         )
-    p = np.asarray(propensity, dtype=np.float64)
-    if y_true.ndim == 2 and p.ndim == 1 and p.shape[0] == y_true.shape[1]:
-        p = np.broadcast_to(p, y_true.shape)  # one propensity per item
-    if p.shape != y_true.shape:
+    return y_true
+
+
+def _cell_array(name, values, y_true):
+    """``values`` as float64 of the shape of ``y_true`` (one per cell, or
+    for 2-D one per item, broadcast over the queries)."""
+    from scipy import sparse
+
+    if sparse.issparse(values):
+        values = values.toarray()
+    try:
+        v = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers.") from None
+    if y_true.ndim == 2 and v.ndim == 1 and v.shape[0] == y_true.shape[1]:
+        v = np.broadcast_to(v, y_true.shape)  # one value per item
+    if v.shape != y_true.shape:
         raise ValueError(
-            f"propensity has shape {p.shape}; give one value per cell of "
+            f"{name} has shape {v.shape}; give one value per cell of "
             f"y_true {y_true.shape} (or, 2-D, one per item: shape "
             f"({y_true.shape[-1]},))."
         )
+    return v
+
+
+def _check_propensity(propensity, y_true, min_propensity=None, query_id=None):
+    """A float copy of ``propensity``, one value in (0, 1] per cell (2-D
+    form) or per row (long form, with ``query_id``)."""
+    y_true = _check_y_true_form(y_true, query_id)
+    p = _cell_array("propensity", propensity, y_true)
     if min_propensity is not None:
         _check_min(min_propensity)
         p = np.maximum(p, min_propensity)
@@ -51,6 +72,63 @@ def _check_propensity(propensity, y_true, min_propensity=None, query_id=None):
     if np.asarray(y_true, dtype=np.float64).min(initial=0.0) < 0:
         raise ValueError("y_true must be >= 0 for the IPS metrics.")
     return p
+
+
+def _check_item_weight(item_weight, y_true, query_id=None):
+    """A float copy of ``item_weight``: finite and >= 0, one per cell
+    (row)."""
+    y_true = _check_y_true_form(y_true, query_id)
+    w = _cell_array("item_weight", item_weight, y_true)
+    bad = ~(np.isfinite(w) & (w >= 0))
+    if bad.any():
+        raise ValueError(
+            "item_weight must be finite and >= 0 (one weight per item); got "
+            f"{w[bad].ravel()[0]!r}."
+        )
+    return w
+
+
+def _check_self_normalized(
+    self_normalized, name, propensity, form, min_propensity=None
+):
+    """Validate ``self_normalized`` (and that ``min_propensity`` comes with
+    ``propensity``); return whether the ratio form is asked.
+
+    ``form``: "choice" (dcg_at_k: the sum or the ratio), "sum" (the
+    estimator is a sum only: precision_at_k), "ratio" (self-normalised by
+    construction: recall_at_k, ndcg_at_k, group_auc_score).
+    """
+    if min_propensity is not None and propensity is None:
+        raise ValueError(
+            f"{name}: min_propensity is given without propensity=; pass the "
+            "propensities (or drop min_propensity)."
+        )
+    if self_normalized is None:
+        return form == "ratio" and propensity is not None
+    if not isinstance(self_normalized, (bool, np.bool_)):
+        raise TypeError(
+            f"self_normalized must be True or False; got {self_normalized!r}."
+        )
+    if form == "ratio" and not self_normalized:
+        raise ValueError(
+            f"{name}(propensity=) is self-normalised by construction (a ratio "
+            "estimator: its normaliser is unknown and estimated with the same "
+            "weights); self_normalized=False has no meaning here. Leave "
+            "self_normalized at its default (or True)."
+        )
+    if self_normalized and propensity is None:
+        raise ValueError(
+            f"{name}: self_normalized=True needs propensity= (the "
+            "self-normalised estimate divides by the sum of the inverse "
+            "propensity weights)."
+        )
+    if form == "sum" and self_normalized:
+        raise ValueError(
+            f"{name} has no self-normalised form: normalising its IPS sum by "
+            "the estimated number of relevant items gives recall; use "
+            "recall_at_k(..., propensity=p) for it."
+        )
+    return bool(self_normalized)
 
 
 def _check_min(min_propensity):
@@ -92,6 +170,9 @@ def ips_dcg_at_k(
     query_id=None,
 ):
     r"""IPS estimate of DCG@k (linear gain) from logged relevance.
+
+    The same as ``dcg_at_k(y_true, y_score, propensity=propensity,
+    gain="linear")``, kept as a name of its own.
 
     Parameters
     ----------
@@ -140,10 +221,15 @@ def ips_dcg_at_k(
     3.0
     """
     return float(
-        np.mean(
-            _ips_sum(
-                y_true, y_score, propensity, k, "log", ties, min_propensity, query_id
-            )
+        dcg_at_k(
+            y_true,
+            y_score,
+            propensity=propensity,
+            min_propensity=min_propensity,
+            k=k,
+            ties=ties,
+            query_id=query_id,
+            gain="linear",
         )
     )
 
@@ -160,6 +246,9 @@ def ips_precision_at_k(
     query_id=None,
 ):
     r"""IPS estimate of precision@k from logged relevance.
+
+    The same as ``precision_at_k(y_true, y_score, k=k,
+    propensity=propensity)`` (an item is relevant when ``y_true > 0``).
 
     Parameters
     ----------
@@ -194,10 +283,17 @@ def ips_precision_at_k(
     """
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer; got {k!r}.")
-    per_query = _ips_sum(
-        y_true, y_score, propensity, k, np.ones_like, ties, min_propensity, query_id
+    return float(
+        precision_at_k(
+            y_true,
+            y_score,
+            propensity=propensity,
+            min_propensity=min_propensity,
+            k=k,
+            ties=ties,
+            query_id=query_id,
+        )
     )
-    return float(np.mean(per_query) / k)
 
 
 @with_convention
@@ -384,25 +480,111 @@ def position_propensity(
     return np.minimum(p, 1.0)
 
 
-def _ips_grades(y_true, propensity, *, min_propensity, query_id, to_gain):
-    """Per-item IPS weights ``to_gain(y_true) / propensity`` as a dense
-    float array (the input is not modified).  The metrics pass them to the
-    engine as linear grades: a tie group takes their mean, so the
+def _ips_grades(
+    y_true, propensity, *, min_propensity, query_id, to_gain, item_weight=None
+):
+    """Per-item weights ``to_gain(y_true) * item_weight / propensity`` as a
+    dense float array (the input is not modified).  The metrics pass them
+    to the engine as linear grades: a tie group takes their mean, so the
     tie-exact expected value stays exact (it is linear in per-item gains).
     """
+    gains, inverse = _gains_and_counts(
+        y_true,
+        propensity,
+        item_weight,
+        min_propensity=min_propensity,
+        query_id=query_id,
+        to_gain=to_gain,
+    )
+    return gains if inverse is None else gains * inverse
+
+
+def _gains_and_counts(
+    y_true, propensity, item_weight, *, min_propensity, query_id, to_gain
+):
+    """``(gain * item_weight, 1 / propensity)`` per cell (row) as dense
+    float arrays; the second is None without ``propensity``."""
     from scipy import sparse
 
     if sparse.issparse(y_true):
         y_true = y_true.toarray()
-    if sparse.issparse(propensity):
-        propensity = propensity.toarray()
-    p = _check_propensity(propensity, y_true, min_propensity, query_id)
-    y = np.asarray(y_true, dtype=np.float64)
+    y_true = _check_y_true_form(y_true, query_id)
+    inverse = None
+    if propensity is not None:
+        inverse = 1.0 / _check_propensity(propensity, y_true, min_propensity, query_id)
+    elif min_propensity is not None:
+        raise ValueError("min_propensity is given without propensity=.")
+    try:
+        y = np.asarray(y_true, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("y_true must hold numbers.") from None
+    if y.min(initial=0.0) < 0 or np.isnan(y).any():
+        raise ValueError("y_true must be >= 0 (no NaN) with propensity/item_weight.")
     with np.errstate(over="ignore"):
-        g = to_gain(y)
+        g = np.asarray(to_gain(y), dtype=np.float64)
     if not np.isfinite(g).all():
         raise ValueError("The gains of y_true overflow float64; use smaller grades.")
-    return g / p
+    if item_weight is not None:
+        g = g * _check_item_weight(item_weight, y_true, query_id)
+    return g, inverse
+
+
+def _per_query_sum(values, query_id):
+    """Per-query sum of per-cell (per-row) ``values``, in the order of the
+    per-query values of ``average=None``."""
+    if query_id is None:
+        return values.sum(axis=1)
+    codes, ids = check_query_id(query_id, values.shape[0])
+    return np.bincount(codes, weights=values, minlength=ids.shape[0])
+
+
+def _query_weights(y_true_like, y_score, query_id, sample_weight):
+    """One weight per query (None: unweighted), as the metrics average."""
+    if sample_weight is None:
+        return None
+    *_, w = check_inputs(y_true_like, y_score, query_id, sample_weight)
+    return w
+
+
+def _ideal_from_counts(levels, counts, query_id, cap, discount_of):
+    """Ideal DCG of each query when it has ``counts[i]`` (fractional)
+    items of gain ``levels[i]``: ranks 1, 2, ... filled in decreasing gain,
+    a fractional count filling part of a rank (the ideal DCG is then
+    piecewise linear in the counts), up to the per-query cutoff ``cap``.
+
+    ``discount_of(K)`` gives the discounts of the ranks 1..K.
+    """
+    if query_id is None:
+        n_q = levels.shape[0]
+        codes = np.repeat(np.arange(n_q), levels.shape[1])
+        levels, counts = levels.ravel(), counts.ravel()
+    else:
+        codes, ids = check_query_id(query_id, levels.shape[0])
+        n_q = ids.shape[0]
+    keep = (levels > 0) & (counts > 0)
+    lv, ct, qc = levels[keep], counts[keep], codes[keep]
+    order = np.lexsort((-lv, qc))
+    lv, ct, qc = lv[order], ct[order], qc[order]
+    # filled ranks before and after each item, within its query
+    after = np.cumsum(ct)
+    before = after - ct
+    first = np.ones(qc.shape[0], dtype=bool)
+    first[1:] = qc[1:] != qc[:-1]
+    base = np.maximum.accumulate(np.where(first, before, 0.0)) if qc.size else before
+    c = cap[qc]
+    lo = np.minimum(before - base, c)
+    hi = np.minimum(after - base, c)
+    size = int(np.ceil(cap.max(initial=0.0)))
+    disc = np.zeros(size + 1)
+    disc[:size] = discount_of(size) if size else disc[:0]
+    cum = np.concatenate(([0.0], np.cumsum(disc)))
+
+    def filled(x):  # discount mass of the first x (fractional) ranks
+        whole = np.floor(x).astype(np.intp)
+        return cum[whole] + (x - whole) * disc[whole]
+
+    gain = lv * (filled(hi) - filled(lo))
+    return np.bincount(qc, weights=gain, minlength=n_q)
 
 
 def _ips_check_k(k, name):

@@ -781,16 +781,34 @@ def items_per_query(y_score, query_id):
     return np.bincount(codes, minlength=ids.shape[0]).astype(np.float64)
 
 
-def _ips_metric(name, y_true, y_score, propensity, min_propensity, **kw):
-    """The IPS estimate of ``name`` (dcg_at_k or precision_at_k): the
-    per-item weights gain / propensity ride through dcg_at_k as linear
-    grades (one ranking; tie groups take their mean weight, exact)."""
-    from ._propensity import _ips_check_k, _ips_grades
+def _ips_metric(
+    name,
+    y_true,
+    y_score,
+    propensity,
+    min_propensity,
+    item_weight=None,
+    self_normalized=False,
+    **kw,
+):
+    """The IPS estimate of ``name`` (dcg_at_k, precision_at_k, ndcg_at_k),
+    and the per-item weights of dcg_at_k / ndcg_at_k: the per-item values
+    gain * item_weight / propensity ride through dcg_at_k as linear grades
+    (one ranking; tie groups take their mean weight, exact)."""
+    from ._propensity import (
+        _gains_and_counts,
+        _ideal_from_counts,
+        _ips_check_k,
+        _per_query_sum,
+        _query_weights,
+    )
 
     average = kw.pop("average")
+    no_relevant = check_no_relevant(kw.pop("no_relevant", 0.0))
+    what = "propensity=" if propensity is not None else "item_weight="
     if average not in ("queries", None):
         raise ValueError(
-            f"{name} with propensity= supports average='queries' or None; "
+            f"{name} with {what} supports average='queries' or None; "
             f"got average={average!r}."
         )
     if name == "precision_at_k":
@@ -816,22 +834,84 @@ def _ips_metric(name, y_true, y_score, propensity, min_propensity, **kw):
 
         else:
             raise ValueError(
-                f"{name} with propensity= needs gain='linear' or 'exponential'; "
+                f"{name} with {what} needs gain='linear' or 'exponential'; "
                 f"got gain={gain!r}."
             )
-    weights = _ips_grades(
+        k = kw["k"]
+        if isinstance(k, (list, tuple, np.ndarray)):
+            k = _check_per_query_k(k)  # one cut-off per query
+        elif k is not None and (
+            isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
+        ):
+            raise ValueError(
+                f"{name} with {what} needs k=None, an integer k >= 1 or one "
+                f"per query; got k={k!r}."
+            )
+    query_id, sample_weight = kw["query_id"], kw.pop("sample_weight")
+    levels, inverse = _gains_and_counts(
         y_true,
         propensity,
+        item_weight,
         min_propensity=min_propensity,
-        query_id=kw["query_id"],
+        query_id=query_id,
         to_gain=to_gain,
     )
-    values = dcg_at_k(
-        weights, y_score, gain="linear", no_relevant=0.0, average=average, **kw
-    )
+    weights = levels if inverse is None else levels * inverse
+    if name == "dcg_at_k" and not self_normalized:
+        # the IPS sum: a query without an observed relevant item scores 0
+        values = dcg_at_k(
+            weights,
+            y_score,
+            gain="linear",
+            no_relevant=0.0 if propensity is not None else no_relevant,
+            average=average,
+            sample_weight=sample_weight,
+            **kw,
+        )
+        return values
     if name == "precision_at_k":
-        values = values / kw["k"]
-    return values
+        values = dcg_at_k(
+            weights,
+            y_score,
+            gain="linear",
+            no_relevant=0.0,
+            average=average,
+            sample_weight=sample_weight,
+            **kw,
+        )
+        return values / kw["k"]
+    top = dcg_at_k(
+        weights,
+        y_score,
+        gain="linear",
+        no_relevant=0.0,
+        average=None,
+        sample_weight=sample_weight,
+        **kw,
+    )
+    if name == "dcg_at_k":  # self-normalised: per unit of estimated gain
+        total = _per_query_sum(weights, query_id)
+    else:  # ndcg_at_k: over the ideal DCG of the estimated grade counts
+        n_items = items_per_query(y_score, query_id)
+        cap = n_items if k is None else np.minimum(n_items, k)
+        log_base, discount = kw["log_base"], kw["discount"]
+
+        def discount_of(size):
+            ranks = SimpleNamespace(rank=np.arange(1, size + 1, dtype=np.float64))
+            return _discount(ranks, log_base, discount)
+
+        total = _ideal_from_counts(
+            levels,
+            np.ones_like(levels) if inverse is None else inverse,
+            query_id,
+            cap,
+            discount_of,
+        )
+    defined = total > 0
+    values = np.zeros_like(top)
+    np.divide(top, total, out=values, where=defined)
+    query_w = _query_weights(weights, y_score, query_id, sample_weight)
+    return average_queries(values, defined, query_w, average, no_relevant, name)
 
 
 def _ips_recall(y_true, y_score, propensity, min_propensity, **kw):
@@ -888,6 +968,7 @@ def precision_at_k(
     average="queries",
     propensity=None,
     min_propensity=None,
+    self_normalized=False,
 ):
     r"""Precision at k: the fraction of the top k that is relevant.
 
@@ -943,6 +1024,11 @@ def precision_at_k(
         With ``propensity``: clip propensities below it (less variance,
         some bias).
 
+    self_normalized : bool, default=False
+        Only False: the IPS precision is a plain sum; normalising it by
+        the estimated number of relevant items gives recall, so True
+        raises (use ``recall_at_k(..., propensity=p)``).
+
     Returns
     -------
     %(returns)s
@@ -980,6 +1066,11 @@ def precision_at_k(
     """
     precision_denominator = check_option(
         "precision_denominator", precision_denominator, PRECISION_DENOMINATORS
+    )
+    from ._propensity import _check_self_normalized
+
+    _check_self_normalized(
+        self_normalized, "precision_at_k", propensity, "sum", min_propensity
     )
     if propensity is not None:
         return _ips_metric(
@@ -1039,6 +1130,7 @@ def recall_at_k(
     average="queries",
     propensity=None,
     min_propensity=None,
+    self_normalized=None,
 ):
     r"""Recall at k: the fraction of a query's relevant items in the top k.
 
@@ -1082,6 +1174,10 @@ def recall_at_k(
         With ``propensity``: clip propensities below it (less variance,
         some bias).
 
+    self_normalized : None or True, default=None
+        The estimate with ``propensity`` is self-normalised by
+        construction: None and True are the same; False raises.
+
     Returns
     -------
     %(returns)s
@@ -1116,6 +1212,11 @@ def recall_at_k(
     >>> recall_at_k(y_true, y_score, k=2, average="micro")
     0.333...
     """
+    from ._propensity import _check_self_normalized
+
+    _check_self_normalized(
+        self_normalized, "recall_at_k", propensity, "ratio", min_propensity
+    )
     if propensity is not None:
         return _ips_recall(
             y_true,
@@ -1680,6 +1781,8 @@ def dcg_at_k(
     average="queries",
     propensity=None,
     min_propensity=None,
+    self_normalized=False,
+    item_weight=None,
 ):
     r"""Discounted cumulative gain at k.
 
@@ -1739,6 +1842,21 @@ default="linear"
         With ``propensity``: clip propensities below it (less variance,
         some bias).
 
+    self_normalized : bool, default=False
+        With ``propensity``: True gives the self-normalised (SNIPS) form
+        of Yang et al. (2018), :math:`\sum_{i \le k} w_i d_i / \sum_i w_i`
+        with :math:`w_i = gain(rel_i) / p_i` over all the query's items:
+        DCG per unit of estimated relevant gain.  It is consistent (not
+        unbiased), invariant to a common scale of a query's propensities,
+        and 0/0 for a query without an observed relevant item, which then
+        follows ``no_relevant``.
+
+    item_weight : array-like of the shape of ``y_true``, default=None
+        A non-negative weight per item (TF-Ranking's per-item ``weights``):
+        each item's gain is multiplied by it (with ``propensity``, before
+        the division).  ``gain`` must be "linear" or "exponential".  A
+        query whose weighted gains are all 0 follows ``no_relevant``.
+
     Returns
     -------
     %(returns)s
@@ -1776,16 +1894,37 @@ default="linear"
 
     >>> dcg_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], propensity=[[0.5, 1, 1]])
     2.5
+
+    Self-normalised: that sum over the estimated relevant gain 1/0.5 + 1/1:
+
+    >>> dcg_at_k(
+    ...     [[1, 0, 1]], [[0.9, 0.5, 0.1]], propensity=[[0.5, 1, 1]],
+    ...     self_normalized=True,
+    ... )
+    0.8333...
+
+    Per-item weights multiply the gains:
+
+    >>> dcg_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], item_weight=[[2, 1, 3]])
+    3.5
     """
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
-    if propensity is not None:
+    from ._propensity import _check_self_normalized
+
+    self_normalized = _check_self_normalized(
+        self_normalized, "dcg_at_k", propensity, "choice", min_propensity
+    )
+    if propensity is not None or item_weight is not None:
         return _ips_metric(
             "dcg_at_k",
             y_true,
             y_score,
             propensity,
             min_propensity,
+            item_weight=item_weight,
+            self_normalized=self_normalized,
+            no_relevant=no_relevant,
             k=k,
             query_id=query_id,
             ties=ties,
@@ -1830,6 +1969,10 @@ def ndcg_at_k(
     no_relevant="skip",
     sample_weight=None,
     average="queries",
+    propensity=None,
+    min_propensity=None,
+    self_normalized=None,
+    item_weight=None,
 ):
     r"""Normalized discounted cumulative gain at k.
 
@@ -1879,6 +2022,31 @@ default="linear"
 
     %(average_queries)s
 
+    propensity : array-like of the shape of ``y_true``, default=None
+        Probability in (0, 1] that each cell's (long form: row's) relevance
+        was observed.  Given, the value is a ratio estimator: the IPS
+        DCG@k (as ``dcg_at_k(propensity=p)``) over the ideal DCG@k of the
+        IPS-estimated grade counts :math:`\hat n_g = \sum_{i: rel_i = g}
+        1 / p_i` (see Notes).  It is **consistent, not unbiased** (NDCG
+        divides by an unknown ideal).  A query without an observed
+        relevant item is 0/0 and follows ``no_relevant``.  ``gain`` must be
+        "linear" or "exponential", ``k`` an integer or None.  See
+        :ref:`logged_feedback`.
+
+    min_propensity : float in (0, 1], default=None
+        With ``propensity``: clip propensities below it (less variance,
+        some bias).
+
+    self_normalized : None or True, default=None
+        The estimate with ``propensity`` is a ratio by construction: None
+        and True are the same; False raises.
+
+    item_weight : array-like of the shape of ``y_true``, default=None
+        A non-negative weight per item (TF-Ranking's per-item ``weights``):
+        each item's gain is multiplied by it, and the ideal ranking sorts
+        the items by weighted gain (TF-Ranking's definition).  A query
+        whose weighted gains are all 0 follows ``no_relevant``.
+
     Returns
     -------
     %(returns)s
@@ -1898,6 +2066,18 @@ default="linear"
     ``no_relevant=0.0`` reproduces :func:`sklearn.metrics.ndcg_score`, which
     scores queries without relevant items as 0.  %(ties_note)s
 
+    With ``propensity``, the numerator gains are :math:`gain(rel_i) / p_i`
+    and the ideal is filled from the estimated counts: the distinct
+    positive gains :math:`g_1 > g_2 > \dots` take :math:`\hat n_{g_1}`,
+    :math:`\hat n_{g_2}`, ... ranks in turn, a fractional count filling
+    that fraction of a rank, up to :math:`\min(k, n_{items})` ranks:
+    with :math:`C_j = \sum_{l \le j} \hat n_{g_l}` and :math:`D(x)` the
+    discount of the first :math:`x` ranks (linear between integers),
+    :math:`\widehat{IDCG}@k = \sum_j g_j (D(\min(C_j, K)) -
+    D(\min(C_{j-1}, K)))`.  Both parts converge to their full-information
+    values, so the ratio is consistent.  With all propensities 1 it is
+    :func:`ndcg_at_k`.
+
     References
     ----------
     %(mcsherry)s
@@ -1912,9 +2092,40 @@ default="linear"
     >>> y_score = [[0.9, 0.1, 0.3, 0.8]]
     >>> ndcg_at_k(y_true, y_score, k=2)
     0.851...
+
+    From logged relevance, the second item observed half the time: the IPS
+    DCG :math:`2 / \log_2 3 + 1/2` over the ideal DCG of :math:`2 + 1`
+    estimated relevant items:
+
+    >>> ndcg_at_k([[0, 1, 1]], [[0.9, 0.5, 0.1]], propensity=[[1, 0.5, 1]])
+    0.8268...
     """
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
+    from ._propensity import _check_self_normalized
+
+    _check_self_normalized(
+        self_normalized, "ndcg_at_k", propensity, "ratio", min_propensity
+    )
+    if propensity is not None or item_weight is not None:
+        return _ips_metric(
+            "ndcg_at_k",
+            y_true,
+            y_score,
+            propensity,
+            min_propensity,
+            item_weight=item_weight,
+            no_relevant=no_relevant,
+            k=k,
+            query_id=query_id,
+            ties=ties,
+            ignore_ties=ignore_ties,
+            sample_weight=sample_weight,
+            average=average,
+            gain=gain,
+            log_base=log_base,
+            discount=discount,
+        )
     q, no_relevant, average = _prepare(
         y_true,
         y_score,

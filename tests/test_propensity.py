@@ -8,9 +8,11 @@ import pytest
 
 from sklearn_rankmetrics import (
     dcg_at_k,
+    group_auc_score,
     ips_dcg_at_k,
     ips_precision_at_k,
     ips_recall_at_k,
+    ndcg_at_k,
     popularity_propensity,
     position_propensity,
     precision_at_k,
@@ -407,3 +409,424 @@ def test_scorer_routes_propensity_in_cross_validate():
         assert got["test_dcg"][fold] == pytest.approx(want, rel=1e-12)
         naive = dcg_at_k(y[test], score, k=5, query_id=qid[test])
         assert want != pytest.approx(naive)  # the propensities did arrive
+
+
+# ---- ndcg_at_k(propensity=), self_normalized, item_weight, GAUC (item 1) ----
+
+
+def _disc_log(r):
+    return 1 / np.log2(1 + r)
+
+
+def _ideal_ref(levels, counts, n_ranks, disc):
+    """Fill the ranks 1..n_ranks one by one in decreasing level, each level
+    taking its (fractional) count of rank slots."""
+    by_level = {}
+    for g, c in zip(levels, counts, strict=True):
+        if g > 0:
+            by_level[g] = by_level.get(g, 0.0) + c
+    total, rank, room = 0.0, 1, 1.0
+    for g in sorted(by_level, reverse=True):
+        left = by_level[g]
+        while left > 1e-12 and rank <= n_ranks:
+            take = min(left, room)
+            total += g * take * disc(rank)
+            left -= take
+            room -= take
+            if room <= 1e-12:
+                rank, room = rank + 1, 1.0
+    return total
+
+
+def _ndcg_ref(gains, y_score, p, k, disc=_disc_log):
+    """Per query: expected IPS DCG@k over tied orderings / the ideal DCG@k
+    of the estimated counts (nan when there is no observed relevant item)."""
+    shown = np.where(np.isneginf(y_score), 0.0, gains)  # -inf: not retrieved
+    num = _ref(shown, y_score, p, k, disc)
+    out = []
+    for g, q, top in zip(gains, p, num, strict=True):
+        ideal = _ideal_ref(g, 1 / q, min(k or len(g), len(g)), disc)
+        out.append(top / ideal if ideal > 0 else np.nan)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [None, 1, 3])
+def test_ndcg_propensity_brute_force_all_forms(seed, k):
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng)
+    y_true = y_true * rng.integers(1, 4, y_true.shape)  # graded
+    y_score[2, 1] = -np.inf  # not retrieved: still in the ideal
+    for gain, g in [("linear", y_true), ("exponential", 2.0**y_true - 1)]:
+        ref = _ndcg_ref(g, y_score, p, k)
+        assert np.isnan(ref[0])  # no observed relevant item: 0/0
+        got = ndcg_at_k(y_true, y_score, k=k, gain=gain, propensity=p, average=None)
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+        mean = np.nanmean(ref)  # no_relevant="skip": the empty query left out
+        got = ndcg_at_k(
+            sparse.csr_matrix(y_true), y_score, k=k, gain=gain, propensity=p
+        )
+        assert got == pytest.approx(mean, rel=1e-12)
+        yt, ys, pp, qid = _to_long(y_true, y_score, p, rng)
+        got = ndcg_at_k(yt, ys, k=k, gain=gain, propensity=pp, query_id=qid)
+        assert got == pytest.approx(mean, rel=1e-12)
+        zero = ndcg_at_k(y_true, y_score, k=k, gain=gain, propensity=p, no_relevant=0.0)
+        assert zero == pytest.approx(np.nan_to_num(ref).mean(), rel=1e-12)
+    w = rng.uniform(0.5, 2, len(y_true))
+    ref = _ndcg_ref(y_true, y_score, p, k)
+    got = ndcg_at_k(y_true, y_score, k=k, propensity=p, sample_weight=w)
+    keep = ~np.isnan(ref)
+    assert got == pytest.approx(np.average(ref[keep], weights=w[keep]), rel=1e-12)
+
+
+def test_ndcg_propensity_hand_worked():
+    # ranked b, c, a; b observed with p 0.5: numerator 2 / log2(3) + 1 / 2;
+    # estimated counts 2 + 1 relevant items fill ranks 1..3
+    got = ndcg_at_k([[0, 1, 1]], [[0.9, 0.5, 0.1]], propensity=[[1, 0.5, 1]])
+    assert got == pytest.approx(
+        (2 / np.log2(3) + 0.5) / (1 + 1 / np.log2(3) + 0.5), rel=1e-14
+    )
+    # a fractional count fills part of a rank: grade 2 (p 0.4: 2.5 items)
+    # then grade 1 (1 item) over k = 3 ranks: 2 + 2/log2(3) + (0.5*2 + 0.5*1)/2
+    y, s = [[2, 1, 0]], [[3, 2, 1]]
+    got = ndcg_at_k(y, s, k=3, propensity=[[0.4, 1, 1]], average=None)
+    ideal = 2 + 2 / np.log2(3) + 0.75
+    assert got[0] == pytest.approx((5 + 1 / np.log2(3)) / ideal, rel=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ndcg_all_propensities_one_equal_plain(seed):
+    rng = np.random.default_rng(seed)
+    y_true, y_score, _ = _random(rng, n_q=8, n_i=7)
+    y_true = y_true * rng.integers(1, 5, y_true.shape)
+    ones = np.ones_like(y_true)
+    for kw in [
+        {},
+        {"k": 1},
+        {"k": 3, "gain": "exponential"},
+        {"k": 20},
+        {"k": 4, "discount": "reciprocal"},
+        {"log_base": 10, "no_relevant": 0.0},
+        {"k": 2, "ties": "pessimistic"},
+        {"k": 2, "ignore_ties": True},
+    ]:
+        want = ndcg_at_k(y_true, y_score, average=None, **kw)
+        got = ndcg_at_k(y_true, y_score, propensity=ones, average=None, **kw)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        got = ndcg_at_k(y_true, y_score, item_weight=ones, average=None, **kw)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_ndcg_propensity_consistent_by_simulation():
+    # the bias of the ratio estimator shrinks as the item count grows and
+    # stays far below the naive metric's (observed relevance, no weights)
+    rng = np.random.default_rng(5)
+    bias, naive_bias = [], []
+    for n_i in (10, 1000):
+        relevance = (rng.random((20, n_i)) < 0.3) * rng.integers(1, 3, (20, n_i))
+        p = np.broadcast_to(np.linspace(1.0, 0.1, n_i), relevance.shape)
+        # a model that also likes the rarely seen items
+        score = rng.random(relevance.shape) + 0.4 * relevance - 0.3 * p
+        k = n_i // 2
+        full = ndcg_at_k(relevance, score, k=k, average=None)
+        ips, naive = [], []
+        for _ in range(60):
+            observed = relevance * (rng.random(p.shape) < p)
+            ips.append(ndcg_at_k(observed, score, k=k, propensity=p, average=None))
+            naive.append(ndcg_at_k(observed, score, k=k, average=None))
+        bias.append(np.abs(np.nanmean(ips, axis=0) - full).mean())
+        naive_bias.append(np.abs(np.nanmean(naive, axis=0) - full).mean())
+    assert bias[1] < bias[0] / 3
+    assert bias[1] < naive_bias[1] / 5
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [None, 2])
+def test_dcg_self_normalized_brute_force_all_forms(seed, k):
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng)
+    y_true = y_true * rng.integers(1, 4, y_true.shape)
+    for gain, g in [("linear", y_true), ("exponential", 2.0**y_true - 1)]:
+        top = _ref(g, y_score, p, k, _disc_log)
+        total = (g / p).sum(axis=1)
+        ref = np.where(total > 0, top / np.where(total > 0, total, 1), np.nan)
+        kw = dict(k=k, gain=gain, self_normalized=True)
+        got = dcg_at_k(y_true, y_score, propensity=p, average=None, **kw)
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+        yt, ys, pp, qid = _to_long(y_true, y_score, p, rng)
+        got = dcg_at_k(yt, ys, propensity=pp, query_id=qid, **kw)
+        assert got == pytest.approx(np.nanmean(ref), rel=1e-12)
+        got = dcg_at_k(y_true, y_score, propensity=p, no_relevant=0.0, **kw)
+        assert got == pytest.approx(np.nan_to_num(ref).mean(), rel=1e-12)
+    # invariant to a common scale of each query's propensities
+    scale = rng.uniform(0.1, 1.0, (len(p), 1))
+    a = dcg_at_k(y_true, y_score, k=k, propensity=p, self_normalized=True)
+    b = dcg_at_k(y_true, y_score, k=k, propensity=p * scale, self_normalized=True)
+    assert a == pytest.approx(b, rel=1e-12)
+
+
+def _tfr_dcg(labels, scores, weights, topn=None):
+    """TF-Ranking's documented weighted DCG of one list: the items sorted by
+    score, sum over the top n of weight * (2**label - 1) / log2(rank + 1)."""
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])[: topn or None]
+    return sum(
+        weights[i] * (2.0 ** labels[i] - 1) / np.log2(r + 2)
+        for r, i in enumerate(order)
+    )
+
+
+def _tfr_ndcg(labels, scores, weights, topn=None):
+    """TF-Ranking's weighted NDCG: the ideal sorts by weighted gain."""
+    weighted = [w * (2.0**y - 1) for y, w in zip(labels, weights, strict=True)]
+    ideal = _tfr_dcg(labels, weighted, weights, topn)
+    return _tfr_dcg(labels, scores, weights, topn) / ideal if ideal else 0.0
+
+
+def _tfr_list_weights(labels, weights):
+    """TF-Ranking's per-list weights: sum(w * gain) / sum(gain); a list
+    without gain gets the mean of the others' (1 when there are none)."""
+    out = []
+    for y, w in zip(labels, weights, strict=True):
+        gain = 2.0 ** np.asarray(y) - 1
+        out.append((w * gain).sum() / gain.sum() if gain.sum() > 0 else np.nan)
+    out = np.array(out)
+    fill = np.nanmean(out) if (~np.isnan(out)).any() else 1.0
+    return np.where(np.isnan(out), fill, out)
+
+
+def test_item_weight_tf_ranking_cases():
+    # 1. TF-Ranking metrics_impl_test "ndcg with weights": one list
+    labels, scores, weights = [[1.0, 2, 3]], [[1.0, 2, 3]], [[4.0, 1, 1]]
+    got = ndcg_at_k(labels, scores, gain="exponential", item_weight=weights)
+    want = (7 / 1 + 3 / np.log2(3) + 1 / 2 * 4) / (7 / 1 + 4 / np.log2(3) + 3 / 2)
+    assert got == pytest.approx(want, rel=1e-12)
+    assert want == pytest.approx(_tfr_ndcg(labels[0], scores[0], weights[0]))
+    # 2. keras metrics_test "NDCG with weights": two lists, per-list weights
+    labels = np.array([[0.0, 0, 1], [0, 1, 2]])
+    scores = np.array([[1.0, 3, 2], [1, 2, 3]])
+    weights = np.array([[1.0, 2, 3], [4, 5, 6]])
+    list_w = _tfr_list_weights(labels, weights)
+    for topn in (None, 1):
+        per_list = [
+            _tfr_ndcg(*args, topn) for args in zip(labels, scores, weights, strict=True)
+        ]
+        want = np.average(per_list, weights=list_w)
+        got = ndcg_at_k(
+            labels,
+            scores,
+            k=topn,
+            gain="exponential",
+            item_weight=weights,
+            sample_weight=list_w,
+            no_relevant=0.0,
+        )
+        assert got == pytest.approx(want, rel=1e-12)
+    # 3. metrics_test "DCG with weights": TF-Ranking divides the summed DCGs
+    # by the summed per-list weights
+    labels = np.array([[0.0, 0, 1], [0, 1, 2]])
+    weights = np.array([[1.0, 1, 1], [2, 2, 1]])
+    list_w = _tfr_list_weights(labels, weights)
+    assert list_w == pytest.approx([1.0, (3 * 1 + 1 * 2) / 4])
+    per_list = dcg_at_k(
+        labels, scores, gain="exponential", item_weight=weights, average=None
+    )
+    args = zip(labels, scores, weights, strict=True)
+    assert per_list.sum() == pytest.approx(sum(_tfr_dcg(*a) for a in args))
+    # the test's own expectation: (dcg_1 + weighted dcg_2) / (1 + 5 / 4)
+    want = (1 / np.log2(3) + 3 + 2 / np.log2(3)) / (1 + 5 / 4)
+    assert per_list.sum() / list_w.sum() == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [None, 2])
+def test_item_weight_brute_force_all_forms(seed, k):
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng)
+    y_true = y_true * rng.integers(1, 4, y_true.shape)
+    weight = rng.choice([0.0, 0.5, 1.0, 3.0], y_true.shape)
+    ones = np.ones_like(p)
+    g = y_true * weight
+    dcg = _ref(g, y_score, ones, k, _disc_log)
+    ndcg = _ndcg_ref(g, y_score, ones, k)
+    got = ndcg_at_k(y_true, y_score, k=k, item_weight=weight, average=None)
+    np.testing.assert_allclose(got, ndcg, rtol=1e-12)
+    got = dcg_at_k(y_true, y_score, k=k, item_weight=weight, no_relevant=0.0)
+    assert got == pytest.approx(dcg.mean(), rel=1e-12)
+    got = ndcg_at_k(sparse.csr_matrix(y_true), y_score, k=k, item_weight=weight)
+    assert got == pytest.approx(np.nanmean(ndcg), rel=1e-12)
+    yt, ys, ww, qid = _to_long(y_true, y_score, weight, rng)
+    got = ndcg_at_k(yt, ys, k=k, item_weight=ww, query_id=qid)
+    assert got == pytest.approx(np.nanmean(ndcg), rel=1e-12)
+    # with propensities too: gain * weight / p, ideal from the counts 1 / p
+    ref = _ndcg_ref(g, y_score, p, k)
+    got = ndcg_at_k(y_true, y_score, k=k, item_weight=weight, propensity=p)
+    assert got == pytest.approx(np.nanmean(ref), rel=1e-12)
+    got = dcg_at_k(y_true, y_score, k=k, item_weight=weight, propensity=p)
+    assert got == pytest.approx(_ref(g, y_score, p, k, _disc_log).mean(), rel=1e-12)
+
+
+def _auc_ref(y_true, y_score, p, row_w=None):
+    """Per query, sklearn's roc_auc_score with weight 1/p on positives, 1
+    (or the row weight) on negatives; nan with a single class."""
+    from sklearn.metrics import roc_auc_score
+
+    out = []
+    for i, (y, s, q) in enumerate(zip(y_true, y_score, p, strict=True)):
+        pos = y > 0
+        base = np.ones_like(q) if row_w is None else row_w[i]
+        w = np.where(pos, base / q, base)
+        ok = pos[base > 0].any() and (~pos)[base > 0].any()
+        out.append(roc_auc_score(pos, s, sample_weight=w) if ok else np.nan)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_group_auc_propensity_matches_sklearn_weighted_auc(seed):
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    y_true, y_score, p = _random(rng, n_q=7, n_i=6)
+    y_true[1] = 1  # one class only: undefined
+    ref = _auc_ref(y_true, y_score, p)
+    assert np.isnan(ref[:2]).all() and (~np.isnan(ref)).sum() >= 2
+    got = group_auc_score(y_true, y_score, propensity=p, average=None)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    got = group_auc_score(sparse.csr_matrix(y_true), y_score, propensity=p)
+    assert got == pytest.approx(np.nanmean(ref), rel=1e-12)
+    yt, ys, pp, qid = _to_long(y_true, y_score, p, rng)
+    got = group_auc_score(yt, ys, propensity=pp, query_id=qid, average=None)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    # query weights unchanged: impressions (rows), clicks (positive rows)
+    keep = ~np.isnan(ref)
+    clicks = (y_true > 0).sum(axis=1)
+    got = group_auc_score(y_true, y_score, propensity=p, query_weighting="clicks")
+    assert got == pytest.approx(np.average(ref[keep], weights=clicks[keep]))
+    qw = rng.uniform(0.5, 2, len(y_true))
+    got = group_auc_score(y_true, y_score, propensity=p, sample_weight=qw)
+    assert got == pytest.approx(np.average(ref[keep], weights=qw[keep]))
+    # long form: per-row weights multiply the 1/p of positives
+    row_w = rng.uniform(0.5, 2, y_true.shape)
+    ref_w = _auc_ref(y_true, y_score, p, row_w)
+    _, _, ww, _ = _to_long(y_true, y_score, row_w, np.random.default_rng(seed))
+    yt, ys, pp, qid = _to_long(y_true, y_score, p, np.random.default_rng(seed))
+    got = group_auc_score(
+        yt, ys, propensity=pp, query_id=qid, sample_weight=ww, average=None
+    )
+    np.testing.assert_allclose(got, ref_w, rtol=1e-12)
+    got = group_auc_score(
+        yt,
+        ys,
+        propensity=pp,
+        query_id=qid,
+        sample_weight=ww,
+        query_weighting="impressions",
+    )
+    assert got == pytest.approx(np.average(ref_w[keep], weights=row_w.sum(1)[keep]))
+    # all propensities 1: the plain GAUC; scaling a query's: the same AUC
+    np.testing.assert_allclose(
+        group_auc_score(y_true, y_score, propensity=np.ones_like(p), average=None),
+        group_auc_score(y_true, y_score, average=None),
+        rtol=1e-12,
+    )
+    scale = rng.uniform(0.1, 1.0, (len(p), 1))
+    np.testing.assert_allclose(
+        group_auc_score(y_true, y_score, propensity=p * scale, average=None),
+        ref,
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.2, np.nan, 1.5])
+def test_bad_propensity_on_ndcg_and_auc(bad):
+    p = np.array([[0.5, bad, 1.0]])
+    for metric in (ndcg_at_k, group_auc_score):
+        with pytest.raises(ValueError, match="propensity must be in"):
+            metric([[1, 0, 1]], [[0.3, 0.2, 0.1]], propensity=p)
+    with pytest.raises(ValueError, match="propensity must be in"):
+        dcg_at_k([[1, 0, 1]], [[0.3, 0.2, 0.1]], propensity=p, self_normalized=True)
+
+
+def test_estimator_options_bad_input():
+    y, s, p = [[1, 0, 1]], [[0.3, 0.2, 0.1]], [[0.5, 1, 1]]
+    for metric in (ndcg_at_k, group_auc_score, dcg_at_k):
+        with pytest.raises(ValueError, match="propensity has shape"):
+            metric(y, s, propensity=[[0.5, 0.5]])
+        with pytest.raises(ValueError, match="min_propensity"):
+            metric(y, s, propensity=p, min_propensity=0)
+        with pytest.raises(ValueError, match="min_propensity"):
+            metric(y, s, propensity=p, min_propensity=1.5)
+        with pytest.raises(ValueError, match="without propensity"):
+            metric(y, s, min_propensity=0.1)
+        with pytest.raises(TypeError, match="self_normalized must be True or False"):
+            metric(y, s, propensity=p, self_normalized="yes")
+    for metric, kw in [(ndcg_at_k, {}), (group_auc_score, {}), (recall_at_k, {"k": 2})]:
+        with pytest.raises(ValueError, match="self-normalised by construction"):
+            metric(y, s, propensity=p, self_normalized=False, **kw)
+        metric(y, s, propensity=p, self_normalized=True, **kw)  # a no-op
+    with pytest.raises(ValueError, match="recall_at_k"):
+        precision_at_k(y, s, k=2, propensity=p, self_normalized=True)
+    with pytest.raises(ValueError, match="needs propensity="):
+        dcg_at_k(y, s, self_normalized=True)
+    with pytest.raises(ValueError, match="item_weight must be finite and >= 0"):
+        ndcg_at_k(y, s, item_weight=[[1, -1, 1]])
+    with pytest.raises(ValueError, match="item_weight must be finite and >= 0"):
+        dcg_at_k(y, s, item_weight=[[1, np.nan, 1]])
+    with pytest.raises(ValueError, match="item_weight has shape"):
+        ndcg_at_k(y, s, item_weight=[[1, 1]])
+    with pytest.raises(ValueError, match="gain='linear' or 'exponential'"):
+        ndcg_at_k(y, s, item_weight=[[1, 1, 1]], gain={0: 0, 1: 2})
+    with pytest.raises(ValueError, match="k=None, an integer"):
+        ndcg_at_k(y, s, propensity=p, k=1.5)
+    with pytest.raises(ValueError, match="k must be an int"):
+        ndcg_at_k(y, s, propensity=p, k=[1.5])
+    with pytest.raises(ValueError, match="cut-offs for 1 queries"):
+        ndcg_at_k(y, s, propensity=p, k=[1, 2])
+    with pytest.raises(ValueError, match="average='queries' or None"):
+        ndcg_at_k(y, s, propensity=p, average="micro")
+
+
+def test_estimators_inputs_not_modified():
+    rng = np.random.default_rng(3)
+    y_true, y_score, p = _random(rng)
+    w = rng.uniform(0, 2, p.shape)
+    copies = [a.copy() for a in (y_true, y_score, p, w)]
+    ndcg_at_k(y_true, y_score, propensity=p, item_weight=w, min_propensity=0.2, k=2)
+    dcg_at_k(y_true, y_score, propensity=p, self_normalized=True, min_propensity=0.2)
+    group_auc_score(y_true, y_score, propensity=p, min_propensity=0.2)
+    for a, b in zip((y_true, y_score, p, w), copies, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_metrics_without_an_estimator_refuse_propensity():
+    from sklearn_rankmetrics import average_precision_at_k, hit_rate_at_k
+
+    for metric in (average_precision_at_k, hit_rate_at_k):
+        with pytest.raises(TypeError, match="propensity"):
+            metric([[1, 0]], [[1, 0]], k=1, propensity=[[1, 1]])
+
+
+def test_ndcg_propensity_per_query_k():
+    rng = np.random.default_rng(9)
+    y_true, y_score, p = _random(rng)
+    ks = np.array([1, 2, 3, 5, 9])
+    want = [
+        ndcg_at_k(
+            y_true[i : i + 1],
+            y_score[i : i + 1],
+            k=int(k),
+            propensity=p[i : i + 1],
+            average=None,
+        )[0]
+        for i, k in enumerate(ks)
+    ]
+    got = ndcg_at_k(y_true, y_score, k=ks, propensity=p, average=None)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    ref = [
+        _ndcg_ref(y_true[i : i + 1], y_score[i : i + 1], p[i : i + 1], int(k))[0]
+        for i, k in enumerate(ks)
+    ]
+    np.testing.assert_allclose(got, ref, rtol=1e-12)

@@ -257,16 +257,18 @@ def test_make_scoring_errors():
 # Metadata routing requests
 # ---------------------------------------------------------------------------
 def test_requests_query_id_by_default(routing):
-    scorer = get_scorer("ndcg@10")
+    scorer = get_scorer("ndcg@10")  # ndcg_at_k takes propensity= too
     assert scorer.get_metadata_routing().score.requests == {
         "query_id": True,
         "sample_weight": None,
+        "propensity": True,
     }
     scorer.set_score_request(query_id="groups")
     scorer.set_score_request(sample_weight=True)  # merged, not replacing
     assert scorer.get_metadata_routing().score.requests == {
         "query_id": "groups",
         "sample_weight": True,
+        "propensity": True,
     }
 
 

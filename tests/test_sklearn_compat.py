@@ -157,7 +157,11 @@ def test_metadata_request_built_by_hand():
     )
     with sklearn.config_context(enable_metadata_routing=True):
         routing = get_scorer("ndcg@5").get_metadata_routing()
-    assert routing.score.requests == {"query_id": True, "sample_weight": None}
+    assert routing.score.requests == {
+        "query_id": True,
+        "sample_weight": None,
+        "propensity": True,  # ndcg_at_k takes propensity=
+    }
 
 
 def test_routing_messages_name_the_scorer():
@@ -225,7 +229,11 @@ def test_fallback_is_a_plain_callable(no_hooks):
     with sklearn.config_context(enable_metadata_routing=True):
         scorer.set_score_request(query_id="groups")
         requests = scorer.get_metadata_routing().score.requests
-    assert requests == {"query_id": "groups", "sample_weight": None}
+    assert requests == {
+        "query_id": "groups",
+        "sample_weight": None,
+        "propensity": True,  # ndcg_at_k takes propensity=
+    }
     assert repr(pickle.loads(pickle.dumps(scorer))) == repr(scorer)
 
 
