@@ -565,6 +565,16 @@ class RankingEvaluator:
             () if p is None else ("propensity",),
             "RankingEvaluator.update",
         )
+        if p is not None and self._open is None and self._state.names is None:
+            # the first rows: the metrics must have an estimator, even if
+            # this chunk's one query is held open
+            report_names(
+                self.k,
+                self.metrics,
+                self.options,
+                "RankingEvaluator",
+                per_row=("propensity",),
+            )
         n = q.shape[0] if q.ndim else -1
         for name, arr in (
             ("y_true", y),
