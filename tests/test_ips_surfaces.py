@@ -503,5 +503,5 @@ def test_compare_rankings_and_display_take_propensity():
         display = MetricAtKDisplay.from_predictions(
             y, s, metric=name, k=K, metric_options={"propensity": p}, plot=False
         )
-        want = [_function(name, y, s, k, propensity=p) for k in K]
-        assert_array_equal(display.values, want)
+        want = [_function(name, y, s, k, propensity=p, average=None) for k in K]
+        assert_array_equal(display.values, [weighted_mean(v) for v in want])
