@@ -23,6 +23,7 @@ import numpy as np
 
 from ._engine import mean_of_totals, weighted_totals
 from ._report import (
+    _IPS_OPTIONS,
     _per_query_report,
     check_per_row_options,
     resolved_option,
@@ -283,6 +284,9 @@ def report_names(k, metrics, options, caller="ranking_report", per_row=()):
             "or evaluate it in memory."
         )
     options = {**options, "no_relevant": "skip"}
+    if any(options.get(o) not in (None, False) for o in _IPS_OPTIONS):
+        per_row = (*per_row, "propensity")  # given to every update
+    per_row = dict.fromkeys(per_row, np.ones(2))
     report = _per_query_report(
         np.array([1.0, 0.0]),
         np.array([1.0, 0.0]),
@@ -291,7 +295,7 @@ def report_names(k, metrics, options, caller="ranking_report", per_row=()):
         query_id=np.array([0, 0]),
         sample_weight=None,
         caller=caller,
-        **dict.fromkeys(per_row, np.ones(2)),
+        **per_row,
         **options,
     )
     return tuple(report.values)
