@@ -520,3 +520,86 @@ def test_compare_rankings_and_display_take_propensity():
             assert_allclose(display.values, want, rtol=1e-15)
         else:
             assert_array_equal(display.values, want)
+
+
+ITEM_WEIGHT = [name for name, spec in METRICS.items() if spec.item_weight]
+SELF_NORMALIZED = [
+    name
+    for name in IPS
+    if "self_normalized" in inspect.signature(METRICS[name].function).parameters
+]
+
+
+def _same_outcome(name, args, k, **kwargs):
+    """The report's value of ``name`` at ``k`` is the function's, or both
+    raise the same ValueError."""
+    try:
+        want = _function(name, *args, k, **kwargs)
+    except ValueError as exc:
+        with pytest.raises(ValueError) as got:
+            ranking_report(*args, k=K, metrics=[name], **kwargs)
+        assert str(got.value) == str(exc)
+        return
+    got = ranking_report(*args, k=K, metrics=[name], output_dict=True, **kwargs)
+    assert got[scorer_name(name, k)] == want
+
+
+@pytest.mark.parametrize("self_normalized", [True, False])
+@pytest.mark.parametrize("name", SELF_NORMALIZED)
+def test_report_self_normalized_is_the_function(name, self_normalized):
+    y, s, p, w = _data(13)
+    for k in K if METRICS[name].cutoff else (None,):
+        _same_outcome(
+            name,
+            (y, s),
+            k,
+            propensity=p,
+            sample_weight=w,
+            self_normalized=self_normalized,
+        )
+
+
+@pytest.mark.parametrize(
+    "name, with_propensity",
+    [(n, False) for n in ITEM_WEIGHT]
+    + [(n, True) for n in ITEM_WEIGHT if METRICS[n].propensity],
+)
+def test_report_item_weight_is_the_function(name, with_propensity):
+    y, s, p, w = _data(14)
+    iw = np.random.default_rng(14).uniform(0.0, 2.0, y.shape)
+    yl, sl, pl, ql, wl = _long(y, s, p, w, 14)
+    iwl = _long(y, s, iw, w, 14)[2]  # the same shuffle
+    for args, kwargs in (
+        ((y, s), dict(item_weight=iw, sample_weight=w)),
+        ((yl, sl), dict(item_weight=iwl, query_id=ql, sample_weight=wl)),
+    ):
+        if with_propensity:
+            kwargs["propensity"] = p if args[0] is y else pl
+        for k in K if METRICS[name].cutoff else (None,):
+            _same_outcome(name, args, k, **kwargs)
+
+
+def test_item_weight_for_a_metric_without_it_is_an_error():
+    y, s, _, _ = _data(15)
+    name = next(n for n, spec in METRICS.items() if not spec.item_weight)
+    with pytest.raises(ValueError, match=f"'{name}' has no argument item_weight="):
+        ranking_report(y, s, k=K, metrics=[name], item_weight=np.ones(y.shape))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
+@pytest.mark.parametrize("name", ITEM_WEIGHT)
+def test_dask_item_weight_col_is_the_function(name):
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn_rankmetrics.dask import ranking_report as dask_report
+
+    frame, (yl, sl, pl, ql, wl) = _frame(16)
+    iw = np.random.default_rng(16).uniform(0.0, 2.0, len(frame))
+    frame["iw"] = iw
+    df = dd.from_pandas(frame, npartitions=3)
+    cols = {**_COLS, "propensity_col": None, "item_weight_col": "iw"}
+    got = dask_report(df, **cols, k=K, metrics=[name], output_dict=True)
+    for k in K if METRICS[name].cutoff else (None,):
+        function = _function(
+            name, yl, sl, k, query_id=ql, sample_weight=wl, item_weight=iw
+        )
+        assert got[scorer_name(name, k)] == pytest.approx(function, rel=RTOL)
