@@ -606,3 +606,17 @@ def test_dask_item_weight_col_is_the_function(name):
             name, yl, sl, k, query_id=ql, sample_weight=wl, item_weight=iw
         )
         assert got[scorer_name(name, k)] == pytest.approx(function, rel=RTOL)
+
+
+@pytest.mark.parametrize("name", IPS)
+def test_report_with_a_convention_is_the_function(name):
+    """Each preset resolved by the report as the function resolves it, the
+    propensities passed with it: the function's value or its own error."""
+    from sklearn_rankmetrics._conventions import CONVENTIONS
+
+    y, s, p, w = _data(17)
+    for convention in CONVENTIONS:
+        for k in K if METRICS[name].cutoff else (None,):
+            _same_outcome(
+                name, (y, s), k, propensity=p, sample_weight=w, convention=convention
+            )
