@@ -561,6 +561,8 @@ def _per_query_report(
             **call,
             **per_row,
         )
+        if query_w is None and sample_weight is None:
+            query_w = np.ones(np.shape(values[name])[0])
         if query_w is None:  # the query weights of a ranking
             q = rank_per_query(Y, S, lambda rk: {}, k=1, ignore_ties=True, **rank_args)
             n_q = q["n_rel"].shape[0]
