@@ -610,6 +610,8 @@ array-like of shape (n_rows,) with ``query_id``
         :func:`ranking_report` (``relevance_threshold``, ``gain``,
         ``ties``, ``no_relevant``, ``ap_denominator``, ...);
         ``query_weighting`` may only be ``"uniform"``, see Notes.
+        ``propensity`` (with ``min_propensity``, ...) compares the
+        inverse-propensity estimates, as in :func:`ranking_report`.
 
     Returns
     -------

@@ -13,7 +13,16 @@ from ._state import ReportState, chunk_state
 __all__ = []  # private module
 
 
-def check_columns(available, *, query_col, label_col, score_col, weight_col):
+def check_columns(
+    available,
+    *,
+    query_col,
+    label_col,
+    score_col,
+    weight_col,
+    propensity_col=None,
+    item_weight_col=None,
+):
     """The columns to read, in order; an error listing ``available`` if one
     is missing."""
     wanted = {
@@ -21,9 +30,10 @@ def check_columns(available, *, query_col, label_col, score_col, weight_col):
         "label_col": label_col,
         "score_col": score_col,
         "weight_col": weight_col,
+        "propensity_col": propensity_col,
+        "item_weight_col": item_weight_col,
     }
-    if weight_col is None:
-        del wanted["weight_col"]
+    wanted = {arg: col for arg, col in wanted.items() if col is not None}
     for arg, col in wanted.items():
         if not isinstance(col, str):
             raise TypeError(f"{arg} must be a column name (str); got {col!r}.")
@@ -35,8 +45,7 @@ def check_columns(available, *, query_col, label_col, score_col, weight_col):
     cols = list(dict.fromkeys(wanted.values()))
     if len(cols) < len(wanted):
         raise ValueError(
-            "query_col, label_col, score_col and weight_col must name "
-            f"different columns; got {wanted}."
+            f"{', '.join(wanted)} must name different columns; got {wanted}."
         )
     return cols
 
@@ -201,18 +210,33 @@ def _numeric(series, col, partition):
     return arr
 
 
-def partition_arrays(pdf, query_col, label_col, score_col, weight_col, partition):
-    """``(y_true, y_score, query_id, sample_weight)`` of a pandas partition,
-    with an error naming the column and the partition for a null value."""
+def per_row_columns(columns):
+    """``{"propensity": column, "item_weight": column}`` of the columns
+    given (``columns``: query, label, score, weight, then optionally the
+    propensity and item-weight columns, None where absent)."""
+    extra = tuple(columns[4:]) + (None,) * (6 - len(columns))
+    names = ("propensity", "item_weight")
+    return {n: col for n, col in zip(names, extra, strict=True) if col is not None}
+
+
+def partition_arrays(pdf, columns, partition):
+    """``(y_true, y_score, query_id, sample_weight, per_row)`` of a pandas
+    partition (``per_row``: a dict of the propensity and item-weight arrays
+    given, see :func:`per_row_columns`), with an error naming the column
+    and the partition for a null value."""
+    query_col, label_col, score_col, weight_col = columns[:4]
+    per_row = per_row_columns(columns)
     used = [query_col, label_col, score_col] + (
         [] if weight_col is None else [weight_col]
     )
+    used += list(per_row.values())
     check_nulls({col: int(pdf[col].isna().sum()) for col in used}, query_col, partition)
     y = _numeric(pdf[label_col], label_col, partition)
     s = _numeric(pdf[score_col], score_col, partition)
     w = None if weight_col is None else _numeric(pdf[weight_col], weight_col, partition)
     q = pdf[query_col].to_numpy()
-    return y, s, q, w
+    arrays = {n: _numeric(pdf[col], col, partition) for n, col in per_row.items()}
+    return y, s, q, w, arrays
 
 
 def partition_state(pdf, *, columns, partition, k, metrics, options, tie_break=None):
@@ -221,9 +245,9 @@ def partition_state(pdf, *, columns, partition, k, metrics, options, tie_break=N
     if len(pdf) == 0:
         return ReportState()
     pdf = order_rows(pdf, columns[0], tie_break, partition)
-    y, s, q, w = partition_arrays(pdf, *columns, partition)
+    y, s, q, w, per_row = partition_arrays(pdf, columns, partition)
     return chunk_state(
-        y, s, query_id=q, sample_weight=w, k=k, metrics=metrics, **options
+        y, s, query_id=q, sample_weight=w, k=k, metrics=metrics, **per_row, **options
     )
 
 
@@ -240,7 +264,7 @@ def partition_per_query(
         table.update((n, np.zeros(0)) for n in names)
         return pd.DataFrame(table)
     pdf = order_rows(pdf, query_col, tie_break, partition)
-    y, s, q, w = partition_arrays(pdf, *columns, partition)
+    y, s, q, w, per_row = partition_arrays(pdf, columns, partition)
     state = chunk_state(
         y,
         s,
@@ -249,6 +273,7 @@ def partition_per_query(
         k=k,
         metrics=metrics,
         per_query=True,
+        **per_row,
         **options,
     )
     ids = pd.Series(state.query_id, dtype=pdf[query_col].dtype, name=query_col)

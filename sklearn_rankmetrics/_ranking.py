@@ -870,16 +870,21 @@ def _ips_metric(
         )
         return values
     if name == "precision_at_k":
+        # each query's IPS sum / k, then the mean: the mean of the function's
+        # own per-query values, as every surface computes it
         values = dcg_at_k(
             weights,
             y_score,
             gain="linear",
             no_relevant=0.0,
-            average=average,
+            average=None,
             sample_weight=sample_weight,
             **kw,
         )
-        return values / kw["k"]
+        values = values / kw["k"]
+        query_w = _query_weights(weights, y_score, query_id, sample_weight)
+        defined = np.ones(values.shape, dtype=bool)
+        return average_queries(values, defined, query_w, average, 0.0, name)
     top = dcg_at_k(
         weights,
         y_score,

@@ -25,6 +25,8 @@ Developer note -- adding a metric:
    public function's value.
 """
 
+import functools
+import inspect
 import re
 from collections.abc import Callable
 from typing import NamedTuple
@@ -127,6 +129,11 @@ class MetricSpec(NamedTuple):
         True if ``ranking_report(metrics=None)`` includes it.
     trec
         The trec_eval measures it computes (:class:`TrecMeasure`).
+
+    Derived from the function's signature (not stored, so it cannot
+    disagree with the function): :attr:`propensity` and
+    :attr:`item_weight`, whether the function has an inverse-propensity
+    estimator (takes ``propensity=``) or per-item weights.
     """
 
     name: str
@@ -147,9 +154,25 @@ class MetricSpec(NamedTuple):
         """What the kernel needs besides a ranking (see :class:`Kernel`)."""
         return () if self.kernel is None else self.kernel.requires
 
+    @property
+    def propensity(self):
+        """True if the function takes ``propensity=`` (an IPS estimator)."""
+        return "propensity" in function_parameters(self.function)
+
+    @property
+    def item_weight(self):
+        """True if the function takes ``item_weight=`` (per-item weights)."""
+        return "item_weight" in function_parameters(self.function)
+
     def label(self, k=None):
         """The scorer and report name: ``"ndcg@10"``, ``"gauc"``."""
         return self.name if k is None or not self.cutoff else f"{self.name}@{k}"
+
+
+@functools.cache
+def function_parameters(function):
+    """The parameter names of a metric function (its signature, read once)."""
+    return tuple(inspect.signature(function).parameters)
 
 
 def _graded_rbp(rbp_gain="binary", **_):

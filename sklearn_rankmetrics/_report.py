@@ -126,9 +126,53 @@ def _check_cutoffs(k, allow_none=False):
     return tuple(out)
 
 
-def _check_metrics(metrics, long_form):
+# Arrays of one value per row (long form) or per cell (2-D / sparse) that
+# a report carries with the rows, read by the metric functions that take
+# them (detected from their signatures: ``MetricSpec.propensity``, ...).
+PER_ROW = ("propensity", "item_weight")
+# Options that only mean something with ``propensity``.
+_IPS_OPTIONS = ("min_propensity", "self_normalized")
+
+
+def check_per_row_options(options, per_row, caller="ranking_report"):
+    """ValueError for an IPS option (``min_propensity``, ...) given without
+    ``propensity``: no metric would read it."""
+    if "propensity" in per_row:
+        return
+    given = [o for o in _IPS_OPTIONS if options.get(o) not in (None, False)]
+    if given:
+        raise ValueError(
+            f"{caller}: {', '.join(given)} only "
+            f"{'applies' if len(given) == 1 else 'apply'} to the "
+            "inverse-propensity estimates; pass propensity= (one value per "
+            "row of the long form, per cell of the 2-D form) or leave them "
+            "unset."
+        )
+
+
+def _check_estimators(metrics, per_row):
+    """ValueError naming the metrics whose function does not take a per-row
+    array given (``propensity``, ``item_weight``), listing those that do."""
+    for arg in per_row:
+        missing = [m for m in metrics if not getattr(METRICS[m], arg)]
+        if missing:
+            having = [n for n, spec in METRICS.items() if getattr(spec, arg)]
+            what = "estimator with" if arg == "propensity" else "argument"
+            raise ValueError(
+                f"{arg}= was given, but {', '.join(map(repr, missing))} "
+                f"{'has' if len(missing) == 1 else 'have'} no {what} {arg}=; "
+                f"the metrics that take it: {', '.join(map(repr, having))}. "
+                "Leave the others out of metrics."
+            )
+
+
+def _check_metrics(metrics, long_form, per_row=()):
     if metrics is None:
-        return default_metrics(long_form)
+        out = default_metrics(long_form)
+        if per_row:  # the default metrics that have an estimator
+            out = [m for m in out if all(getattr(METRICS[m], a) for a in per_row)]
+            _check_estimators(out or [default_metrics(long_form)[0]], per_row)
+        return out
     if isinstance(metrics, str):
         metrics = [metrics]
     known = available_metrics()
@@ -151,6 +195,7 @@ def _check_metrics(metrics, long_form):
             out.append(m)
     if not out:
         raise ValueError("metrics is empty; pass at least one metric name.")
+    _check_estimators(out, per_row)
     return out
 
 
@@ -172,7 +217,10 @@ def scorer_name(metric, k):
 # The arguments a report handles itself; every other keyword option of a
 # metric function is a report option, read by the metrics that take it.
 _NOT_OPTIONS = frozenset(
-    ("y_true", "y_score", "k", "query_id", "sample_weight", "average", "convention")
+    (
+        *("y_true", "y_score", "k", "query_id", "sample_weight", "average"),
+        *("convention", "propensity", "item_weight"),
+    )
 )
 # What a ranking is built with (the rest are the kernels' options).
 _RANKING_OPTIONS = ("ties", "ignore_ties", "no_relevant", "relevance_threshold", "gain")
@@ -269,7 +317,8 @@ class _Plan(NamedTuple):
 
     ``ranking`` is None when the metric is read through its public
     function (options the shared ranking does not serve: pessimistic or
-    optimistic ties, ``ties="threshold"``, ``judged``); else the ranking
+    optimistic ties, ``ties="threshold"``, ``judged``, the per-row arrays
+    ``propensity`` and ``item_weight``); else the ranking
     options (kind, tie rule, gain, threshold -- None where the metric does
     not read them) and ``kernel_options`` the kernel's.
     """
@@ -283,11 +332,13 @@ class _Plan(NamedTuple):
     no_relevant: object
 
 
-def _plan(metric, k, convention, options):
+def _plan(metric, k, convention, options, per_row=False):
     spec = METRICS[metric]
     opts = _resolve_options(spec, convention, options, k)
     if spec.kernel is None:  # GAUC: all pairs of a query's items
         return _Plan(metric, None, opts, None, {}, False, "skip")
+    if per_row:  # propensity, item_weight: the function's own estimator
+        return _Plan(metric, k, opts, None, {}, False, None)
     kernel = spec.kernel
     ties = opts.get("ties")
     if isinstance(ties, str) and ties == "threshold":
@@ -384,6 +435,8 @@ def _per_query_report(
     convention=None,
     caller="ranking_report",
     allow_whole_list=False,
+    propensity=None,
+    item_weight=None,
     **options,
 ):
     """Per-query values of every metric at every cut-off.
@@ -405,16 +458,28 @@ def _per_query_report(
     function itself.  ``allow_whole_list=True`` (the command line) accepts
     None in ``k``: the metrics of the whole ranked list, named without
     ``@k``.
+
+    ``propensity`` and ``item_weight`` (:data:`PER_ROW`: one value per row
+    of the long form, per cell of the 2-D form, given as the rows are) are
+    passed with the rows to the functions that take them, each metric then
+    computed by its function; a metric whose function does not take one
+    given is an error naming it, and with ``metrics=None`` the default
+    metrics are those whose functions take them.
     """
     _check_report_options(options, caller)
     if convention is not None:
         check_convention(convention)
+    per_row = {
+        name: array
+        for name, array in (("propensity", propensity), ("item_weight", item_weight))
+        if array is not None
+    }
     ks = _check_cutoffs(k, allow_none=allow_whole_list)
-    metrics = _check_metrics(metrics, query_id is not None)
+    metrics = _check_metrics(metrics, query_id is not None, per_row)
     plans = []
     for m in metrics:
         for kk in ks if METRICS[m].cutoff else (None,):
-            plans.append(_plan(m, kk, convention, options))
+            plans.append(_plan(m, kk, convention, options, bool(per_row)))
     if query_id is None and _GAUC not in metrics:
         # 2-D, ranking metrics only: rank() validates; no second pass.
         form, Y, S, codes, ids, row_w = "2-D", y_true, y_score, None, None, None
@@ -494,7 +559,10 @@ def _per_query_report(
             sample_weight=sample_weight,
             average=None,
             **call,
+            **per_row,
         )
+        if query_w is None and sample_weight is None:
+            query_w = np.ones(np.shape(values[name])[0])
         if query_w is None:  # the query weights of a ranking
             q = rank_per_query(Y, S, lambda rk: {}, k=1, ignore_ties=True, **rank_args)
             n_q = q["n_rel"].shape[0]
@@ -531,6 +599,16 @@ def _per_query_report(
         values[_GAUC], weights[_GAUC] = gauc_per_query(
             form, Y, S, codes, n_q, row_w, t, query_weighting, constant_scores
         )
+        if per_row:  # the function's estimator, with the same query weights
+            values[_GAUC] = METRICS[_GAUC].function(
+                y_true,
+                y_score,
+                query_id=query_id,
+                sample_weight=sample_weight,
+                average=None,
+                **opts,
+                **per_row,
+            )
     # Order the keys as the report prints them: metric by metric.
     order = [scorer_name(m, kk) for m in metrics for kk in ks]
     order = list(dict.fromkeys(order))
@@ -612,6 +690,10 @@ def ranking_report(
     output_dict=False,
     per_query=False,
     digits=4,
+    propensity=None,
+    min_propensity=None,
+    self_normalized=None,
+    item_weight=None,
     **options,
 ):
     """Report every ranking metric at every cut-off, from one ranking.
@@ -679,6 +761,31 @@ default=None
     digits : int, default=4
         Digits of the text table.
 
+    propensity : array-like or sparse matrix of the shape of ``y_true``, \
+default=None
+        Probability in (0, 1] that each row's (long form) or cell's (2-D,
+        sparse) relevance was observed; given, every metric is its
+        inverse-propensity-scored (IPS) estimate, computed by its function
+        with the same ``propensity`` (see :ref:`logged_feedback`).  Only
+        the metrics whose function takes ``propensity=`` have an estimator
+        (``"precision"``, ``"recall"``, ``"dcg"``, ...); asking for another
+        raises a ``ValueError`` naming it, and ``metrics=None`` then means
+        the default metrics that have one.  The values follow the rows: in
+        the long form, in any order, one per row.
+
+    min_propensity : float in (0, 1], default=None
+        With ``propensity``: clip propensities below it, as the functions
+        do.
+
+    self_normalized : bool, default=None
+        With ``propensity``: the self-normalised (SNIPS) estimate, for the
+        metrics whose function takes it (None: each function's default).
+
+    item_weight : array-like of the shape of ``y_true``, default=None
+        Per-item weights (one per row or cell), passed with the rows to
+        the metric functions that take ``item_weight=``; the same rules as
+        ``propensity``.
+
     **options
         Options of the metric functions, each read by the metrics whose
         function takes it, with that function's default otherwise:
@@ -737,7 +844,26 @@ default=None
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    per_row = {
+        name: array
+        for name, array in (("propensity", propensity), ("item_weight", item_weight))
+        if array is not None
+    }
+    options.update(
+        (name, value)
+        for name, value in (
+            ("min_propensity", min_propensity),
+            ("self_normalized", self_normalized),
+        )
+        if value is not None
+    )
+    check_per_row_options(options, per_row)
     metrics, beyond = split_report_metrics(metrics)
+    if beyond and per_row:
+        raise ValueError(
+            f"{', '.join(map(repr, beyond))}: the beyond-accuracy metrics have "
+            f"no {' or '.join(per_row)}= estimator; leave them out of metrics."
+        )
     if beyond:  # takes its options out of ``options``
         beyond_means, n_users, n_rel = report_values(
             y_true,
@@ -765,6 +891,7 @@ default=None
         query_id=query_id,
         sample_weight=sample_weight,
         convention=convention,
+        **per_row,
         **options,
     )
     if per_query:

@@ -22,7 +22,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._engine import mean_of_totals, weighted_totals
-from ._report import _per_query_report, resolved_option, table_output
+from ._report import (
+    _IPS_OPTIONS,
+    _per_query_report,
+    check_per_row_options,
+    resolved_option,
+    table_output,
+)
 from ._validation import (
     _as_array,
     check_query_id,
@@ -57,6 +63,9 @@ class ReportState:
         With per-query values kept: the ids of the queries, in any order.
     values : ndarray of shape (n_queries, n_names) or None
         With per-query values kept: their values (nan where skipped).
+    per_row : tuple of str
+        The per-row arrays the values were computed with (``"propensity"``,
+        ``"item_weight"``): states with and without them do not add up.
     """
 
     names: tuple | None = None
@@ -66,6 +75,7 @@ class ReportState:
     n_scored: np.ndarray | None = None
     query_id: np.ndarray | None = None
     values: np.ndarray | None = None
+    per_row: tuple = ()
 
     @property
     def keeps_per_query(self):
@@ -82,6 +92,13 @@ class ReportState:
                 "cannot merge reports of different metrics or cut-offs: "
                 f"{list(self.names)} and {list(other.names)}; build every "
                 "state with the same k, metrics and options."
+            )
+        if self.per_row != other.per_row:
+            given = " and ".join(f"{a}=" for a in self.per_row or other.per_row)
+            raise ValueError(
+                f"cannot merge a report evaluated with {given} with one "
+                "evaluated without: give it for every chunk or partition, or "
+                "for none."
             )
         query_id = values = None
         if self.keeps_per_query and other.keeps_per_query:
@@ -100,6 +117,7 @@ class ReportState:
             n_scored=self.n_scored + other.n_scored,
             query_id=query_id,
             values=values,
+            per_row=self.per_row,
         )
 
     def means(self):
@@ -182,6 +200,8 @@ def chunk_state(
     k,
     metrics,
     per_query=False,
+    propensity=None,
+    item_weight=None,
     **options,
 ):
     """The :class:`ReportState` of rows holding whole queries (long form).
@@ -190,8 +210,14 @@ def chunk_state(
     pure function of its rows.  The engine rescales the weights of a call
     by a power of two (``check_sample_weight``); the sums are brought back
     to the caller's scale exactly, so that states of chunks with different
-    largest weights add up.
+    largest weights add up.  ``propensity`` and ``item_weight`` (one per
+    row, or None) go with the rows to the report's engine.
     """
+    per_row = {
+        name: array
+        for name, array in (("propensity", propensity), ("item_weight", item_weight))
+        if array is not None
+    }
     n = np.shape(query_id)[0] if np.ndim(query_id) else 0
     if n == 0 and _length(y_score) == 0:
         return ReportState()
@@ -210,6 +236,7 @@ def chunk_state(
         metrics=metrics,
         query_id=query_id,
         sample_weight=sample_weight,
+        **per_row,
         **options,
     )
     names = tuple(report.values)
@@ -230,6 +257,7 @@ def chunk_state(
         n_scored=np.count_nonzero(~np.isnan(values), axis=0),
         query_id=report.query_id if per_query else None,
         values=values if per_query else None,
+        per_row=tuple(per_row),
     )
 
 
@@ -237,11 +265,12 @@ def _length(x):
     return 0 if x is None else len(x)
 
 
-def report_names(k, metrics, options, caller="ranking_report"):
+def report_names(k, metrics, options, caller="ranking_report", per_row=()):
     """The scorer names of a report, checking ``k``, ``metrics`` and the
     options on two rows before any data is read (the same code as the
     chunks, so the names and the errors are the report's own; ``caller``
-    is the public function the errors name)."""
+    is the public function the errors name; ``per_row`` the names of the
+    per-row arrays that will be given, ``"propensity"``, ...)."""
     if (
         metrics is not None
         and "err" in ([metrics] if isinstance(metrics, str) else metrics)
@@ -255,6 +284,9 @@ def report_names(k, metrics, options, caller="ranking_report"):
             "or evaluate it in memory."
         )
     options = {**options, "no_relevant": "skip"}
+    if any(options.get(o) not in (None, False) for o in _IPS_OPTIONS):
+        per_row = (*per_row, "propensity")  # given to every update
+    per_row = dict.fromkeys(per_row, np.ones(2))
     report = _per_query_report(
         np.array([1.0, 0.0]),
         np.array([1.0, 0.0]),
@@ -263,6 +295,7 @@ def report_names(k, metrics, options, caller="ranking_report"):
         query_id=np.array([0, 0]),
         sample_weight=None,
         caller=caller,
+        **per_row,
         **options,
     )
     return tuple(report.values)
@@ -542,9 +575,10 @@ class RankingEvaluator:
     def n_queries_(self):
         return self._state.n_queries
 
-    def _chunk_state(self, y, s, codes, w, ids):
+    def _chunk_state(self, y, s, codes, w, ids, p=None, iw=None):
         """State of whole queries given as ``codes`` into ``ids`` (integer
-        codes make the engine's grouping a ``bincount``)."""
+        codes make the engine's grouping a ``bincount``); ``p`` and ``iw``
+        the rows' propensities and item weights (or None)."""
         state = chunk_state(
             y,
             s,
@@ -553,13 +587,15 @@ class RankingEvaluator:
             k=self.k,
             metrics=self.metrics,
             per_query=self.per_query,
+            propensity=p,
+            item_weight=iw,
             **self.options,
         )
         if state.keeps_per_query:
             state = replace(state, query_id=ids[state.query_id])
         return state
 
-    def update(self, y_true, y_score, *, query_id, sample_weight=None):
+    def update(self, y_true, y_score, *, query_id, sample_weight=None, propensity=None):
         """Evaluate one chunk of rows (long form).
 
         Parameters
@@ -578,6 +614,13 @@ class RankingEvaluator:
             Row weights, constant within a query.  Give them in every
             chunk or in none.
 
+        propensity : array-like of shape (n_rows,), default=None
+            Probability in (0, 1] that each row's relevance was observed:
+            the report of the inverse-propensity estimates, as
+            ``ranking_report(..., propensity=)`` (``min_propensity`` and
+            the other IPS options are given to the constructor).  Give it
+            in every chunk or in none.
+
         Returns
         -------
         self : RankingEvaluator
@@ -589,19 +632,42 @@ class RankingEvaluator:
         s = _as_array("y_score", y_score)
         q = _as_array("query_id", query_id)
         w = None if sample_weight is None else _as_array("sample_weight", sample_weight)
+        p = None if propensity is None else _as_array("propensity", propensity)
+        iw = None  # item_weight: not yet a parameter
+        check_per_row_options(
+            self.options,
+            () if p is None else ("propensity",),
+            "RankingEvaluator.update",
+        )
+        if p is not None and self._open is None and self._state.names is None:
+            # the first rows: the metrics must have an estimator, even if
+            # this chunk's one query is held open
+            report_names(
+                self.k,
+                self.metrics,
+                self.options,
+                "RankingEvaluator",
+                per_row=("propensity",),
+            )
         n = q.shape[0] if q.ndim else -1
-        for name, arr in (("y_true", y), ("y_score", s), ("sample_weight", w)):
+        for name, arr in (
+            ("y_true", y),
+            ("y_score", s),
+            ("sample_weight", w),
+            ("propensity", p),
+        ):
             if arr is not None and (arr.ndim != 1 or arr.shape[0] != n):
                 raise ValueError(
                     f"in chunk {chunk}, {name} has shape {arr.shape} but query_id "
                     f"has shape {q.shape}; pass 1-D arrays with one entry per row."
                 )
-        if self._open is not None and (w is None) != (self._open[3] is None):
-            raise ValueError(
-                f"chunk {chunk} {'lacks' if w is None else 'has'} sample_weight "
-                "but the chunk before it did not; give sample_weight in every "
-                "chunk or in none."
-            )
+        for name, arr, j in (("sample_weight", w, 3), ("propensity", p, 4)):
+            if self._open is not None and (arr is None) != (self._open[j] is None):
+                raise ValueError(
+                    f"chunk {chunk} {'lacks' if arr is None else 'has'} {name} "
+                    f"but the chunk before it did not; give {name} in every "
+                    "chunk or in none."
+                )
         if n == 0:
             self.n_chunks_ = chunk
             return self
@@ -615,9 +681,9 @@ class RankingEvaluator:
                 "sorted by query). Sort or group the rows by query_id."
             )
         if self._open is not None:  # prepend the rows held back
-            y, s, q, w = with_held_rows(self._open, (y, s, q, w))
+            y, s, q, w, p, iw = with_held_rows(self._open, (y, s, q, w, p, iw))
             codes, ids = check_query_id(q, q.shape[0])
-        closed, held = hold_last_query((y, s, q, w, codes), codes)
+        closed, held = hold_last_query((y, s, q, w, p, iw, codes), codes)
         codes_d = closed[-1]
         parts, held_update = self._split_by_update(codes, chunk)
         states = [  # every part evaluated before the evaluator changes
@@ -629,7 +695,7 @@ class RankingEvaluator:
         self._state = state
         self._remember(states, held_update, chunk)
         self._closed.add(ids[np.unique(codes_d)], chunk)
-        self._open = held[:4]  # (y, s, q, w) of the last row's query
+        self._open = held[:-1]  # (y, s, q, w, p, iw) of the last row's query
         self.n_chunks_ = chunk
         return self
 
@@ -773,10 +839,11 @@ class RankingEvaluator:
         merged._closed.extend(other._closed)
         opens = [o for o in (self._open, other._open) if o is not None]
         if len(opens) == 2:
-            if (opens[0][3] is None) != (opens[1][3] is None):
-                raise ValueError(
-                    "one evaluator was given sample_weight and the other not."
-                )
+            for j, name in ((3, "sample_weight"), (4, "propensity")):
+                if (opens[0][j] is None) != (opens[1][j] is None):
+                    raise ValueError(
+                        f"one evaluator was given {name} and the other not."
+                    )
             merged._open = tuple(
                 None if a is None else np.concatenate([a, b])
                 for a, b in zip(*opens, strict=True)

@@ -29,8 +29,10 @@ from ._frames import (
     merge_states,
     partition_per_query,
     partition_state,
+    per_row_columns,
     report_output,
 )
+from ._report import check_per_row_options
 from ._state import report_names
 
 __all__ = ["ranking_report"]
@@ -48,13 +50,14 @@ def _import_dask():
     return dask, dd
 
 
-def _check_dtypes(dtypes, label_col, score_col, weight_col):
+def _check_dtypes(dtypes, label_col, score_col, weight_col, **more):
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     for arg, col in (
         ("label_col", label_col),
         ("score_col", score_col),
         ("weight_col", weight_col),
+        *more.items(),
     ):
         if col is None:
             continue
@@ -144,6 +147,8 @@ def ranking_report(
     shuffle_method="tasks",
     tie_break_col=None,
     tie_break_ascending=True,
+    propensity_col=None,
+    item_weight_col=None,
     **options,
 ):
     """Report every ranking metric at every cut-off on a Dask DataFrame.
@@ -221,6 +226,18 @@ def ranking_report(
         Sort order of ``tie_break_col`` (False: decreasing, as trec_eval
         breaks ties by decreasing document id).
 
+    propensity_col : str, default=None
+        Column of propensities, one per row in (0, 1]: the report of the
+        inverse-propensity estimates, as ``propensity=`` of
+        :func:`sklearn_rankmetrics.ranking_report` (``min_propensity`` and
+        the other IPS options among ``options``; metrics=None: the default
+        metrics that have an estimator).
+
+    item_weight_col : str, default=None
+        Column of per-item weights, as ``item_weight=`` of
+        :func:`sklearn_rankmetrics.ranking_report`, for the metrics whose
+        function takes it.
+
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
         (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
@@ -282,15 +299,29 @@ def ranking_report(
         label_col=label_col,
         score_col=score_col,
         weight_col=weight_col,
+        propensity_col=propensity_col,
+        item_weight_col=item_weight_col,
     )
-    _check_dtypes(df.dtypes, label_col, score_col, weight_col)
+    _check_dtypes(
+        df.dtypes,
+        label_col,
+        score_col,
+        weight_col,
+        propensity_col=propensity_col,
+        item_weight_col=item_weight_col,
+    )
     func = "sklearn_rankmetrics.dask.ranking_report"
     tie_break = check_tie_break(
         tie_break_col, tie_break_ascending, list(df.columns), cols, func
     )
     check_ties_option(options, "Dask", tie_break_col)
     check_options(options, func)
-    names = report_names(k, metrics, options)  # checks k, metrics, options
+    columns = (query_col, label_col, score_col, weight_col)
+    columns += (propensity_col, item_weight_col)
+    per_row = tuple(per_row_columns(columns))
+    check_per_row_options(options, per_row, func)
+    # checks k, metrics, options
+    names = report_names(k, metrics, options, per_row=per_row)
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an int >= 2; got {split_every!r}.")
     if shuffle_method not in ("tasks", "p2p", "disk", None):
@@ -301,7 +332,6 @@ def ranking_report(
     if tie_break is not None:
         cols = [*cols, tie_break[0]]
     aligned = _by_query(df, query_col, cols, npartitions, shuffle_method)
-    columns = (query_col, label_col, score_col, weight_col)
     config = dict(columns=columns, k=k, metrics=metrics, options=options)
     if tie_break is not None:
         config["tie_break"] = tie_break

@@ -38,8 +38,10 @@ from ._frames import (
     check_ties_option,
     not_numeric_error,
     order_arrow_rows,
+    per_row_columns,
     report_output,
 )
+from ._report import check_per_row_options
 from ._state import ReportState, chunk_state, report_names
 
 __all__ = ["ranking_report"]
@@ -103,8 +105,9 @@ def _arrow_numeric(column, col, partition):
 
 
 def _arrow_arrays(table, columns, partition):
-    """``(y_true, y_score, query_codes, sample_weight, ids)`` of a partition
-    of whole queries, read from its Arrow columns without pandas.
+    """``(y_true, y_score, query_codes, sample_weight, ids, per_row)`` of a
+    partition of whole queries, read from its Arrow columns without pandas
+    (``per_row``: the propensity and item-weight arrays given, by name).
 
     String query ids are replaced by integer codes (``dictionary_encode``):
     the engine only groups rows by query, and grouping small ints is much
@@ -114,10 +117,12 @@ def _arrow_arrays(table, columns, partition):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    query_col, label_col, score_col, weight_col = columns
+    query_col, label_col, score_col, weight_col = columns[:4]
+    per_row = per_row_columns(columns)
     used = [query_col, label_col, score_col] + (
         [] if weight_col is None else [weight_col]
     )
+    used += list(per_row.values())
     check_nulls(
         {col: table.column(col).null_count for col in used}, query_col, partition
     )
@@ -128,18 +133,22 @@ def _arrow_arrays(table, columns, partition):
         if weight_col is None
         else _arrow_numeric(table.column(weight_col), weight_col, partition)
     )
+    per_row = {
+        n: _arrow_numeric(table.column(col), col, partition)
+        for n, col in per_row.items()
+    }
     query = table.column(query_col)
     if pa.types.is_integer(query.type):
-        return y, s, query.to_numpy(), w, None
+        return y, s, query.to_numpy(), w, None, per_row
     encoded = pc.dictionary_encode(query.combine_chunks())
-    return y, s, encoded.indices.to_numpy(), w, encoded.dictionary
+    return y, s, encoded.indices.to_numpy(), w, encoded.dictionary, per_row
 
 
 def _arrow_state(
     table, *, columns, partition, k, metrics, options, per_query, tie_break=None
 ):
     table = order_arrow_rows(table, columns[0], tie_break, partition)
-    y, s, q, w, ids = _arrow_arrays(table, columns, partition)
+    y, s, q, w, ids, per_row = _arrow_arrays(table, columns, partition)
     state = chunk_state(
         y,
         s,
@@ -148,6 +157,7 @@ def _arrow_state(
         k=k,
         metrics=metrics,
         per_query=per_query,
+        **per_row,
         **options,
     )
     return state, ids
@@ -213,13 +223,14 @@ def _per_query_rows(batches, *, names, **config):
     yield pa.RecordBatch.from_pydict(columns)
 
 
-def _check_types(schema, label_col, score_col, weight_col):
+def _check_types(schema, label_col, score_col, weight_col, **more):
     from pyspark.sql.types import BooleanType, NumericType
 
     for arg, col in (
         ("label_col", label_col),
         ("score_col", score_col),
         ("weight_col", weight_col),
+        *more.items(),
     ):
         if col is None:
             continue
@@ -262,6 +273,8 @@ def ranking_report(
     assume_grouped=False,
     tie_break_col=None,
     tie_break_ascending=True,
+    propensity_col=None,
+    item_weight_col=None,
     **options,
 ):
     """Report every ranking metric at every cut-off on a PySpark DataFrame.
@@ -338,6 +351,18 @@ def ranking_report(
         Sort order of ``tie_break_col`` (False: decreasing, as trec_eval
         breaks ties by decreasing document id).
 
+    propensity_col : str, default=None
+        Column of propensities, one per row in (0, 1]: the report of the
+        inverse-propensity estimates, as ``propensity=`` of
+        :func:`sklearn_rankmetrics.ranking_report` (``min_propensity`` and
+        the other IPS options among ``options``; metrics=None: the default
+        metrics that have an estimator).
+
+    item_weight_col : str, default=None
+        Column of per-item weights, as ``item_weight=`` of
+        :func:`sklearn_rankmetrics.ranking_report`, for the metrics whose
+        function takes it.
+
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
         (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
@@ -402,15 +427,29 @@ def ranking_report(
         label_col=label_col,
         score_col=score_col,
         weight_col=weight_col,
+        propensity_col=propensity_col,
+        item_weight_col=item_weight_col,
     )
-    _check_types(df.schema, label_col, score_col, weight_col)
+    _check_types(
+        df.schema,
+        label_col,
+        score_col,
+        weight_col,
+        propensity_col=propensity_col,
+        item_weight_col=item_weight_col,
+    )
     func = "sklearn_rankmetrics.spark.ranking_report"
     tie_break = check_tie_break(
         tie_break_col, tie_break_ascending, df.columns, cols, func
     )
     check_ties_option(options, "Spark", tie_break_col)
     check_options(options, func)
-    names = report_names(k, metrics, options)  # checks k, metrics, options
+    columns = (query_col, label_col, score_col, weight_col)
+    columns += (propensity_col, item_weight_col)
+    per_row = tuple(per_row_columns(columns))
+    check_per_row_options(options, per_row, func)
+    # checks k, metrics, options
+    names = report_names(k, metrics, options, per_row=per_row)
     if num_partitions is not None and (
         not isinstance(num_partitions, int) or num_partitions < 1
     ):
@@ -433,7 +472,7 @@ def ranking_report(
     else:
         by_query = selected.repartition(num_partitions, query_col)
     config = dict(
-        columns=(query_col, label_col, score_col, weight_col),
+        columns=columns,
         k=k,
         metrics=metrics,
         options=options,
