@@ -15,7 +15,8 @@ How the peers evaluate *given* scores:
   round adds 0); ``ndcg@k`` with its default ``ndcg_exp_gain=True``.
 
 pytrec_eval (preset ``trec_eval``) and ranx are compared on hard files in
-tests/test_presets.py; torchmetrics is not installed here (skipped).
+tests/test_presets.py, and so is torchmetrics (CI's newest environment
+installs torch's CPU build for it; .ci/run).
 """
 
 import warnings

@@ -356,6 +356,47 @@ def test_torchmetrics_preset():
         _close(got, want, atol=1e-6)  # torchmetrics computes in float32
 
 
+def test_torchmetrics_preset_gauc_is_retrieval_auroc():
+    """GAUC under the preset is ``RetrievalAUROC``: per query, and the
+    unweighted mean over queries with ``empty_target_action="skip"`` once
+    every query has a negative (torchmetrics scores an all-positive query
+    0; GAUC leaves it out, as for a query without positive)."""
+    pytest.importorskip("torch")
+    import torch
+    from torchmetrics.functional.retrieval import retrieval_auroc
+    from torchmetrics.retrieval import RetrievalAUROC
+
+    y_true, _ = random_case(3, 9, 20, p_unretrieved=0.0)
+    _, y_score = random_case(4, 9, 20, p_unretrieved=0.0, score_levels=4)
+    y_bin = (y_true > 0).astype(int)
+    y_bin[:, -1] = 0  # every query has a negative
+    y_bin[1] = 0  # and one has no positive
+    per_query = srm.group_auc_score(
+        y_bin, y_score, convention="torchmetrics", average=None
+    )
+    both = y_bin.any(axis=1)
+    want = [
+        float(retrieval_auroc(torch.tensor(s), torch.tensor(t)))
+        for s, t in zip(y_score[both], y_bin[both], strict=True)
+    ]
+    _close(per_query[both], want, atol=1e-6)
+    assert np.isnan(per_query[~both]).all()
+    n_queries, n_items = y_bin.shape
+    metric = RetrievalAUROC(empty_target_action="skip")
+    theirs = float(
+        metric(
+            torch.tensor(y_score.ravel()),
+            torch.tensor(y_bin.ravel()),
+            indexes=torch.tensor(np.repeat(np.arange(n_queries), n_items)),
+        )
+    )
+    ours = srm.group_auc_score(y_bin, y_score, convention="torchmetrics")
+    assert ours == pytest.approx(theirs, abs=1e-6)
+    # weighting the queries by their clicks is not torchmetrics' mean
+    clicks = srm.group_auc_score(y_bin, y_score, query_weighting="clicks")
+    assert clicks != pytest.approx(theirs, abs=1e-6)
+
+
 # ---------------------------------------------------------------------------
 # Libraries not installed here: worked examples following the cited source
 # ---------------------------------------------------------------------------
