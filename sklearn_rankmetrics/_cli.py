@@ -392,6 +392,7 @@ def _evaluate_trec(args, measures, progress):
     for path in args.files[1:]:
         progress.step(f"reading {path}")
         run = _read_run(path)
+        _release_arrow_memory()
         progress.step(f"evaluating {path}")
         aligned = _align(
             qrels,
@@ -400,6 +401,8 @@ def _evaluate_trec(args, measures, progress):
             all_queries=args.complete,
             duplicates=args.duplicates,
         )
+        run = None  # the run's columns are in ``aligned`` now
+        _release_arrow_memory()
         n_q = len(aligned.query_ids)
         if n_q == 0:
             raise UsageError(
@@ -416,8 +419,10 @@ def _evaluate_trec(args, measures, progress):
                 rank=np.where(drop, -np.inf, aligned.rank),
             )
         exact = args.ties == "expected"
-        y_true = np.maximum(aligned.grade, 0)
+        y_true = np.maximum(aligned.grade, 0, out=aligned.grade)  # our copy
         y_score = aligned.score if exact else aligned.rank
+        # only y_true, y_score and judged are read from here on
+        aligned = aligned._replace(grade=None, score=None, rank=None)
         options = dict(
             n_queries=n_q,
             ignore_ties=not exact,
@@ -452,6 +457,14 @@ def _evaluate_trec(args, measures, progress):
             for r, path in zip(results, args.files[1:], strict=True)
         ]
     return results
+
+
+def _release_arrow_memory():
+    """Give the memory pyarrow's pool keeps after reading back to the
+    system (the reader's buffers; mimalloc and jemalloc keep freed pages)."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
 
 
 def _top_rows(codes, y_true, y_score, k, exact):
