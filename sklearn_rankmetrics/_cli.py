@@ -30,7 +30,7 @@ import numpy as np
 
 from . import __version__
 from ._registry import METRICS, trec_measures
-from ._report import _per_query_report, scorer_name
+from ._report import _function_options, _per_query_report, scorer_name
 from ._trec import TrecFormatError, _align, _encode, _read_qrels, _read_run
 
 PROG = "rankmetrics"
@@ -258,7 +258,7 @@ def per_query_values(
         graded = options.get("rbp_gain", "binary") != "binary"
         key = ("gauc",) if m.metric == "gauc" else (m.options, graded)
         groups.setdefault(key, []).append(m)
-    for key, group in groups.items():
+    for key, group in _merged_groups(groups).items():
         if key == ("gauc",):  # row weights: a report of its own
             opts = {}
         else:
@@ -281,6 +281,35 @@ def per_query_values(
         for m in group:
             values[m.label] = report.values[scorer_name(m.metric, m.k)]
     return values
+
+
+def _merged_groups(groups):
+    """Option sets merged where no metric of one takes an option of the
+    other: one report (one ranking) serves both, each metric reading the
+    same options as alone (trec_eval's set_F, with beta=1, joins map,
+    P, ndcg...)."""
+    merged = {}
+    for key, group in groups.items():
+        for other in merged:
+            if _can_merge(key, group, other, merged[other]):
+                new = (tuple(sorted({*other[0], *key[0]})), other[1])
+                merged[new] = merged.pop(other) + group
+                break
+        else:
+            merged[key] = list(group)
+    return merged
+
+
+def _can_merge(key, group, other, other_group):
+    if key == ("gauc",) or other == ("gauc",) or key[1] != other[1]:
+        return False
+    names = {o for o, _ in key[0]}
+    other_names = {o for o, _ in other[0]}
+
+    def takes(metrics, options):
+        return any(options & set(_function_options(METRICS[m.metric])) for m in metrics)
+
+    return not takes(group, other_names) and not takes(other_group, names)
 
 
 def _rbp_resid(y_score, codes, n_queries, judged, persistence):
@@ -442,11 +471,10 @@ def _evaluate_trec(args, measures, progress):
             rows, cut_score = _top_rows(
                 aligned.codes, y_true, y_score, max(m.k for m in cut), exact
             )
-            values.update(
-                per_query_values(
-                    cut, y_true[rows], cut_score, aligned.codes[rows], **options
-                )
-            )
+            codes = aligned.codes
+            if rows is not None:
+                y_true, codes = y_true[rows], codes[rows]
+            values.update(per_query_values(cut, y_true, cut_score, codes, **options))
         summary = _summary(measures, values, n_q, None, None)
         results.append(Result(aligned.run_tag, aligned.query_ids, values, summary))
     progress.done()
@@ -478,9 +506,11 @@ def _top_rows(codes, y_true, y_score, k, exact):
     (``ndcg@10`` on 10M rows, 1000 per query, 5 % relevant, shared 2-core
     machine: 0.44 s instead of 4.1 s, same values).  With
     tie-exact values a tie group across the cut needs every row: no cut.
+    ``rows`` is None when every row is kept (the tie-exact values, or no
+    query with more than k rows).
     """
-    if exact:
-        return np.arange(codes.size), y_score
+    if exact or np.bincount(codes).max() <= k:
+        return None, y_score
     start = np.searchsorted(codes, np.arange(codes[-1] + 1))
     retrieved = y_score > -np.inf
     # position among the query's retrieved rows (-J leaves -inf rows among

@@ -882,3 +882,40 @@ def test_trec_evaluation_does_not_import_pandas_or_sklearn(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "[]"
+
+
+def test_measures_sharing_a_report_equal_each_measure_alone():
+    # per_query_values merges option sets no metric of the other reads
+    # (set_F's beta joins map, P, bpref...; graded rbp stays apart): every
+    # measure's per-query values equal the measure evaluated alone
+    from sklearn_rankmetrics._cli import _merged_groups, parse_measures
+    from sklearn_rankmetrics._cli import per_query_values as pqv
+
+    rng = np.random.default_rng(3)
+    n_q, per = 40, 25
+    codes = np.repeat(np.arange(n_q), per)
+    y_true = rng.choice([0, 0, 0, 1, 2], size=codes.size)
+    y_score = np.where(
+        rng.random(codes.size) < 0.1, -np.inf, np.round(rng.normal(size=codes.size))
+    )
+    judged = rng.random(codes.size) < 0.7
+    judged |= y_true > 0
+    names = ["all_trec", "rbp.p=0.5", "ndcg@5"]
+    measures = [m for m in parse_measures(names, default=[], notes=[]) if m.k is None]
+    options = dict(n_queries=n_q, no_relevant=0.0, judged=judged)
+    for ignore_ties, threshold in [(True, 1), (False, 2)]:
+        options.update(ignore_ties=ignore_ties, relevance_threshold=threshold)
+        together = pqv(measures, y_true, y_score, codes, **options)
+        for m in measures:
+            if m.metric in ("runid", "num_q"):
+                continue
+            alone = pqv([m], y_true, y_score, codes, **options)[m.label]
+            np.testing.assert_array_equal(together[m.label], alone, err_msg=m.label)
+    # set_F's option joins the shared report; rbp's (graded) does not
+    groups = {}
+    for m in measures:
+        if m.metric in ("f1", "map", "rbp"):
+            graded = dict(m.options).get("rbp_gain", "binary") != "binary"
+            groups.setdefault((m.options, graded), []).append(m)
+    merged = _merged_groups(groups)
+    assert sorted(len(g) for g in merged.values()) == [1, 2]
