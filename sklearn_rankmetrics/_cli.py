@@ -31,7 +31,14 @@ import numpy as np
 from . import __version__
 from ._registry import METRICS, trec_measures
 from ._report import _function_options, _per_query_report, scorer_name
-from ._trec import TrecFormatError, _align, _encode, _read_qrels, _read_run
+from ._trec import (
+    TrecFormatError,
+    _align,
+    _encode,
+    _read_qrels,
+    _read_run,
+    _use_arrow,
+)
 
 PROG = "rankmetrics"
 
@@ -416,11 +423,12 @@ def _evaluate_trec(args, measures, progress):
     if args.max_docs is not None and args.max_docs < 1:
         raise UsageError(f"-M/--max-docs must be >= 1, got {args.max_docs}.")
     progress.step(f"reading {args.files[0]}")
-    qrels = _read_qrels(args.files[0])
+    arrow = _use_arrow(*args.files)
+    qrels = _read_qrels(args.files[0], arrow)
     results = []
     for path in args.files[1:]:
         progress.step(f"reading {path}")
-        run = _read_run(path)
+        run = _read_run(path, arrow)
         _release_arrow_memory()
         progress.step(f"evaluating {path}")
         aligned = _align(

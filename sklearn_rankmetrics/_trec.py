@@ -208,8 +208,8 @@ def _split_python(path, n_min, n_max, expected, keep):
     return columns, np.asarray(rows, dtype=np.int64) + 1
 
 
-def _split(path, n_min, n_max, expected, keep):
-    if _pyarrow() is not None:
+def _split(path, n_min, n_max, expected, keep, arrow=True):
+    if arrow and _pyarrow() is not None:
         return _split_pyarrow(path, n_min, n_max, expected, keep)
     return _split_python(path, n_min, n_max, expected, keep)
 
@@ -374,14 +374,34 @@ def _line_numbers(file):
     return _split(file.path, *spec)[1]
 
 
-def _read_qrels(path):
+# Files this small (every file of a call) are read in Python: splitting
+# them takes less than importing pyarrow.compute (about 0.1 s of the start-up
+# of a one-query run; figures in benchmarks/bench_cli.py).
+_SMALL_FILE_BYTES = 1 << 20
+
+
+def _use_arrow(*paths):
+    """Whether to read ``paths`` with pyarrow: installed, and some file is
+    not small (a path that is not a file: the reader says so)."""
+    small = all(
+        isinstance(p, str | os.PathLike)
+        and os.path.isfile(p)
+        and os.path.getsize(p) < _SMALL_FILE_BYTES
+        for p in paths
+    )
+    return not small and _pyarrow() is not None
+
+
+def _read_qrels(path, arrow=True):
     path = _check_path(path, "qrels")
-    fast = _read_simple(path, 4, (0, 2, 3), (None, None, lambda pa: pa.int64()))
+    fast = None
+    if arrow:
+        fast = _read_simple(path, 4, (0, 2, 3), (None, None, lambda pa: pa.int64()))
     if fast is not None:
         query, doc, grade = fast
         value = _arrow_numpy(grade)
         return _TrecFile(path, query, doc, value, None, None)
-    split = _split(path, *_QRELS_SPEC)
+    split = _split(path, *_QRELS_SPEC, arrow=arrow)
     if split is None:
         raise TrecFormatError(f"{path}: the qrels file has no judgements.")
     (query, doc, grade), lines = split
@@ -389,15 +409,17 @@ def _read_qrels(path):
     return _TrecFile(path, query, doc, value, lines, None)
 
 
-def _read_run(path):
+def _read_run(path, arrow=True):
     path = _check_path(path, "run")
-    fast = _read_simple(path, 6, (0, 2, 4), (None, None, lambda pa: pa.float64()))
+    fast = None
+    if arrow:
+        fast = _read_simple(path, 6, (0, 2, 4), (None, None, lambda pa: pa.float64()))
     if fast is not None:
         query, doc, score = fast
         value = _arrow_numpy(score)
         file = _TrecFile(path, query, doc, value, None, _last_tag(path))
     else:
-        split = _split(path, *_RUN_SPEC)
+        split = _split(path, *_RUN_SPEC, arrow=arrow)
         if split is None:
             raise TrecFormatError(f"{path}: the run file has no results.")
         (query, doc, score, tag), lines = split
@@ -569,7 +591,7 @@ def read_trec_qrels(path, *, duplicates="error"):
     (['q1', 'q1', 'q2'], ['d1', 'd2', 'd1'], [1, 0, 2])
     """
     _check_duplicates(duplicates)
-    file = _read_qrels(path)
+    file = _read_qrels(path, _use_arrow(path))
     return _public_table(file, duplicates, "qrels", TrecQrels)
 
 
@@ -630,7 +652,7 @@ def read_trec_run(path, *, duplicates="error"):
     (['d1', 'd2'], [2.5, 1.0], 'bm25')
     """
     _check_duplicates(duplicates)
-    file = _read_run(path)
+    file = _read_run(path, _use_arrow(path))
     return _public_table(file, duplicates, "run", TrecRun)
 
 
@@ -947,7 +969,8 @@ def _score_order(q, s):
     np.not_equal(q[1:], q[:-1], out=new[1:])
     starts = np.flatnonzero(new)
     block_q = q[starts]
-    one_block_each = np.unique(block_q).size == block_q.size
+    sorted_q = np.sort(block_q)  # (np.unique would import numpy.ma)
+    one_block_each = bool((sorted_q[1:] != sorted_q[:-1]).all())
     if one_block_each and np.all((s[1:] <= s[:-1]) | new[1:]):
         if np.all(block_q[1:] > block_q[:-1]):
             return None
@@ -1076,8 +1099,9 @@ def trec_to_long_form(
         if max_docs < 1:
             raise ValueError(f"max_docs must be >= 1 or None, got {max_docs}.")
     _check_duplicates(duplicates)
-    qrels = _as_file(qrels, _read_qrels, "qrels")
-    run = _as_file(run, _read_run, "run")
+    arrow = _use_arrow(qrels, run)
+    qrels = _as_file(qrels, lambda path: _read_qrels(path, arrow), "qrels")
+    run = _as_file(run, lambda path: _read_run(path, arrow), "run")
     aligned = _align(
         qrels,
         run,

@@ -20,6 +20,17 @@ import sklearn_rankmetrics as srm
 from sklearn_rankmetrics._cli import main
 from tests.test_trec import PEER, needs_peer, random_files, write
 
+
+@pytest.fixture(autouse=True)
+def _arrow_reader_on_small_files(monkeypatch):
+    """The tests' small files go through pyarrow's reader, as large files
+    do (by default files under 1 MB are read in Python); the Python reader
+    is compared with it in test_small_files_read_in_python_print_the_same."""
+    from sklearn_rankmetrics import _trec
+
+    monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", 0)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # trec_eval's measures this package computes (the rest are listed in the
@@ -919,3 +930,29 @@ def test_measures_sharing_a_report_equal_each_measure_alone():
             groups.setdefault((m.options, graded), []).append(m)
     merged = _merged_groups(groups)
     assert sorted(len(g) for g in merged.values()) == [1, 2]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_small_files_read_in_python_print_the_same(tmp_path, monkeypatch, capsys, seed):
+    # files under _SMALL_FILE_BYTES skip pyarrow (start-up): same output
+    # byte for byte, on files with ties, -inf scores, unjudged and
+    # unretrieved documents, queries out of order, blank lines and CRLF
+    pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics import _trec
+
+    qrels, run = random_files(tmp_path, seed, neg_inf=seed == 1)
+    if seed == 2:  # CRLF line ends, blank lines, a comment
+        text = Path(run).read_text().replace("\n", "\r\n\r\n")
+        Path(run).write_text("# comment\r\n" + text)
+    args = ["evaluate", "-q", "-m", "all_trec", "-c", qrels, run]
+    outputs = {}
+    called = []
+    real = _trec._read_simple
+    monkeypatch.setattr(_trec, "_read_simple", lambda *a: called.append(1) or real(*a))
+    for limit in (0, 1 << 20):
+        monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", limit)
+        called.clear()
+        outputs[limit] = run_cli(capsys, *args)
+        assert bool(called) == (limit == 0)  # pyarrow's reader, or not
+    assert outputs[0] == outputs[1 << 20]
+    assert outputs[0][0] == 0 and "map" in outputs[0][1]

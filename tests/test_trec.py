@@ -37,6 +37,8 @@ def backend(request, monkeypatch):
     """Run a test with the pyarrow reader and with the fallback reader."""
     if request.param == "pyarrow":
         pytest.importorskip("pyarrow")
+        # small files too (by default they are read in Python)
+        monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", 0)
     else:
         monkeypatch.setattr(_trec, "_pyarrow", lambda: None)
     return request.param
