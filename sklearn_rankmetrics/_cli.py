@@ -37,6 +37,7 @@ from ._trec import (
     _encode,
     _read_qrels,
     _read_run,
+    _release_arrow_memory,
     _use_arrow,
 )
 
@@ -493,14 +494,6 @@ def _evaluate_trec(args, measures, progress):
             for r, path in zip(results, args.files[1:], strict=True)
         ]
     return results
-
-
-def _release_arrow_memory():
-    """Give the memory pyarrow's pool keeps after reading back to the
-    system (the reader's buffers; mimalloc and jemalloc keep freed pages)."""
-    pa = sys.modules.get("pyarrow")
-    if pa is not None:
-        pa.default_memory_pool().release_unused()
 
 
 def _top_rows(codes, y_true, y_score, k, exact):

@@ -26,6 +26,7 @@ Python reader takes over (slower, same results and messages).
 """
 
 import os
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -85,6 +86,16 @@ def _pyarrow():
     except ImportError:  # pragma: no cover - exercised without pyarrow
         return None
     return pa, pc, pa_csv
+
+
+def _release_arrow_memory():
+    """Give the memory pyarrow's pool keeps back to the system (the
+    reader's buffers, the hash tables of an encoding: mimalloc and jemalloc
+    keep freed pages).  2M-line run: peak RSS of the command line 334 ->
+    291 MB for the calls in _align."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
 
 
 def _line_text(path, line_no):
@@ -855,6 +866,7 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
         [run.query, qrels.query], sort=True, dtype=np.int32
     )
     (d_qrels,), dvocab = _encode([qrels.doc], sort=False)
+    _release_arrow_memory()
     n_docs = max(len(dvocab), 1)
     keep = _duplicates(qrels, q_qrels, d_qrels, n_docs, "qrels", duplicates)
     g_qrels = qrels.value
@@ -896,6 +908,7 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     # grades of the retrieved documents (0 when unjudged), looked up for
     # the rows whose document the qrels judge (for some query) only
     d_run = _judged_codes(run.doc, dvocab)
+    _release_arrow_memory()
     cand = np.flatnonzero(d_run >= 0 if src is None else d_run[src] >= 0)
     d_cand = d_run[cand if src is None else src[cand]]
     del d_run
