@@ -422,3 +422,32 @@ def test_run_whose_query_comes_in_two_blocks_is_ranked_by_score(tmp_path):
         1.0,
     ]
     assert s.tolist() == [0.9, 0.5, 0.4, 9.0]
+
+
+def test_byte_search_and_doc_keys_equal_pyarrow_kernels():
+    # _has_byte (the fast reader's check for the other separator) equals
+    # match_substring on sliced and large strings; _doc_keys (tie order by
+    # document id) orders ids as np.unique does, bytes not letters
+    pa = pytest.importorskip("pyarrow")
+    pc = pytest.importorskip("pyarrow.compute")
+    for strings in (["a\tb", "c"], ["ab", "c\t"], ["x", "y"], ["\t"], ["ab"]):
+        arr = pa.array(["z\t", *strings], type=pa.string()).slice(1)
+        for part in (arr, arr.slice(1), arr.slice(0, 1)):
+            want = bool(pc.any(pc.match_substring(part, "\t")).as_py())
+            assert _trec._has_byte(part, "\t") == want
+        big = pa.array(["q" * 1000] * 3000 + strings, type=pa.large_string())
+        want = bool(pc.any(pc.match_substring(big, "\t")).as_py())
+        assert _trec._has_byte(big, "\t") == want
+    rng = np.random.default_rng(0)
+    words = np.array(
+        ["a", "b", "B", "ab", "é", "z9", "aa", "ß", "Z", "a0"], dtype=object
+    )
+    for _ in range(100):
+        doc = words[rng.integers(0, words.size, size=30)]
+        rows = rng.permutation(30)[: rng.integers(1, 30)]
+        by_numpy = _trec._doc_keys(doc, rows)
+        by_arrow = _trec._doc_keys(pa.array(list(doc), type=pa.string()), rows)
+        names = [s.encode() for s in doc[rows]]
+        want = np.array([[a < b for b in names] for a in names])
+        np.testing.assert_array_equal(by_numpy[:, None] < by_numpy[None], want)
+        np.testing.assert_array_equal(by_arrow[:, None] < by_arrow[None], want)
