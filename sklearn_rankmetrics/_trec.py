@@ -862,10 +862,20 @@ def _judged_codes(doc, dvocab):
         found = vocab[pos] == names
         return np.where(found, pos, -1)
     pa, pc, _ = _pyarrow()
-    index = pc.cast(pc.index_in(doc, value_set=dvocab), pa.int64())
-    # the fill value as an Arrow scalar: a Python -1 would import pandas
-    index = pc.fill_null(index, _arrow_indices([-1])[0])
-    return _arrow_numpy(index).astype(np.int64)
+    index = pc.index_in(doc, value_set=dvocab)  # int32, null when absent
+    if isinstance(index, pa.ChunkedArray):
+        index = index.combine_chunks()
+    n = len(index)
+    if index.null_count == n:
+        return np.full(n, -1, dtype=np.int32)
+    # the values and the validity bitmap read in numpy (no Arrow copies)
+    values = np.frombuffer(index.buffers()[1], dtype=np.int32)
+    values = values[index.offset : index.offset + n]
+    if index.null_count == 0:
+        return values.copy()
+    bits = np.frombuffer(index.buffers()[0], dtype=np.uint8)
+    valid = np.unpackbits(bits, count=index.offset + n, bitorder="little")
+    return np.where(valid[index.offset :].view(bool), values, np.int32(-1))
 
 
 def _doc_keys(doc, rows):

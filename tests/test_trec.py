@@ -451,3 +451,24 @@ def test_byte_search_and_doc_keys_equal_pyarrow_kernels():
         want = np.array([[a < b for b in names] for a in names])
         np.testing.assert_array_equal(by_numpy[:, None] < by_numpy[None], want)
         np.testing.assert_array_equal(by_arrow[:, None] < by_arrow[None], want)
+
+
+def test_judged_codes_equal_a_dict_lookup():
+    # the index of each document among the qrels' ids (-1: unjudged), with
+    # pyarrow (validity bitmap read in numpy, sliced arrays) and without
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(1)
+    for n in (1, 2, 9, 70):
+        for _ in range(40):
+            skip = int(rng.integers(0, 3))
+            names = [f"d{x}" for x in rng.integers(0, 20, size=n + skip)]
+            doc = pa.array(names, type=pa.string()).slice(skip)
+            k = int(rng.integers(0, 10))
+            vocab = sorted({f"d{x}" for x in rng.integers(0, 20, size=k)}) or ["zz"]
+            want = [vocab.index(d) if d in vocab else -1 for d in names[skip:]]
+            got = _trec._judged_codes(doc, pa.array(vocab, type=pa.string()))
+            assert got.tolist() == want
+            got = _trec._judged_codes(
+                np.array(names[skip:], dtype=object), np.array(vocab, dtype=object)
+            )
+            assert got.tolist() == want
