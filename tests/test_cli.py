@@ -956,3 +956,30 @@ def test_small_files_read_in_python_print_the_same(tmp_path, monkeypatch, capsys
         assert bool(called) == (limit == 0)  # pyarrow's reader, or not
     assert outputs[0] == outputs[1 << 20]
     assert outputs[0][0] == 0 and "map" in outputs[0][1]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cut_measures_equal_with_and_without_the_top_rows(tmp_path, capsys, seed):
+    # -m P.5 ... (largest cut-off 5: only each query's top rows and its
+    # relevant rows are ranked) prints what all_trec (cut-off 1000, more
+    # than any query's rows: every row) prints for the same measures
+    qrels, run = random_files(tmp_path, seed, neg_inf=seed == 1)
+    names = ["P.5", "ndcg_cut.5", "map_cut.5", "recall.5", "success.1,5"]
+    flags = [f for name in names for f in ("-m", name)]
+    code, small, _ = run_cli(capsys, "evaluate", "-q", *flags, qrels, run)
+    assert code == 0
+    code, full, _ = run_cli(capsys, "evaluate", "-q", "-m", "all_trec", qrels, run)
+    assert code == 0
+    small_lines = small.splitlines()
+    kept = {line.split("\t")[0].strip() for line in small_lines}
+    assert kept == {
+        "P_5",
+        "ndcg_cut_5",
+        "map_cut_5",
+        "recall_5",
+        "success_1",
+        "success_5",
+    }
+    assert small_lines == [
+        line for line in full.splitlines() if line.split("\t")[0].strip() in kept
+    ]
