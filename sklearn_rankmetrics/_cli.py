@@ -341,8 +341,11 @@ def _rbp_resid(y_score, codes, n_queries, judged, persistence):
     start = np.concatenate([[0], np.cumsum(n_ret)[:-1]])
     rank0 = np.arange(codes.size) - start[codes]  # 0-based rank in its query
     p = float(persistence)
-    tail = np.bincount(codes, weights=unjudged * p**rank0, minlength=n_queries)
-    any_unjudged = np.bincount(codes, weights=unjudged, minlength=n_queries) > 0
+    # p**rank0 from a table of the powers (a gather instead of a pow per row)
+    powers = p ** np.arange(int(n_ret.max(initial=0)) + 1)
+    weights = np.where(unjudged, powers[rank0], 0.0)
+    tail = np.bincount(codes, weights=weights, minlength=n_queries)
+    any_unjudged = np.bincount(codes[unjudged], minlength=n_queries) > 0
     return np.where(any_unjudged, p**n_ret + (1.0 - p) * tail, 0.0)
 
 

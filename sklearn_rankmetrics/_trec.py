@@ -490,7 +490,11 @@ def _encode(columns, sort, dtype=np.int64):
     pa, pc, _ = _pyarrow()
     encoded = pa.chunked_array(columns).dictionary_encode()
     vocab = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([])
-    codes = [_arrow_numpy(chunk.indices).astype(dtype) for chunk in encoded.chunks]
+    # (sorted: the codes are gathered below, no copy needed here)
+    codes = [
+        _arrow_numpy(chunk.indices).astype(dtype, copy=not sort)
+        for chunk in encoded.chunks
+    ]
     if sort and len(vocab):
         order = _arrow_numpy(pc.sort_indices(vocab))
         rank = np.empty(order.size, dtype=dtype)
