@@ -30,8 +30,16 @@ import numpy as np
 
 from . import __version__
 from ._registry import METRICS, trec_measures
-from ._report import _per_query_report, scorer_name
-from ._trec import TrecFormatError, _align, _encode, _read_qrels, _read_run
+from ._report import _function_options, _per_query_report, scorer_name
+from ._trec import (
+    TrecFormatError,
+    _align,
+    _encode,
+    _read_qrels,
+    _read_run,
+    _release_arrow_memory,
+    _use_arrow,
+)
 
 PROG = "rankmetrics"
 
@@ -258,7 +266,7 @@ def per_query_values(
         graded = options.get("rbp_gain", "binary") != "binary"
         key = ("gauc",) if m.metric == "gauc" else (m.options, graded)
         groups.setdefault(key, []).append(m)
-    for key, group in groups.items():
+    for key, group in _merged_groups(groups).items():
         if key == ("gauc",):  # row weights: a report of its own
             opts = {}
         else:
@@ -283,6 +291,35 @@ def per_query_values(
     return values
 
 
+def _merged_groups(groups):
+    """Option sets merged where no metric of one takes an option of the
+    other: one report (one ranking) serves both, each metric reading the
+    same options as alone (trec_eval's set_F, with beta=1, joins map,
+    P, ndcg...)."""
+    merged = {}
+    for key, group in groups.items():
+        for other in merged:
+            if _can_merge(key, group, other, merged[other]):
+                new = (tuple(sorted({*other[0], *key[0]})), other[1])
+                merged[new] = merged.pop(other) + group
+                break
+        else:
+            merged[key] = list(group)
+    return merged
+
+
+def _can_merge(key, group, other, other_group):
+    if key == ("gauc",) or other == ("gauc",) or key[1] != other[1]:
+        return False
+    names = {o for o, _ in key[0]}
+    other_names = {o for o, _ in other[0]}
+
+    def takes(metrics, options):
+        return any(options & set(_function_options(METRICS[m.metric])) for m in metrics)
+
+    return not takes(group, other_names) and not takes(other_group, names)
+
+
 def _rbp_resid(y_score, codes, n_queries, judged, persistence):
     """trec_eval's rbp_resid: ``p**n + (1 - p) * sum(p**(i - 1))`` over the
     unjudged retrieved documents at ranks i, n being the retrieved ones --
@@ -304,8 +341,11 @@ def _rbp_resid(y_score, codes, n_queries, judged, persistence):
     start = np.concatenate([[0], np.cumsum(n_ret)[:-1]])
     rank0 = np.arange(codes.size) - start[codes]  # 0-based rank in its query
     p = float(persistence)
-    tail = np.bincount(codes, weights=unjudged * p**rank0, minlength=n_queries)
-    any_unjudged = np.bincount(codes, weights=unjudged, minlength=n_queries) > 0
+    # p**rank0 from a table of the powers (a gather instead of a pow per row)
+    powers = p ** np.arange(int(n_ret.max(initial=0)) + 1)
+    weights = np.where(unjudged, powers[rank0], 0.0)
+    tail = np.bincount(codes, weights=weights, minlength=n_queries)
+    any_unjudged = np.bincount(codes[unjudged], minlength=n_queries) > 0
     return np.where(any_unjudged, p**n_ret + (1.0 - p) * tail, 0.0)
 
 
@@ -387,11 +427,13 @@ def _evaluate_trec(args, measures, progress):
     if args.max_docs is not None and args.max_docs < 1:
         raise UsageError(f"-M/--max-docs must be >= 1, got {args.max_docs}.")
     progress.step(f"reading {args.files[0]}")
-    qrels = _read_qrels(args.files[0])
+    arrow = _use_arrow(*args.files)
+    qrels = _read_qrels(args.files[0], arrow)
     results = []
     for path in args.files[1:]:
         progress.step(f"reading {path}")
-        run = _read_run(path)
+        run = _read_run(path, arrow)
+        _release_arrow_memory()
         progress.step(f"evaluating {path}")
         aligned = _align(
             qrels,
@@ -400,6 +442,8 @@ def _evaluate_trec(args, measures, progress):
             all_queries=args.complete,
             duplicates=args.duplicates,
         )
+        run = None  # the run's columns are in ``aligned`` now
+        _release_arrow_memory()
         n_q = len(aligned.query_ids)
         if n_q == 0:
             raise UsageError(
@@ -416,8 +460,10 @@ def _evaluate_trec(args, measures, progress):
                 rank=np.where(drop, -np.inf, aligned.rank),
             )
         exact = args.ties == "expected"
-        y_true = np.maximum(aligned.grade, 0)
+        y_true = np.maximum(aligned.grade, 0, out=aligned.grade)  # our copy
         y_score = aligned.score if exact else aligned.rank
+        # only y_true, y_score and judged are read from here on
+        aligned = aligned._replace(grade=None, score=None, rank=None)
         options = dict(
             n_queries=n_q,
             ignore_ties=not exact,
@@ -437,11 +483,10 @@ def _evaluate_trec(args, measures, progress):
             rows, cut_score = _top_rows(
                 aligned.codes, y_true, y_score, max(m.k for m in cut), exact
             )
-            values.update(
-                per_query_values(
-                    cut, y_true[rows], cut_score, aligned.codes[rows], **options
-                )
-            )
+            codes = aligned.codes
+            if rows is not None:
+                y_true, codes = y_true[rows], codes[rows]
+            values.update(per_query_values(cut, y_true, cut_score, codes, **options))
         summary = _summary(measures, values, n_q, None, None)
         results.append(Result(aligned.run_tag, aligned.query_ids, values, summary))
     progress.done()
@@ -465,9 +510,11 @@ def _top_rows(codes, y_true, y_score, k, exact):
     (``ndcg@10`` on 10M rows, 1000 per query, 5 % relevant, shared 2-core
     machine: 0.44 s instead of 4.1 s, same values).  With
     tie-exact values a tie group across the cut needs every row: no cut.
+    ``rows`` is None when every row is kept (the tie-exact values, or no
+    query with more than k rows).
     """
-    if exact:
-        return np.arange(codes.size), y_score
+    if exact or np.bincount(codes).max() <= k:
+        return None, y_score
     start = np.searchsorted(codes, np.arange(codes[-1] + 1))
     retrieved = y_score > -np.inf
     # position among the query's retrieved rows (-J leaves -inf rows among

@@ -26,6 +26,7 @@ Python reader takes over (slower, same results and messages).
 """
 
 import os
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -85,6 +86,16 @@ def _pyarrow():
     except ImportError:  # pragma: no cover - exercised without pyarrow
         return None
     return pa, pc, pa_csv
+
+
+def _release_arrow_memory():
+    """Give the memory pyarrow's pool keeps back to the system (the
+    reader's buffers, the hash tables of an encoding: mimalloc and jemalloc
+    keep freed pages).  2M-line run: peak RSS of the command line 334 ->
+    291 MB for the calls in _align."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
 
 
 def _line_text(path, line_no):
@@ -151,7 +162,7 @@ def _split_pyarrow(path, n_min, n_max, expected, keep):
     try:
         table = pa_csv.read_csv(
             path,
-            read_options=pa_csv.ReadOptions(column_names=["line"], block_size=1 << 24),
+            read_options=pa_csv.ReadOptions(column_names=["line"], block_size=4 << 20),
             parse_options=pa_csv.ParseOptions(
                 delimiter="\x1f",
                 quote_char=False,
@@ -208,8 +219,8 @@ def _split_python(path, n_min, n_max, expected, keep):
     return columns, np.asarray(rows, dtype=np.int64) + 1
 
 
-def _split(path, n_min, n_max, expected, keep):
-    if _pyarrow() is not None:
+def _split(path, n_min, n_max, expected, keep, arrow=True):
+    if arrow and _pyarrow() is not None:
         return _split_pyarrow(path, n_min, n_max, expected, keep)
     return _split_python(path, n_min, n_max, expected, keep)
 
@@ -254,7 +265,7 @@ def _read_simple(path, n_fields, keep, types):
     try:
         table = pa_csv.read_csv(
             path,
-            read_options=pa_csv.ReadOptions(column_names=names, block_size=1 << 24),
+            read_options=pa_csv.ReadOptions(column_names=names, block_size=4 << 20),
             parse_options=pa_csv.ParseOptions(
                 delimiter=delimiter,
                 quote_char=False,
@@ -277,10 +288,28 @@ def _read_simple(path, n_fields, keep, types):
                 return None
             if pc.min(pc.binary_length(column)).as_py() == 0:
                 return None
-            if pc.any(pc.match_substring(column, other)).as_py():
+            if _has_byte(column, other):
                 return None
         columns.append(column)
     return columns
+
+
+def _has_byte(column, char):
+    """Whether a string of the pyarrow string array ``column`` holds the
+    ASCII character ``char`` (numpy over the data buffer, a MB at a time:
+    a quarter of ``match_substring``'s time)."""
+    pa, _, _ = _pyarrow()
+    width = np.int64 if pa.types.is_large_string(column.type) else np.int32
+    offsets = np.frombuffer(column.buffers()[1], dtype=width)
+    first = int(offsets[column.offset])
+    last = int(offsets[column.offset + len(column)])
+    if last <= first:
+        return False
+    data = np.frombuffer(column.buffers()[2], dtype=np.uint8)[first:last]
+    code, step = ord(char), 1 << 20
+    return any(
+        bool((data[a : a + step] == code).any()) for a in range(0, data.size, step)
+    )
 
 
 def _last_tag(path):
@@ -374,14 +403,34 @@ def _line_numbers(file):
     return _split(file.path, *spec)[1]
 
 
-def _read_qrels(path):
+# Files this small (every file of a call) are read in Python: splitting
+# them takes less than importing pyarrow.compute (about 0.1 s of the start-up
+# of a one-query run; figures in benchmarks/bench_cli.py).
+_SMALL_FILE_BYTES = 1 << 20
+
+
+def _use_arrow(*paths):
+    """Whether to read ``paths`` with pyarrow: installed, and some file is
+    not small (a path that is not a file: the reader says so)."""
+    small = all(
+        isinstance(p, str | os.PathLike)
+        and os.path.isfile(p)
+        and os.path.getsize(p) < _SMALL_FILE_BYTES
+        for p in paths
+    )
+    return not small and _pyarrow() is not None
+
+
+def _read_qrels(path, arrow=True):
     path = _check_path(path, "qrels")
-    fast = _read_simple(path, 4, (0, 2, 3), (None, None, lambda pa: pa.int64()))
+    fast = None
+    if arrow:
+        fast = _read_simple(path, 4, (0, 2, 3), (None, None, lambda pa: pa.int64()))
     if fast is not None:
         query, doc, grade = fast
         value = _arrow_numpy(grade)
         return _TrecFile(path, query, doc, value, None, None)
-    split = _split(path, *_QRELS_SPEC)
+    split = _split(path, *_QRELS_SPEC, arrow=arrow)
     if split is None:
         raise TrecFormatError(f"{path}: the qrels file has no judgements.")
     (query, doc, grade), lines = split
@@ -389,15 +438,17 @@ def _read_qrels(path):
     return _TrecFile(path, query, doc, value, lines, None)
 
 
-def _read_run(path):
+def _read_run(path, arrow=True):
     path = _check_path(path, "run")
-    fast = _read_simple(path, 6, (0, 2, 4), (None, None, lambda pa: pa.float64()))
+    fast = None
+    if arrow:
+        fast = _read_simple(path, 6, (0, 2, 4), (None, None, lambda pa: pa.float64()))
     if fast is not None:
         query, doc, score = fast
         value = _arrow_numpy(score)
         file = _TrecFile(path, query, doc, value, None, _last_tag(path))
     else:
-        split = _split(path, *_RUN_SPEC)
+        split = _split(path, *_RUN_SPEC, arrow=arrow)
         if split is None:
             raise TrecFormatError(f"{path}: the run file has no results.")
         (query, doc, score, tag), lines = split
@@ -419,29 +470,34 @@ def _read_run(path):
 # ---------------------------------------------------------------------------
 # Encoding ids as integers (hash-based with pyarrow, sorting without)
 # ---------------------------------------------------------------------------
-def _encode(columns, sort):
+def _encode(columns, sort, dtype=np.int64):
     """Integer codes of the strings of ``columns`` against one vocabulary.
 
-    Returns ``(codes_per_column, vocabulary)``.  With ``sort`` the codes
-    follow the byte order of the strings (the order of trec_eval's
-    ``strcmp``); otherwise the order is arbitrary (first occurrence).
+    Returns ``(codes_per_column, vocabulary)``, codes of ``dtype``.  With
+    ``sort`` the codes follow the byte order of the strings (the order of
+    trec_eval's ``strcmp``); otherwise the order is arbitrary (first
+    occurrence).
     """
     if isinstance(columns[0], np.ndarray):
         allv = np.concatenate(columns).astype(str)
         vocab, inverse = np.unique(allv, return_inverse=True)
         bounds = np.cumsum([0] + [len(c) for c in columns])
         codes = [
-            inverse.reshape(-1)[a:b].astype(np.int64)
+            inverse.reshape(-1)[a:b].astype(dtype)
             for a, b in zip(bounds[:-1], bounds[1:], strict=True)
         ]
         return codes, vocab.astype(object)
     pa, pc, _ = _pyarrow()
     encoded = pa.chunked_array(columns).dictionary_encode()
     vocab = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([])
-    codes = [_arrow_numpy(chunk.indices).astype(np.int64) for chunk in encoded.chunks]
+    # (sorted: the codes are gathered below, no copy needed here)
+    codes = [
+        _arrow_numpy(chunk.indices).astype(dtype, copy=not sort)
+        for chunk in encoded.chunks
+    ]
     if sort and len(vocab):
         order = _arrow_numpy(pc.sort_indices(vocab))
-        rank = np.empty_like(order)
+        rank = np.empty(order.size, dtype=dtype)
         rank[order] = np.arange(order.size)
         codes = [rank[c] for c in codes]
         vocab = vocab.take(_arrow_indices(order))
@@ -568,7 +624,7 @@ def read_trec_qrels(path, *, duplicates="error"):
     (['q1', 'q1', 'q2'], ['d1', 'd2', 'd1'], [1, 0, 2])
     """
     _check_duplicates(duplicates)
-    file = _read_qrels(path)
+    file = _read_qrels(path, _use_arrow(path))
     return _public_table(file, duplicates, "qrels", TrecQrels)
 
 
@@ -629,7 +685,7 @@ def read_trec_run(path, *, duplicates="error"):
     (['d1', 'd2'], [2.5, 1.0], 'bm25')
     """
     _check_duplicates(duplicates)
-    file = _read_run(path)
+    file = _read_run(path, _use_arrow(path))
     return _public_table(file, duplicates, "run", TrecRun)
 
 
@@ -710,14 +766,30 @@ def _string_hash(column):
     entries *different*; equal hashes are checked on the strings themselves
     (faster than ``dictionary_encode``, which the exact check then needs
     only for the few repeated hashes; figures in benchmarks/bench_cli.py).
+    Strings are hashed in blocks of ``_HASH_BLOCK`` (the temporaries take
+    a few MB, not several times the column).
     """
     pa, _, _ = _pyarrow()
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     width = np.int64 if pa.types.is_large_string(column.type) else np.int32
     offsets = np.frombuffer(column.buffers()[1], dtype=width)
-    offsets = offsets[column.offset : column.offset + len(column) + 1].astype(np.int64)
+    offsets = offsets[column.offset : column.offset + len(column) + 1]
     data = np.frombuffer(column.buffers()[2], dtype=np.uint8)
+    n = len(column)
+    h = np.empty(n, dtype=np.uint64)
+    for a in range(0, n, _HASH_BLOCK):
+        b = min(n, a + _HASH_BLOCK)
+        h[a:b] = _hash_block(data, offsets[a : b + 1].astype(np.int64))
+    return h
+
+
+_HASH_BLOCK = 1 << 17
+
+
+def _hash_block(data, offsets):
+    """:func:`_string_hash` of the strings between ``offsets`` in ``data``
+    (the value of a string depends on its bytes only)."""
     lengths = offsets[1:] - offsets[:-1]
     first, last = int(offsets[0]), int(offsets[-1])
     # 32 zero bytes in front, so that every 8-byte window is in bounds
@@ -794,32 +866,50 @@ def _judged_codes(doc, dvocab):
         found = vocab[pos] == names
         return np.where(found, pos, -1)
     pa, pc, _ = _pyarrow()
-    index = pc.cast(pc.index_in(doc, value_set=dvocab), pa.int64())
-    # the fill value as an Arrow scalar: a Python -1 would import pandas
-    index = pc.fill_null(index, _arrow_indices([-1])[0])
-    return _arrow_numpy(index).astype(np.int64)
+    index = pc.index_in(doc, value_set=dvocab)  # int32, null when absent
+    if isinstance(index, pa.ChunkedArray):
+        index = index.combine_chunks()
+    n = len(index)
+    if index.null_count == n:
+        return np.full(n, -1, dtype=np.int32)
+    # the values and the validity bitmap read in numpy (no Arrow copies)
+    values = np.frombuffer(index.buffers()[1], dtype=np.int32)
+    values = values[index.offset : index.offset + n]
+    if index.null_count == 0:
+        return values.copy()
+    bits = np.frombuffer(index.buffers()[0], dtype=np.uint8)
+    valid = np.unpackbits(bits, count=index.offset + n, bitorder="little")
+    return np.where(valid[index.offset :].view(bool), values, np.int32(-1))
 
 
-def _doc_names(doc, rows):
-    """The document ids of ``rows`` as a numpy array of ``str``."""
-    return _to_numpy_str(_take(doc, rows)).astype(str)
+def _doc_keys(doc, rows):
+    """Integer keys of the document ids of ``rows`` in byte order (equal
+    ids, equal keys): pyarrow's dense rank, or ``np.unique``'s codes."""
+    if isinstance(doc, np.ndarray):
+        _, key = np.unique(doc[rows].astype(str), return_inverse=True)
+        return key.reshape(-1)
+    pa, pc, _ = _pyarrow()
+    ranks = pc.rank(_take(doc, rows), sort_keys="ascending", tiebreaker="dense")
+    return _arrow_numpy(ranks).astype(np.int64)
 
 
 def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
-    """Join parsed files into :class:`_Aligned` (trec_eval's conventions)."""
-    (q_run, q_qrels), qvocab = _encode([run.query, qrels.query], sort=True)
+    """Join parsed files into :class:`_Aligned` (trec_eval's conventions).
+
+    Memory: a run's row takes a few words at a time here (int32 codes, no
+    copy of a column that is already in order, the qrels looked up for the
+    rows whose document is judged only); figures in benchmarks/bench_cli.py.
+    """
+    (q_run, q_qrels), qvocab = _encode(
+        [run.query, qrels.query], sort=True, dtype=np.int32
+    )
     (d_qrels,), dvocab = _encode([qrels.doc], sort=False)
+    _release_arrow_memory()
     n_docs = max(len(dvocab), 1)
     keep = _duplicates(qrels, q_qrels, d_qrels, n_docs, "qrels", duplicates)
     g_qrels = qrels.value
     if keep is not None:
         q_qrels, d_qrels, g_qrels = q_qrels[keep], d_qrels[keep], g_qrels[keep]
-    # run rows: query code, index of the document among the judged ones
-    # (-1: unjudged), score, and the row in the file (src)
-    keep = _run_duplicates(run, q_run, duplicates)
-    src = np.arange(len(q_run)) if keep is None else keep
-    d_run = _judged_codes(run.doc, dvocab)
-
     n_q = len(qvocab)
     in_qrels = np.zeros(n_q, dtype=bool)
     in_qrels[q_qrels] = True
@@ -827,66 +917,97 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     in_run[q_run] = True
     evaluated = in_qrels if all_queries else in_qrels & in_run
 
+    # the run's rows to evaluate: ``src``, their rows in the file (None:
+    # every row, in file order), after the duplicate check
+    src = _run_duplicates(run, q_run, duplicates)
+    wanted = evaluated[q_run if src is None else q_run[src]]
+    if not wanted.all():
+        src = np.flatnonzero(wanted) if src is None else src[wanted]
+    del wanted
+
     # Every line of a run is a retrieved document, even one scored -inf
     # (trec_eval and pytrec_eval rank it last): it takes the lowest finite
     # score, so that -inf keeps meaning "not retrieved" in the long form.
     score = run.value
     if np.isneginf(score).any():
         score = np.where(np.isneginf(score), np.finfo(np.float64).min, score)
-    # the run's rows of evaluated queries, in trec_eval's order
-    src = src[evaluated[q_run[src]]]
-    order = _score_order(q_run[src], score[src])
-    src = src[order]
-    q_run, s_run = q_run[src], score[src]
-    _break_ties_by_doc(q_run, s_run, src, run.doc)
-    d_run = d_run[src]
+    # in trec_eval's order: by query, decreasing score, ties by doc id
+    q_run = q_run if src is None else q_run[src]
+    s_run = score if src is None else score[src]
+    del score
+    order = _score_order(q_run, s_run)
+    if order is not None:
+        src = order if src is None else src[order]
+        q_run, s_run = q_run[order], s_run[order]
+        del order
+    src = _break_ties_by_doc(q_run, s_run, src, run.doc)
+    n_rows = q_run.size
 
-    # grades of the retrieved documents (0 when unjudged)
-    key_q = q_qrels * np.int64(n_docs) + d_qrels
-    key_r = q_run * np.int64(n_docs) + d_run
+    # grades of the retrieved documents (0 when unjudged), looked up for
+    # the rows whose document the qrels judge (for some query) only
+    d_run = _judged_codes(run.doc, dvocab)
+    _release_arrow_memory()
+    cand = np.flatnonzero(d_run >= 0 if src is None else d_run[src] >= 0)
+    d_cand = d_run[cand if src is None else src[cand]]
+    del d_run
+    key_q = q_qrels.astype(np.int64) * np.int64(n_docs) + d_qrels
     by_key = np.argsort(key_q)
-    pos = np.searchsorted(key_q[by_key], key_r)
-    pos = np.minimum(pos, max(key_q.size - 1, 0))
-    found = (key_q[by_key][pos] == key_r) & (d_run >= 0)
-    judged_row = by_key[pos[found]]
-    g_run = np.zeros(q_run.size, dtype=np.int64)
+    sorted_key = key_q[by_key]
+    key_c = q_run[cand].astype(np.int64) * np.int64(n_docs) + d_cand
+    pos = np.minimum(np.searchsorted(sorted_key, key_c), max(key_q.size - 1, 0))
+    hit = sorted_key[pos] == key_c
+    found = cand[hit]  # rows with a judgement, in row order
+    judged_row = by_key[pos[hit]]  # and the qrels entry of each
+    del cand, d_cand, key_c, pos, hit, sorted_key, by_key
+    g_run = np.zeros(n_rows, dtype=np.int64)
     g_run[found] = g_qrels[judged_row]
-    j_run = found.copy()
+    j_run = np.zeros(n_rows, dtype=bool)
     j_run[found] = g_qrels[judged_row] >= 0
 
-    # trec_eval's -M: only the first max_docs documents of each ranking
-    start = np.searchsorted(q_run, np.arange(n_q))
-    position = np.arange(q_run.size) - start[q_run]
-    retrieved = (
-        np.ones(q_run.size, dtype=bool) if max_docs is None else position < max_docs
-    )
     # judged documents not retrieved (or beyond the depth): rows at -inf;
     # unjudged documents beyond the depth have no row at all
     seen = np.zeros(key_q.size, dtype=bool)
-    seen[judged_row[retrieved[found]]] = True
+    if max_docs is None:
+        seen[judged_row] = True
+    else:
+        # trec_eval's -M: only the first max_docs documents of each ranking
+        start = np.searchsorted(q_run, np.arange(n_q))
+        retrieved = np.arange(n_rows) - start[q_run] < max_docs
+        seen[judged_row[retrieved[found]]] = True
+        q_run, g_run, s_run = q_run[retrieved], g_run[retrieved], s_run[retrieved]
+        j_run = j_run[retrieved]
+        del retrieved
     missing = np.flatnonzero(~seen & evaluated[q_qrels])
-    q_ret, g_ret, s_ret = q_run[retrieved], g_run[retrieved], s_run[retrieved]
-    j_ret = j_run[retrieved]
 
     # insert them after their query's ranked rows (both parts are sorted by
     # query: one merge pass instead of a sort)
     missing = missing[np.argsort(q_qrels[missing], kind="stable")]
     q_miss = q_qrels[missing]
-    at = np.searchsorted(q_ret, q_miss, side="right")
-    q_all = np.insert(q_ret, at, q_miss)
-    g_all = np.insert(g_ret, at, g_qrels[missing])
-    s_all = np.insert(s_ret, at, -np.inf)
-    j_all = np.insert(j_ret, at, g_qrels[missing] >= 0)
-    rank = np.where(s_all > -np.inf, -np.arange(q_all.size, dtype=np.float64), -np.inf)
+    at = np.searchsorted(q_run, q_miss, side="right")
+    q_all = np.insert(q_run, at, q_miss)
+    del q_run
+    g_all = np.insert(g_run, at, g_qrels[missing])
+    del g_run
+    s_all = np.insert(s_run, at, -np.inf)
+    del s_run
+    j_all = np.insert(j_run, at, g_qrels[missing] >= 0)
+    del j_run
+    rank = -np.arange(q_all.size, dtype=np.float64)
+    rank[s_all == -np.inf] = -np.inf
 
     # number the evaluated queries 0..n-1 in id order
-    new_code = np.cumsum(evaluated) - 1
+    if evaluated.all():
+        codes = q_all.astype(np.int64)
+    else:
+        codes = (np.cumsum(evaluated) - 1)[q_all]
+    del q_all
     query_ids = _vocab_numpy(qvocab, np.flatnonzero(evaluated))
-    return _Aligned(query_ids, new_code[q_all], g_all, s_all, rank, run.tag, j_all)
+    return _Aligned(query_ids, codes, g_all, s_all, rank, run.tag, j_all)
 
 
 def _score_order(q, s):
-    """Row order by query code, then decreasing score (stable).
+    """Row order by query code, then decreasing score (stable); None when
+    the rows are in that order already.
 
     Run files are usually written query by query in rank order; then only
     the blocks need reordering, which is much cheaper than a full sort
@@ -894,13 +1015,16 @@ def _score_order(q, s):
     """
     n = q.size
     if n == 0:
-        return np.arange(0)
+        return None
     new = np.ones(n, dtype=bool)
     np.not_equal(q[1:], q[:-1], out=new[1:])
     starts = np.flatnonzero(new)
     block_q = q[starts]
-    one_block_each = np.unique(block_q).size == block_q.size
+    sorted_q = np.sort(block_q)  # (np.unique would import numpy.ma)
+    one_block_each = bool((sorted_q[1:] != sorted_q[:-1]).all())
     if one_block_each and np.all((s[1:] <= s[:-1]) | new[1:]):
+        if np.all(block_q[1:] > block_q[:-1]):
+            return None
         lengths = np.diff(np.append(starts, n))
         by_query = np.argsort(block_q, kind="stable")
         lengths = lengths[by_query]
@@ -910,16 +1034,19 @@ def _score_order(q, s):
 
 
 def _break_ties_by_doc(q, s, src, doc):
-    """Reorder ``src`` in place so rows tied on (query, score) come by
-    decreasing document id.
+    """``src`` reordered so rows tied on (query, score) come by decreasing
+    document id (in place; a new array when ``src`` is None).
 
     Rows are sorted by query then decreasing score; ``src`` holds each
-    row's index in the file, ``doc`` the file's document ids.  Only the
-    tied rows need the ids' byte order, so only their ids are sorted.
+    row's index in the file (None: row i is the file's row i), ``doc`` the
+    file's document ids.  Only the tied rows need the ids' byte order, so
+    only their ids are sorted.
     """
     tied_next = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
     if not tied_next.any():
-        return
+        return src
+    if src is None:
+        src = np.arange(q.size)
     member = np.zeros(q.size, dtype=bool)
     member[1:] |= tied_next
     member[:-1] |= tied_next
@@ -928,9 +1055,10 @@ def _break_ties_by_doc(q, s, src, doc):
     starts = np.ones(idx.size, dtype=bool)
     starts[1:] = ~((idx[1:] == idx[:-1] + 1) & tied_next[idx[:-1]])
     group = np.cumsum(starts)
-    _, key = np.unique(_doc_names(doc, src[idx]), return_inverse=True)
-    order = np.lexsort((-key.reshape(-1), group))
+    key = _doc_keys(doc, src[idx])
+    order = np.lexsort((-key, group))
     src[idx] = src[idx][order]  # q and s are equal within a group
+    return src
 
 
 def trec_to_long_form(
@@ -1022,8 +1150,9 @@ def trec_to_long_form(
         if max_docs < 1:
             raise ValueError(f"max_docs must be >= 1 or None, got {max_docs}.")
     _check_duplicates(duplicates)
-    qrels = _as_file(qrels, _read_qrels, "qrels")
-    run = _as_file(run, _read_run, "run")
+    arrow = _use_arrow(qrels, run)
+    qrels = _as_file(qrels, lambda path: _read_qrels(path, arrow), "qrels")
+    run = _as_file(run, lambda path: _read_run(path, arrow), "run")
     aligned = _align(
         qrels,
         run,

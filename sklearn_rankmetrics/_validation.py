@@ -380,11 +380,25 @@ def _factorize_ints(qid):
     span = int(high) - int(low)
     if span >= 2 * x.shape[0] + (1 << 16):
         return _factorize_by_hash(qid, lambda q: q, qid.dtype)
+    if low == 0 and _sorted_codes(x, span):
+        # already codes (the command line's): a read-only view, no copy
+        codes = x.view(np.intp)
+        codes.flags.writeable = False
+        return codes, np.arange(span + 1).astype(qid.dtype)
     offset = (x - low).astype(np.intp)
     present = np.bincount(offset, minlength=span + 1) > 0
     codes = (np.cumsum(present) - 1)[offset]
     uniques = (np.flatnonzero(present).astype(x.dtype) + low).astype(qid.dtype)
     return codes, uniques
+
+
+def _sorted_codes(x, span):
+    """Whether the ints ``x`` (from 0 to ``span``) are sorted and take
+    every value of the range: codes 0..span already (two passes of
+    comparisons instead of a bincount and a gather)."""
+    if x.shape[0] < 2 or span >= x.shape[0]:
+        return span == 0
+    return bool((x[1:] >= x[:-1]).all()) and (np.count_nonzero(x[1:] != x[:-1]) == span)
 
 
 # Below this many rows np.unique's sort is fast enough, and pandas is not

@@ -20,6 +20,17 @@ import sklearn_rankmetrics as srm
 from sklearn_rankmetrics._cli import main
 from tests.test_trec import PEER, needs_peer, random_files, write
 
+
+@pytest.fixture(autouse=True)
+def _arrow_reader_on_small_files(monkeypatch):
+    """The tests' small files go through pyarrow's reader, as large files
+    do (by default files under 1 MB are read in Python); the Python reader
+    is compared with it in test_small_files_read_in_python_print_the_same."""
+    from sklearn_rankmetrics import _trec
+
+    monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", 0)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # trec_eval's measures this package computes (the rest are listed in the
@@ -882,3 +893,93 @@ def test_trec_evaluation_does_not_import_pandas_or_sklearn(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "[]"
+
+
+def test_measures_sharing_a_report_equal_each_measure_alone():
+    # per_query_values merges option sets no metric of the other reads
+    # (set_F's beta joins map, P, bpref...; graded rbp stays apart): every
+    # measure's per-query values equal the measure evaluated alone
+    from sklearn_rankmetrics._cli import _merged_groups, parse_measures
+    from sklearn_rankmetrics._cli import per_query_values as pqv
+
+    rng = np.random.default_rng(3)
+    n_q, per = 40, 25
+    codes = np.repeat(np.arange(n_q), per)
+    y_true = rng.choice([0, 0, 0, 1, 2], size=codes.size)
+    y_score = np.where(
+        rng.random(codes.size) < 0.1, -np.inf, np.round(rng.normal(size=codes.size))
+    )
+    judged = rng.random(codes.size) < 0.7
+    judged |= y_true > 0
+    names = ["all_trec", "rbp.p=0.5", "ndcg@5"]
+    measures = [m for m in parse_measures(names, default=[], notes=[]) if m.k is None]
+    options = dict(n_queries=n_q, no_relevant=0.0, judged=judged)
+    for ignore_ties, threshold in [(True, 1), (False, 2)]:
+        options.update(ignore_ties=ignore_ties, relevance_threshold=threshold)
+        together = pqv(measures, y_true, y_score, codes, **options)
+        for m in measures:
+            if m.metric in ("runid", "num_q"):
+                continue
+            alone = pqv([m], y_true, y_score, codes, **options)[m.label]
+            np.testing.assert_array_equal(together[m.label], alone, err_msg=m.label)
+    # set_F's option joins the shared report; rbp's (graded) does not
+    groups = {}
+    for m in measures:
+        if m.metric in ("f1", "map", "rbp"):
+            graded = dict(m.options).get("rbp_gain", "binary") != "binary"
+            groups.setdefault((m.options, graded), []).append(m)
+    merged = _merged_groups(groups)
+    assert sorted(len(g) for g in merged.values()) == [1, 2]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_small_files_read_in_python_print_the_same(tmp_path, monkeypatch, capsys, seed):
+    # files under _SMALL_FILE_BYTES skip pyarrow (start-up): same output
+    # byte for byte, on files with ties, -inf scores, unjudged and
+    # unretrieved documents, queries out of order, blank lines and CRLF
+    pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics import _trec
+
+    qrels, run = random_files(tmp_path, seed, neg_inf=seed == 1)
+    if seed == 2:  # CRLF line ends, blank lines, a comment
+        text = Path(run).read_text().replace("\n", "\r\n\r\n")
+        Path(run).write_text("# comment\r\n" + text)
+    args = ["evaluate", "-q", "-m", "all_trec", "-c", qrels, run]
+    outputs = {}
+    called = []
+    real = _trec._read_simple
+    monkeypatch.setattr(_trec, "_read_simple", lambda *a: called.append(1) or real(*a))
+    for limit in (0, 1 << 20):
+        monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", limit)
+        called.clear()
+        outputs[limit] = run_cli(capsys, *args)
+        assert bool(called) == (limit == 0)  # pyarrow's reader, or not
+    assert outputs[0] == outputs[1 << 20]
+    assert outputs[0][0] == 0 and "map" in outputs[0][1]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cut_measures_equal_with_and_without_the_top_rows(tmp_path, capsys, seed):
+    # -m P.5 ... (largest cut-off 5: only each query's top rows and its
+    # relevant rows are ranked) prints what all_trec (cut-off 1000, more
+    # than any query's rows: every row) prints for the same measures
+    qrels, run = random_files(tmp_path, seed, neg_inf=seed == 1)
+    names = ["P.5", "ndcg_cut.5", "map_cut.5", "recall.5", "success.1,5"]
+    flags = [f for name in names for f in ("-m", name)]
+    code, small, _ = run_cli(capsys, "evaluate", "-q", *flags, qrels, run)
+    assert code == 0
+    code, full, _ = run_cli(capsys, "evaluate", "-q", "-m", "all_trec", qrels, run)
+    assert code == 0
+    small_lines = small.splitlines()
+    kept = {line.split("\t")[0].strip() for line in small_lines}
+    assert kept == {
+        "P_5",
+        "ndcg_cut_5",
+        "map_cut_5",
+        "recall_5",
+        "success_1",
+        "success_5",
+    }
+    assert small_lines == [
+        line for line in full.splitlines() if line.split("\t")[0].strip() in kept
+    ]

@@ -37,6 +37,8 @@ def backend(request, monkeypatch):
     """Run a test with the pyarrow reader and with the fallback reader."""
     if request.param == "pyarrow":
         pytest.importorskip("pyarrow")
+        # small files too (by default they are read in Python)
+        monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", 0)
     else:
         monkeypatch.setattr(_trec, "_pyarrow", lambda: None)
     return request.param
@@ -420,3 +422,53 @@ def test_run_whose_query_comes_in_two_blocks_is_ranked_by_score(tmp_path):
         1.0,
     ]
     assert s.tolist() == [0.9, 0.5, 0.4, 9.0]
+
+
+def test_byte_search_and_doc_keys_equal_pyarrow_kernels():
+    # _has_byte (the fast reader's check for the other separator) equals
+    # match_substring on sliced and large strings; _doc_keys (tie order by
+    # document id) orders ids as np.unique does, bytes not letters
+    pa = pytest.importorskip("pyarrow")
+    pc = pytest.importorskip("pyarrow.compute")
+    for strings in (["a\tb", "c"], ["ab", "c\t"], ["x", "y"], ["\t"], ["ab"]):
+        arr = pa.array(["z\t", *strings], type=pa.string()).slice(1)
+        for part in (arr, arr.slice(1), arr.slice(0, 1)):
+            want = bool(pc.any(pc.match_substring(part, "\t")).as_py())
+            assert _trec._has_byte(part, "\t") == want
+        big = pa.array(["q" * 1000] * 3000 + strings, type=pa.large_string())
+        want = bool(pc.any(pc.match_substring(big, "\t")).as_py())
+        assert _trec._has_byte(big, "\t") == want
+    rng = np.random.default_rng(0)
+    words = np.array(
+        ["a", "b", "B", "ab", "é", "z9", "aa", "ß", "Z", "a0"], dtype=object
+    )
+    for _ in range(100):
+        doc = words[rng.integers(0, words.size, size=30)]
+        rows = rng.permutation(30)[: rng.integers(1, 30)]
+        by_numpy = _trec._doc_keys(doc, rows)
+        by_arrow = _trec._doc_keys(pa.array(list(doc), type=pa.string()), rows)
+        names = [s.encode() for s in doc[rows]]
+        want = np.array([[a < b for b in names] for a in names])
+        np.testing.assert_array_equal(by_numpy[:, None] < by_numpy[None], want)
+        np.testing.assert_array_equal(by_arrow[:, None] < by_arrow[None], want)
+
+
+def test_judged_codes_equal_a_dict_lookup():
+    # the index of each document among the qrels' ids (-1: unjudged), with
+    # pyarrow (validity bitmap read in numpy, sliced arrays) and without
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(1)
+    for n in (1, 2, 9, 70):
+        for _ in range(40):
+            skip = int(rng.integers(0, 3))
+            names = [f"d{x}" for x in rng.integers(0, 20, size=n + skip)]
+            doc = pa.array(names, type=pa.string()).slice(skip)
+            k = int(rng.integers(0, 10))
+            vocab = sorted({f"d{x}" for x in rng.integers(0, 20, size=k)}) or ["zz"]
+            want = [vocab.index(d) if d in vocab else -1 for d in names[skip:]]
+            got = _trec._judged_codes(doc, pa.array(vocab, type=pa.string()))
+            assert got.tolist() == want
+            got = _trec._judged_codes(
+                np.array(names[skip:], dtype=object), np.array(vocab, dtype=object)
+            )
+            assert got.tolist() == want

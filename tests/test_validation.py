@@ -332,3 +332,39 @@ def test_property_only_value_or_type_errors(
     assert fill_true >= 0 and np.isfinite(fill_true) and not np.isnan(fill_score)
     assert w is None or w.shape == (y_true.shape[0],)
     assert type(value) is float
+
+
+def test_factorize_ints_equals_unique_on_codes_and_near_codes():
+    # the fast path for ids that are codes 0..n-1 already (sorted, every
+    # value present) and the inputs next to it (a gap, unsorted, not from
+    # 0, one value, unsigned and 32-bit ints) all equal np.unique
+    from sklearn_rankmetrics._validation import _factorize_ints
+
+    rng = np.random.default_rng(0)
+    cases = [
+        np.repeat(np.arange(50), rng.integers(1, 5, size=50)),
+        np.array([0, 1, 1, 3]),
+        np.array([0, 2, 1, 1]),
+        np.array([1, 1, 2]),
+        np.array([0]),
+        np.array([0, 0, 0]),
+        np.array([4]),
+        np.array([0, 1, 2], dtype=np.uint64),
+        np.array([0, 0, 1], dtype=np.int32),
+    ]
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        x = np.sort(rng.integers(0, 4, size=n)) if rng.random() < 0.5 else None
+        x = rng.integers(0, 6, size=n) if x is None else x
+        cases.append(x - x.min() if rng.random() < 0.5 else x)
+    for x in cases:
+        before = x.copy()
+        codes, uniques = _factorize_ints(x)
+        want_u, want_c = np.unique(x, return_inverse=True)
+        np.testing.assert_array_equal(codes, want_c.reshape(-1))
+        np.testing.assert_array_equal(uniques, want_u)
+        assert uniques.dtype == x.dtype
+        np.testing.assert_array_equal(x, before)
+        if not codes.flags.writeable:  # a view of the input: never written
+            with pytest.raises(ValueError):
+                codes[0] = 1
