@@ -532,13 +532,16 @@ def _sort_values_place_graded(Y, S, positive, in_column_order):
     order otherwise.  Without equal scores every rank is determined.
     """
     n, m = S.shape
-    srt = np.sort(S, axis=1)  # ascending, NaN last
-    if m and np.isnan(srt[:, -1]).any():
+    # -S sorted in place, then negated back in place: the scores in
+    # decreasing order in one array (NaN last)
+    top = np.negative(S, order="C")
+    top.sort(axis=1)
+    np.negative(top, out=top)
+    if m and np.isnan(top[:, -1]).any():
         raise_nan_scores()
-    ties = m > 1 and bool((srt[:, 1:] == srt[:, :-1]).any())
+    ties = m > 1 and bool((top[:, 1:] == top[:, :-1]).any())
     if ties and in_column_order:
         return None
-    top = np.ascontiguousarray(srt[:, ::-1])
     flat = np.flatnonzero(positive)
     grades = np.take(Y.reshape(-1), flat)
     if S.flags.c_contiguous:
@@ -547,18 +550,25 @@ def _sort_values_place_graded(Y, S, positive, in_column_order):
         v = S[flat // m, flat % m]
     row_start = flat - flat % m
     # Vectorised binary search, in every graded item's row at once, of
-    # the items scored at most v: lo ends at row_start + their count.
-    lo, hi = row_start.copy(), row_start + m
-    sorted_flat = srt.reshape(-1)
-    last = sorted_flat.size - 1
-    for _ in range(int(m).bit_length()):
-        active = lo < hi
-        mid = np.minimum((lo + hi) >> 1, last)
-        le = sorted_flat[mid] <= v
-        lo = np.where(active & le, mid + 1, lo)
-        hi = np.where(active & ~le, mid, hi)
-    # the first rank (0-based) of v's run in the decreasing order
-    pos = m - (lo - row_start)
+    # the items scored above v: the first rank (0-based) of v's run.
+    # Every row has m items, so the search interval [base, base + width]
+    # has the same width for all: no bounds to check, four operations per
+    # halving.
+    sorted_flat = top.reshape(-1)
+    base = row_start.copy()
+    probe = np.empty_like(base)
+    probed = np.empty(base.size)
+    gt = np.empty(base.size, dtype=bool)
+    width = m
+    while width > 1:
+        half = width // 2
+        np.add(base, half, out=probe)
+        np.take(sorted_flat, probe, out=probed)
+        np.greater(probed, v, out=gt)
+        base += gt * half
+        width -= half
+    base += np.take(sorted_flat, base) > v
+    pos = base - row_start
     if ties:  # items of one run take its first ranks, one each
         key = row_start + pos
         order = np.argsort(key, kind="stable")
