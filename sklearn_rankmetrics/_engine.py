@@ -207,6 +207,9 @@ class Selection(NamedTuple):
     n_retrieved: np.ndarray  # items with a finite score
     ideal: np.ndarray | None  # (n_queries, K) ideal gains, if asked for
     maybe_ties: bool = True  # False: no two scores of a query's top are equal
+    # (flat positions in (n_queries, K), grades) of every item of grade
+    # != 0, when known; top_rel is 0 elsewhere (see _tie_groups)
+    graded: tuple | None = None
 
 
 # Rows of a 2-D input are processed in chunks of about this many bytes of
@@ -484,8 +487,9 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
     placed = None
     if K >= m and 4 * int(n_pos.max(initial=0)) <= m:
         placed = _sort_values_place_graded(Y, S, positive, canonical or ignore_ties)
+    graded_at = None
     if placed is not None:  # k=None: the scores sorted, the graded items placed
-        top, top_rel, ties = placed
+        top, top_rel, ties, graded_at = placed
         cut = _NO_CUT
     else:
         idx, top, rows, (r, c), ties = _dense_top(S, K, ignore_ties, canonical)
@@ -513,6 +517,7 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         n_retrieved=n_retrieved,
         ideal=_dense_ideal(Y, positive, n_pos, graded, K, gain) if need_ideal else None,
         maybe_ties=ties,
+        graded=graded_at,
     )
 
 
@@ -563,7 +568,7 @@ def _sort_values_place_graded(Y, S, positive, in_column_order):
     while width > 1:
         half = width // 2
         np.add(base, half, out=probe)
-        np.take(sorted_flat, probe, out=probed)
+        sorted_flat.take(probe, out=probed)
         np.greater(probed, v, out=gt)
         base += gt * half
         width -= half
@@ -579,9 +584,10 @@ def _sort_values_place_graded(Y, S, positive, in_column_order):
         first = np.flatnonzero(new)
         within = np.arange(k.size) - np.repeat(first, np.diff(first, append=k.size))
         pos[order] += within
+    at = row_start + pos
     top_rel = np.zeros((n, m))
-    top_rel.reshape(-1)[row_start + pos] = grades
-    return top, top_rel, ties
+    top_rel.reshape(-1)[at] = grades
+    return top, top_rel, ties, (at, top_rel.reshape(-1)[at])
 
 
 def _sums_exact(Y, graded, gain):
@@ -1135,7 +1141,9 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     new[:, 0] = True
     np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
     start = np.flatnonzero(new.ravel())
-    length = np.diff(start, append=n * K)  # ranks of each run in the top K
+    length = np.empty_like(start)  # ranks of each run in the top K
+    np.subtract(start[1:], start[:-1], out=length[:-1])
+    length[-1:] = n * K - start[-1:]
     cut = sel.cut
     # the groups cut by k: use their full counts
     last = np.searchsorted(start, cut.rows * K + (K - 1), side="right") - 1
@@ -1145,12 +1153,28 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
         return per_run
 
     size = _once(lambda: with_cut(length.astype(np.float64), cut.size))
-    n_relevant = _once(
-        lambda: with_cut(np.add.reduceat(relevant().ravel(), start), cut.relevant)
-    )
-    gain_sum = _once(
-        lambda: with_cut(np.add.reduceat(gains().ravel(), start), cut.gain)
-    )
+    if sel.graded is None:
+        n_relevant = _once(
+            lambda: with_cut(np.add.reduceat(relevant().ravel(), start), cut.relevant)
+        )
+        gain_sum = _once(
+            lambda: with_cut(np.add.reduceat(gains().ravel(), start), cut.gain)
+        )
+    else:
+        # Every other rank holds a grade 0: the runs' sums over the graded
+        # items only, exact in any order (placed ties: _sums_exact)
+        at, grade = sel.graded
+        run_of = _once(lambda: np.searchsorted(start, at, side="right") - 1)
+        kept = _once(lambda: np.take(top.reshape(-1), at) > -np.inf)
+
+        def graded_sum(values):
+            values = np.where(kept(), values, 0.0)
+            return np.bincount(run_of(), weights=values, minlength=start.size)
+
+        n_relevant = _once(
+            lambda: with_cut(graded_sum(_relevant(grade, threshold)), cut.relevant)
+        )
+        gain_sum = _once(lambda: with_cut(graded_sum(_gain(grade, gain)), cut.gain))
     # a run is retrieved or not as a whole
     run_retrieved = top.ravel()[start] > -np.inf
 
