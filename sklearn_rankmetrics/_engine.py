@@ -1060,10 +1060,20 @@ class Ranking:
     def no_hit_factors(self):
         """Per rank, P(rank i is not relevant | no relevant item before it
         in its tie group); 1 past the retrieved items."""
-        j = self.rank - self.group_start
-        miss = self.group_size - self.group_relevant - j
-        q = np.where(self.retrieved, miss / np.maximum(self.group_size - j, 1), 1)
-        return np.clip(q, 0.0, 1.0)
+        # in place on two full-size arrays; the counts are small integers,
+        # exact in float64, so (g - j) - r is g - r - j bit for bit
+        left = self.rank - self.group_start  # j: ranks of the group before
+        np.subtract(self.group_size, left, out=left)  # g - j
+        q = left - self.group_relevant  # misses left: g - r - j
+        np.maximum(left, 1.0, out=left)
+        np.divide(q, left, out=q)
+        retrieved = self.retrieved
+        every = retrieved.size == 0 or (  # _tie_groups' broadcast True
+            retrieved.strides == (0,) * retrieved.ndim and retrieved.flat[0]
+        )
+        if not every:
+            np.copyto(q, 1.0, where=~retrieved)
+        return np.clip(q, 0.0, 1.0, out=q)
 
     def at(self, k):
         """This ranking read at the cut-off ``k`` (an int no larger than
