@@ -10,7 +10,11 @@ range.  The table gives nanoseconds per row, each call's ratio to
 (tracemalloc) over the three input arrays.  The last lines give each
 call's growth: its cost per row at the largest size over that at the
 smallest (issue 19 goal 4: GAUC within 1.3x from 200,000 to 20,000,000
-rows), next to the growth of ``np.argsort``'s.
+rows), next to the growth of ``np.argsort``'s, and of ``ids``: the
+validation's numbering of the query ids (a hash of 64-bit ids, the step
+every long-form call pays before it ranks anything, ``check_inputs``), and
+of GAUC beyond it (``gauc - ids``: the AUC step, run query-run by
+query-run).
 
 Run from the repository root::
 
@@ -26,6 +30,7 @@ import numpy as np
 from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
 
 import sklearn_rankmetrics as rm
+from sklearn_rankmetrics._engine import check_inputs
 
 
 def long_form(n_rows, rng):
@@ -56,18 +61,21 @@ def main():
     print(
         f"long form, k=10, best of {args.repeat}; load average "
         f"{os.getloadavg()[0]:.1f}\n"
-        f"{'rows':>11s} {'argsort':>9s} {'ndcg@10':>9s} {'/argsort':>8s} "
+        f"{'rows':>11s} {'argsort':>9s} {'ids':>9s} {'ndcg@10':>9s} {'/argsort':>8s} "
         f"{'memory':>7s} {'gauc':>9s} {'/argsort':>8s} {'memory':>7s}   (ns/row)"
     )
-    per_row = {"argsort": [], "ndcg@10": [], "gauc": []}
+    per_row = {"argsort": [], "ids": [], "ndcg@10": [], "gauc": []}
     for n in args.sizes:
         rng = np.random.default_rng(0)
         y, s, qid = long_form(n, rng)
         inputs = y.nbytes + s.nbytes + qid.nbytes
         r = args.repeat
         t_sort = best_time(lambda s=s: np.argsort(s), r) / n * 1e9
-        row = f"{n:11,d} {t_sort:9.1f}"
+        ids = partial(check_inputs, y, s, qid, None, defer=True)
+        t_ids = best_time(ids, r) * 1e9 / n
+        row = f"{n:11,d} {t_sort:9.1f} {t_ids:9.1f}"
         per_row["argsort"].append(t_sort)
+        per_row["ids"].append(t_ids)
         for name, func in (
             ("ndcg@10", partial(rm.ndcg_at_k, y, s, k=10, query_id=qid)),
             ("gauc", partial(rm.group_auc_score, y, s, query_id=qid)),
@@ -79,8 +87,11 @@ def main():
         print(row, flush=True)
     if len(args.sizes) > 1:
         print(f"cost per row at {args.sizes[-1]:,d} rows over {args.sizes[0]:,d}:")
+        per_row["gauc - ids"] = [
+            a - b for a, b in zip(per_row["gauc"], per_row["ids"], strict=True)
+        ]
         for name, times in per_row.items():
-            print(f"  {name:8s} {times[-1] / times[0]:5.2f}x")
+            print(f"  {name:10s} {times[-1] / times[0]:5.2f}x")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

@@ -207,6 +207,9 @@ class Selection(NamedTuple):
     n_retrieved: np.ndarray  # items with a finite score
     ideal: np.ndarray | None  # (n_queries, K) ideal gains, if asked for
     maybe_ties: bool = True  # False: no two scores of a query's top are equal
+    # (flat positions in (n_queries, K), grades) of every item of grade
+    # != 0, when known; top_rel is 0 elsewhere (see _tie_groups)
+    graded: tuple | None = None
 
 
 # Rows of a 2-D input are processed in chunks of about this many bytes of
@@ -481,8 +484,21 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         graded = np.take(Y.reshape(-1), np.flatnonzero(positive))
     check_grade_values(Y if graded is None else graded)
     canonical = not _sums_exact(Y, graded, gain)
-    idx, top, rows, (r, c), ties = _dense_top(S, K, ignore_ties, canonical)
-    cut = _NO_CUT if ignore_ties else _record_cut(n, rows, r, Y[r, c], threshold, gain)
+    placed = None
+    if K >= m and 4 * int(n_pos.max(initial=0)) <= m:
+        placed = _sort_values_place_graded(Y, S, positive, canonical or ignore_ties)
+    graded_at = None
+    if placed is not None:  # k=None: the scores sorted, the graded items placed
+        top, top_rel, ties, graded_at = placed
+        cut = _NO_CUT
+    else:
+        idx, top, rows, (r, c), ties = _dense_top(S, K, ignore_ties, canonical)
+        cut = (
+            _NO_CUT
+            if ignore_ties
+            else _record_cut(n, rows, r, Y[r, c], threshold, gain)
+        )
+        top_rel = _take_rows(Y, idx).astype(np.float64)
     if threshold is None:
         n_rel = n_pos
     else:
@@ -493,7 +509,7 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         n_retrieved = np.count_nonzero(top > -np.inf, axis=1)
     return Selection(
         top_score=top,
-        top_rel=_take_rows(Y, idx).astype(np.float64),
+        top_rel=top_rel,
         cut=cut,
         n_rel=n_rel,
         n_pos=n_pos,
@@ -501,7 +517,77 @@ def _select_dense_rows(Y, S, K, threshold, gain, ignore_ties, need_ideal):
         n_retrieved=n_retrieved,
         ideal=_dense_ideal(Y, positive, n_pos, graded, K, gain) if need_ideal else None,
         maybe_ties=ties,
+        graded=graded_at,
     )
+
+
+def _sort_values_place_graded(Y, S, positive, in_column_order):
+    """The whole-row ranking (k=None) of few graded items: ``(top,
+    top_rel, ties)`` as :func:`_sort_rows` and a gather of ``Y`` would
+    give, from a sort of the scores' values (numpy's vectorised sort, 3x
+    faster than ``argsort``) and each graded item's place among them.
+
+    An item of score ``v`` is placed at the first free rank of the run of
+    ``v`` in its row (rank ``1 +`` the items scored above ``v``, found by a
+    binary search of the sorted row); every other rank holds a grade 0.
+    Equal scores then hold their items in another order than by column:
+    returns None if some row has equal scores and ``in_column_order``
+    (``ignore_ties``, or sums of gains that depend on their order; see
+    :func:`_sums_exact`); the tie groups' statistics do not depend on that
+    order otherwise.  Without equal scores every rank is determined.
+    """
+    n, m = S.shape
+    # -S sorted in place, then negated back in place: the scores in
+    # decreasing order in one array (NaN last)
+    top = np.negative(S, order="C")
+    top.sort(axis=1)
+    np.negative(top, out=top)
+    if m and np.isnan(top[:, -1]).any():
+        raise_nan_scores()
+    ties = m > 1 and bool((top[:, 1:] == top[:, :-1]).any())
+    if ties and in_column_order:
+        return None
+    flat = np.flatnonzero(positive)
+    grades = np.take(Y.reshape(-1), flat)
+    if S.flags.c_contiguous:
+        v = np.take(S.reshape(-1), flat)
+    else:
+        v = S[flat // m, flat % m]
+    row_start = flat - flat % m
+    # Vectorised binary search, in every graded item's row at once, of
+    # the items scored above v: the first rank (0-based) of v's run.
+    # Every row has m items, so the search interval [base, base + width]
+    # has the same width for all: no bounds to check, four operations per
+    # halving.
+    sorted_flat = top.reshape(-1)
+    base = row_start.copy()
+    probe = np.empty_like(base)
+    probed = np.empty(base.size)
+    gt = np.empty(base.size, dtype=bool)
+    width = m
+    while width > 1:
+        half = width // 2
+        np.add(base, half, out=probe)
+        sorted_flat.take(probe, out=probed)
+        np.greater(probed, v, out=gt)
+        base += gt * half
+        width -= half
+    base += np.take(sorted_flat, base) > v
+    pos = base - row_start
+    if ties:  # items of one run take its first ranks, one each
+        key = row_start + pos
+        order = np.argsort(key, kind="stable")
+        k = key[order]
+        new = np.empty(k.size, dtype=bool)
+        new[:1] = True
+        np.not_equal(k[1:], k[:-1], out=new[1:])
+        first = np.flatnonzero(new)
+        within = np.arange(k.size) - np.repeat(first, np.diff(first, append=k.size))
+        pos[order] += within
+    at = row_start + pos
+    top_rel = np.zeros((n, m))
+    top_rel.reshape(-1)[at] = grades
+    return top, top_rel, ties, (at, top_rel.reshape(-1)[at])
 
 
 def _sums_exact(Y, graded, gain):
@@ -974,10 +1060,20 @@ class Ranking:
     def no_hit_factors(self):
         """Per rank, P(rank i is not relevant | no relevant item before it
         in its tie group); 1 past the retrieved items."""
-        j = self.rank - self.group_start
-        miss = self.group_size - self.group_relevant - j
-        q = np.where(self.retrieved, miss / np.maximum(self.group_size - j, 1), 1)
-        return np.clip(q, 0.0, 1.0)
+        # in place on two full-size arrays; the counts are small integers,
+        # exact in float64, so (g - j) - r is g - r - j bit for bit
+        left = self.rank - self.group_start  # j: ranks of the group before
+        np.subtract(self.group_size, left, out=left)  # g - j
+        q = left - self.group_relevant  # misses left: g - r - j
+        np.maximum(left, 1.0, out=left)
+        np.divide(q, left, out=q)
+        retrieved = self.retrieved
+        every = retrieved.size == 0 or (  # _tie_groups' broadcast True
+            retrieved.strides == (0,) * retrieved.ndim and retrieved.flat[0]
+        )
+        if not every:
+            np.copyto(q, 1.0, where=~retrieved)
+        return np.clip(q, 0.0, 1.0, out=q)
 
     def at(self, k):
         """This ranking read at the cut-off ``k`` (an int no larger than
@@ -1055,7 +1151,9 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     new[:, 0] = True
     np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
     start = np.flatnonzero(new.ravel())
-    length = np.diff(start, append=n * K)  # ranks of each run in the top K
+    length = np.empty_like(start)  # ranks of each run in the top K
+    np.subtract(start[1:], start[:-1], out=length[:-1])
+    length[-1:] = n * K - start[-1:]
     cut = sel.cut
     # the groups cut by k: use their full counts
     last = np.searchsorted(start, cut.rows * K + (K - 1), side="right") - 1
@@ -1065,17 +1163,43 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
         return per_run
 
     size = _once(lambda: with_cut(length.astype(np.float64), cut.size))
-    n_relevant = _once(
-        lambda: with_cut(np.add.reduceat(relevant().ravel(), start), cut.relevant)
-    )
-    gain_sum = _once(
-        lambda: with_cut(np.add.reduceat(gains().ravel(), start), cut.gain)
-    )
+    if sel.graded is None:
+        n_relevant = _once(
+            lambda: with_cut(np.add.reduceat(relevant().ravel(), start), cut.relevant)
+        )
+        gain_sum = _once(
+            lambda: with_cut(np.add.reduceat(gains().ravel(), start), cut.gain)
+        )
+    else:
+        # Every other rank holds a grade 0: the runs' sums over the graded
+        # items only, exact in any order (placed ties: _sums_exact)
+        at, grade = sel.graded
+        run_of = _once(lambda: np.searchsorted(start, at, side="right") - 1)
+        kept = _once(lambda: np.take(top.reshape(-1), at) > -np.inf)
+
+        def graded_sum(values):
+            values = np.where(kept(), values, 0.0)
+            return np.bincount(run_of(), weights=values, minlength=start.size)
+
+        n_relevant = _once(
+            lambda: with_cut(graded_sum(_relevant(grade, threshold)), cut.relevant)
+        )
+        gain_sum = _once(lambda: with_cut(graded_sum(_gain(grade, gain)), cut.gain))
     # a run is retrieved or not as a whole
     run_retrieved = top.ravel()[start] > -np.inf
 
+    # A field is its runs' values repeated over their ranks.  The first
+    # field read is one np.repeat; from the second on, a gather at each
+    # rank's run number (built once) is 3x faster than np.repeat over
+    # many short runs (MAP reads five fields, NDCG one).
+    repeated = []
+    run_index = _once(lambda: np.repeat(np.arange(start.size), length))
+
     def per_rank(values):
-        return np.repeat(values, length).reshape(n, K)
+        if not repeated:
+            repeated.append(True)
+            return np.repeat(values, length).reshape(n, K)
+        return values.take(run_index()).reshape(n, K)
 
     def before():  # relevant items in earlier groups of the same query
         out = np.cumsum(n_relevant()) - n_relevant()

@@ -143,3 +143,71 @@ def test_sums_exact_only_for_small_integer_gains():
     assert _sums_exact(np.array([[0, 40, 1]]), None, "exponential")
     assert not _sums_exact(np.array([[0, 5000, 1]]), None, "exponential")
     assert _sums_exact(np.array([[0, 5000, 1]]), None, "linear")
+
+
+def _sparse_grades_case(seed, n, m, levels):
+    """Few graded items per row (the whole-row fast path's condition),
+    scores with ties, -inf, and both signs of zero."""
+    rng = np.random.default_rng(seed)
+    Y = np.zeros((n, m), dtype=np.int64)
+    for q in range(n):
+        cols = rng.choice(m, int(rng.integers(0, m // 4 + 1)), replace=False)
+        Y[q, cols] = rng.integers(1, 4, cols.size)
+    S = np.round(rng.random((n, m)) * levels) / levels - 0.5
+    S[S == 0] = rng.choice([0.0, -0.0], int((S == 0).sum()))
+    S[rng.random((n, m)) < 0.1] = -np.inf
+    return Y, S
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("ignore_ties", [False, True])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_whole_row_placed_grades_equal_the_argsort_path(
+    seed, ignore_ties, gain, monkeypatch
+):
+    # k=None with few graded items sorts the scores' values and places the
+    # graded items (_engine._sort_values_place_graded): every per-query
+    # value must equal, bit for bit, the argsort path's and the long
+    # form's, with integer and float grades, ties or none.
+    from sklearn_rankmetrics import _engine
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(4, 80))
+    Y, S = _sparse_grades_case(seed, 9, m, levels=int(rng.choice([3, 10, 10**6])))
+    cases = [(Y, S), (Y.astype(np.float64), S), (Y > 0, S)]
+    opts = dict(
+        k=None, sample_weight=None, gain=gain, ignore_ties=ignore_ties, need_ideal=True
+    )
+    placed = [
+        {n: kern(rank(y, s, query_id=None, **opts)) for n, kern in KERNELS.items()}
+        for y, s in cases
+    ]
+    qid = np.repeat(np.arange(9), m)
+    long = [
+        {
+            n: kern(rank(y.ravel(), s.ravel(), query_id=qid, **opts))
+            for n, kern in KERNELS.items()
+        }
+        for y, s in cases
+    ]
+    monkeypatch.setattr(_engine, "_sort_values_place_graded", lambda *a: None)
+    for case, (y, s) in enumerate(cases):
+        rk = rank(y, s, query_id=None, **opts)
+        for name, kernel in KERNELS.items():
+            expected = kernel(rk)
+            assert_array_equal(placed[case][name], expected, err_msg=name)
+            assert_array_equal(long[case][name], expected, err_msg=name)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_whole_row_placed_grades_match_brute_force(seed):
+    # ... and the exact expected value over every ordering of tied items.
+    from tests import _reference
+
+    Y, S = _sparse_grades_case(seed, 6, 8, levels=3)
+    for name in ("ndcg_at_k", "average_precision_at_k", "reciprocal_rank_at_k"):
+        import sklearn_rankmetrics as srm
+
+        ours = getattr(srm, name)(Y, S, average=None)
+        naive = getattr(_reference, "naive_" + name)(Y, S, average=None)
+        np.testing.assert_allclose(ours, naive, rtol=1e-12, atol=1e-12, err_msg=name)
