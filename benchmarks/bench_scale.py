@@ -397,10 +397,17 @@ def bench_spark(path, cores, partitions):
                 .collect()
             )
         )
-        # the hand-off with the report's 1M-row Arrow batches (its own
-        # setting for its jobs), not the session's 10,000
-        batch_key = "spark.sql.execution.arrow.maxRecordsPerBatch"
-        spark.conf.set(batch_key, "1000000")
+        # the floor with the report's own settings for its job: 1M-row Arrow
+        # batches (not the session's 10,000) and the shuffle's partitions
+        # coalesced by adaptive execution, so at the report's partitioning
+        job = {
+            "spark.sql.execution.arrow.maxRecordsPerBatch": "1000000",
+            "spark.sql.adaptive.enabled": "true",
+            "spark.sql.adaptive.coalescePartitions.enabled": "true",
+        }
+        saved = {key: spark.conf.get(key, None) for key in job}
+        for key, value in job.items():
+            spark.conf.set(key, value)
         row, out["shuffle"] = _timed(
             lambda: (
                 df.repartition("qid")
@@ -421,7 +428,11 @@ def bench_spark(path, cores, partitions):
                 .collect()[0]
             )
         )
-        spark.conf.unset(batch_key)
+        for key, value in saved.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
         _, out["few_report"] = _timed(
             lambda: _report(ranking_report, df, num_partitions=few)
         )
