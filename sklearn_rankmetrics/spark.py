@@ -326,9 +326,11 @@ def ranking_report(
         Digits of the text table.
 
     num_partitions : int, default=None
-        Partitions of the shuffle by query (None:
-        ``spark.sql.shuffle.partitions``).  Each task holds one partition
-        in memory, so raise it for large data.
+        Partitions of the shuffle by query (None: sized from the data --
+        ``spark.sql.shuffle.partitions`` coalesced by adaptive execution,
+        enabled for the job, into partitions of about
+        ``spark.sql.adaptive.advisoryPartitionSizeInBytes``, 64 MB by
+        default).  Each task holds one partition in memory.
 
     assume_grouped : bool, default=False
         The rows of every query are already in one partition of ``df``
@@ -498,21 +500,32 @@ def ranking_report(
     ]
     # Arrow batches of 1M rows for this job rather than Spark's 10,000:
     # fewer hand-offs to the Python workers (issue 19 measured 5.14 -> 4.30
-    # CPU s with 2 shuffle partitions); the session's setting is restored.
+    # CPU s with 2 shuffle partitions).
+    settings = {"spark.sql.execution.arrow.maxRecordsPerBatch": "1000000"}
+    if not assume_grouped and num_partitions is None:
+        # Partitions after the shuffle sized from the data: adaptive
+        # execution coalesces the session's shuffle partitions into about
+        # 64 MB ones (at least one per core).  Each Python task costs ~45
+        # ms, so fewer, larger ones are cheaper: bench_scale.py, 5,000,000
+        # rows, 2 cores, 30 shuffle partitions: 11.0 CPU s (1.37x its
+        # floor), with 2 partitions 6.6 (1.11x) -- benchmarks/README.md.
+        settings["spark.sql.adaptive.enabled"] = "true"
+        settings["spark.sql.adaptive.coalescePartitions.enabled"] = "true"
     conf = df.sparkSession.conf
-    batch_key = "spark.sql.execution.arrow.maxRecordsPerBatch"
-    previous = conf.get(batch_key, None)
-    conf.set(batch_key, "1000000")
+    previous = {key: conf.get(key, None) for key in settings}
+    for key, value in settings.items():
+        conf.set(key, value)
     try:
         total = states.agg(*sums).collect()[0]
     except Exception as exc:
         _reraise_executor_error(exc)
         raise
-    finally:
-        if previous is None:
-            conf.unset(batch_key)
-        else:
-            conf.set(batch_key, previous)
+    finally:  # the session's settings restored
+        for key, value in previous.items():
+            if value is None:
+                conf.unset(key)
+            else:
+                conf.set(key, value)
     if assume_grouped and total["n_partitions"]:
         n_distinct = selected.select(query_col).distinct().count()
         if int(total["n_queries"]) != n_distinct:

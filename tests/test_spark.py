@@ -401,6 +401,29 @@ def test_arrow_batch_size_restored(spark):
     assert_same(got, in_memory(frame, output_dict=True))
 
 
+def test_adaptive_partitions_for_the_job_restored(spark):
+    """The report enables adaptive execution for its job (the shuffle's
+    partitions coalesced from the data) and restores the session's
+    settings; the values equal the in-memory report and those of a fixed
+    num_partitions."""
+    keys = (
+        "spark.sql.adaptive.enabled",
+        "spark.sql.adaptive.coalescePartitions.enabled",
+    )
+    before = {key: spark.conf.get(key, None) for key in keys}
+    assert before[keys[0]] == "false"  # the fixture's session
+    frame = make_frame(19)
+    df = to_spark(spark, frame, 4)
+    got = ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True)
+    assert {key: spark.conf.get(key, None) for key in keys} == before
+    fixed = ranking_report(
+        df, **COLS, weight_col="w", k=K, output_dict=True, num_partitions=5
+    )
+    want = in_memory(frame, output_dict=True)
+    assert_same(got, want)
+    assert_same(fixed, want)
+
+
 def test_assume_grouped(spark):
     frame = make_frame(19, n_queries=9)
     want = in_memory(frame, output_dict=True)
