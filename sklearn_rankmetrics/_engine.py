@@ -958,7 +958,7 @@ class Runs(NamedTuple):
     length: np.ndarray  # its ranks in the top K
     size: np.ndarray  # g, its items (float64)
     relevant: np.ndarray  # r, its relevant items (float64)
-    before: np.ndarray  # h, relevant items in the query's earlier runs
+    before: object  # () -> h, relevant items in the query's earlier runs
     retrieved: np.ndarray  # bool: its scores are finite
 
 
@@ -1249,7 +1249,7 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
                 np.where(run_retrieved, gain_sum() / size(), 0.0)
             ),
             runs=lambda: Runs(
-                K, start, length, size(), n_relevant(), run_before(), run_retrieved
+                K, start, length, size(), n_relevant(), run_before, run_retrieved
             ),
         )
     )

@@ -543,8 +543,12 @@ class _RelevantRuns:
         self.group_start = (runs.start[self.run] % K + 1).astype(np.float64)
         self.group_size = runs.size[self.run]
         self.group_relevant = runs.relevant[self.run]
-        self.relevant_before = runs.before[self.run]
+        self._before = runs.before
         self.sum_ranks = lambda x, rk=rk: rk.sum_ranks(self.scatter(x))
+
+    @property
+    def relevant_before(self):
+        return self._before()[self.run]
 
     def scatter(self, x):
         out = np.zeros(self.shape)
@@ -580,18 +584,18 @@ def _sparse_reciprocal_rank_values(sp):
     np.maximum(left, 1.0, out=left)
     np.divide(q, left, out=q)
     np.clip(q, 0.0, 1.0, out=q)
-    # the product of the factors before each rank of its query: rows of
-    # the ranks padded with factors 1
+    # the product of the factors before each rank of its query: a row of
+    # factors per query, after a 1 and padded with 1s, multiplied in place
     n, K = sp.shape
     row = sp.at // K
     count = np.bincount(row, minlength=n)
-    width = int(count.max(initial=0))
-    col = np.arange(row.size) - np.repeat(np.cumsum(count) - count, count)
+    width = int(count.max(initial=0)) + 1
+    first = np.cumsum(count) - count  # each row's first factor
+    at = np.arange(1, row.size + 1) + (row * width - first[row])
     padded = np.ones((n, width))
-    padded[row, col] = q
-    before = np.ones((n, width + 1))  # column 0: nothing before
-    np.cumprod(padded, axis=1, out=before[:, 1:])
-    survive = before[row, col]
+    padded.reshape(-1)[at] = q
+    np.multiply.accumulate(padded, axis=1, out=padded)
+    survive = padded.reshape(-1)[at - 1]
     return sp.sum_ranks(survive * (1.0 - q) / sp.rank)
 
 
