@@ -525,7 +525,7 @@ class _RelevantRuns:
     item (:class:`_engine.Runs`), flattened: where the terms of MAP and MRR
     do not vanish.  Each field is the per-rank field of :class:`Ranking`
     at those ranks, the same values bit for bit, and :meth:`sum_ranks`
-    scatters terms into zeros and sums them as ``Ranking.sum_ranks``:
+    places terms among zeros and sums them as ``Ranking.sum_ranks``:
     a few reads of the size of ``y_score`` instead of a dozen (with ties at
     k=None, about a tenth of the ranks are in such runs)."""
 
@@ -544,16 +544,17 @@ class _RelevantRuns:
         self.group_size = runs.size[self.run]
         self.group_relevant = runs.relevant[self.run]
         self._before = runs.before
-        self.sum_ranks = lambda x, rk=rk: rk.sum_ranks(self.scatter(x))
+        self._rk = rk
 
     @property
     def relevant_before(self):
         return self._before()[self.run]
 
-    def scatter(self, x):
+    def sum_ranks(self, x):
+        """``Ranking.sum_ranks`` of ``x`` at these ranks, 0 elsewhere."""
         out = np.zeros(self.shape)
         out.reshape(-1)[self.at] = x
-        return out
+        return self._rk.sum_ranks(out)
 
 
 def _relevant_runs(rk):
