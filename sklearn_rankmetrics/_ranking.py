@@ -575,20 +575,20 @@ def _reciprocal_rank_values(rk):
     return rk.sum_ranks(survive * (1.0 - q) / rk.rank)
 
 
-def _sparse_reciprocal_rank_values(sp):
+def _sparse_reciprocal_rank_values(ranks):
     # Ranking.no_hit_factors and the cumulative product above at the ranks
     # of relevant runs only: the factor is exactly 1 elsewhere, and a
     # product by 1 changes nothing, so the values are the same bit for bit.
-    left = sp.rank - sp.group_start
-    np.subtract(sp.group_size, left, out=left)
-    q = left - sp.group_relevant
+    left = ranks.rank - ranks.group_start
+    np.subtract(ranks.group_size, left, out=left)
+    q = left - ranks.group_relevant
     np.maximum(left, 1.0, out=left)
     np.divide(q, left, out=q)
     np.clip(q, 0.0, 1.0, out=q)
     # the product of the factors before each rank of its query: a row of
     # factors per query, after a 1 and padded with 1s, multiplied in place
-    n, K = sp.shape
-    row = sp.at // K
+    n, K = ranks.shape
+    row = ranks.at // K
     count = np.bincount(row, minlength=n)
     width = int(count.max(initial=0)) + 1
     first = np.cumsum(count) - count  # each row's first factor
@@ -597,7 +597,7 @@ def _sparse_reciprocal_rank_values(sp):
     padded.reshape(-1)[at] = q
     np.multiply.accumulate(padded, axis=1, out=padded)
     survive = padded.reshape(-1)[at - 1]
-    return sp.sum_ranks(survive * (1.0 - q) / sp.rank)
+    return ranks.sum_ranks(survive * (1.0 - q) / ranks.rank)
 
 
 def _average_precision_values(rk, ap_denominator="relevant"):
