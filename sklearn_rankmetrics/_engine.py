@@ -936,6 +936,31 @@ class TieGroups:
         given = {**self._given, **arrays}
         return TieGroups(self._make, built=self._built, width=self._width, given=given)
 
+    def runs(self):
+        """The :class:`Runs` these fields repeat over their ranks, when they
+        describe whole rows unchanged (not a :meth:`head` or
+        :meth:`replaced` view) of a ranking with ties; else None."""
+        if self._width is not None or self._given or "runs" not in self._make:
+            return None
+        if "runs" not in self._built:
+            self._built["runs"] = self._make["runs"]()
+        return self._built["runs"]
+
+
+class Runs(NamedTuple):
+    """The runs of equal scores of a ranking of width ``K`` (see
+    :func:`_tie_groups`): one entry per run, in the order of the flattened
+    (n_queries, K) ranks.  A kernel whose terms vanish at the ranks of
+    runs without a relevant item reads the others' ranks only."""
+
+    K: int
+    start: np.ndarray  # flat position of the run's first rank
+    length: np.ndarray  # its ranks in the top K
+    size: np.ndarray  # g, its items (float64)
+    relevant: np.ndarray  # r, its relevant items (float64)
+    before: object  # () -> h, relevant items in the query's earlier runs
+    retrieved: np.ndarray  # bool: its scores are finite
+
 
 def _once(func):
     """``func()``, computed on the first call only."""
@@ -1201,11 +1226,15 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
             return np.repeat(values, length).reshape(n, K)
         return values.take(run_index()).reshape(n, K)
 
-    def before():  # relevant items in earlier groups of the same query
+    @_once
+    def run_before():  # relevant items in earlier groups of the same query
         out = np.cumsum(n_relevant()) - n_relevant()
         query_first = np.flatnonzero(start % K == 0)  # the run at each rank 1
         out -= out[query_first][start // K]
-        return per_rank(out)
+        return out
+
+    def before():
+        return per_rank(run_before())
 
     return retrieved, TieGroups(
         dict(
@@ -1218,6 +1247,9 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
             ),
             mean_gain=lambda: per_rank(
                 np.where(run_retrieved, gain_sum() / size(), 0.0)
+            ),
+            runs=lambda: Runs(
+                K, start, length, size(), n_relevant(), run_before, run_retrieved
             ),
         )
     )

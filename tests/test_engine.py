@@ -199,6 +199,45 @@ def test_whole_row_placed_grades_equal_the_argsort_path(
             assert_array_equal(long[case][name], expected, err_msg=name)
 
 
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("form", ["2-D", "long"])
+def test_relevant_runs_kernels_equal_the_per_rank_fields(seed, form, monkeypatch):
+    # With ties at k=None, MAP and MRR sum over the ranks of the runs that
+    # hold a relevant item only (_ranking._RelevantRuns): bit for bit the
+    # values of their per-rank formulas over every rank, with integer,
+    # float and boolean grades, -inf, signed zeros and rows without
+    # relevant items.
+    from sklearn_rankmetrics import _engine
+
+    rng = np.random.default_rng(seed)
+    n, m = 9, int(rng.integers(2, 60))
+    Y, S = _sparse_grades_case(seed, n, m, levels=int(rng.choice([2, 3, 10])))
+    Y[0] = 0
+    Y[1] = rng.integers(0, 3, m)  # more than a quarter graded
+    S[2] = 0.25  # one run: ties in every case
+    qid = np.repeat(np.arange(n), m) if form == "long" else None
+    kernels = {
+        "mrr": _ranking._reciprocal_rank_values,
+        "map": _ranking._average_precision_values,
+        "map min_k": lambda rk: _ranking._average_precision_values(rk, "min_k"),
+    }
+    opts = dict(k=None, sample_weight=None, gain="linear", need_ideal=True)
+    for y in (Y, Y.astype(np.float64) / 2, Y > 0):
+        for threshold in (None, 1.0):
+            if threshold is not None and y.dtype == bool:
+                continue
+            ys, ss = (y.ravel(), S.ravel()) if qid is not None else (y, S)
+            rk = rank(
+                ys, ss, query_id=qid, ignore_ties=False, threshold=threshold, **opts
+            )
+            assert rk.groups.runs() is not None
+            sparse = {name: kern(rk) for name, kern in kernels.items()}
+            with monkeypatch.context() as patch:
+                patch.setattr(_engine.TieGroups, "runs", lambda self: None)
+                for name, kern in kernels.items():
+                    assert_array_equal(sparse[name], kern(rk), err_msg=name)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_whole_row_placed_grades_match_brute_force(seed):
     # ... and the exact expected value over every ordering of tied items.
