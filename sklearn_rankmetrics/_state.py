@@ -595,7 +595,16 @@ class RankingEvaluator:
             state = replace(state, query_id=ids[state.query_id])
         return state
 
-    def update(self, y_true, y_score, *, query_id, sample_weight=None, propensity=None):
+    def update(
+        self,
+        y_true,
+        y_score,
+        *,
+        query_id,
+        sample_weight=None,
+        propensity=None,
+        item_weight=None,
+    ):
         """Evaluate one chunk of rows (long form).
 
         Parameters
@@ -621,6 +630,12 @@ class RankingEvaluator:
             the other IPS options are given to the constructor).  Give it
             in every chunk or in none.
 
+        item_weight : array-like of shape (n_rows,), default=None
+            Per-item weights of the rows, as ``ranking_report(...,
+            item_weight=)`` (TF-Ranking's per-item weights), for the
+            metrics whose function takes them.  Give it in every chunk or
+            in none.
+
         Returns
         -------
         self : RankingEvaluator
@@ -633,21 +648,22 @@ class RankingEvaluator:
         q = _as_array("query_id", query_id)
         w = None if sample_weight is None else _as_array("sample_weight", sample_weight)
         p = None if propensity is None else _as_array("propensity", propensity)
-        iw = None  # item_weight: not yet a parameter
-        check_per_row_options(
-            self.options,
-            () if p is None else ("propensity",),
-            "RankingEvaluator.update",
+        iw = None if item_weight is None else _as_array("item_weight", item_weight)
+        given = tuple(
+            name
+            for name, arr in (("propensity", p), ("item_weight", iw))
+            if arr is not None
         )
-        if p is not None and self._open is None and self._state.names is None:
-            # the first rows: the metrics must have an estimator, even if
-            # this chunk's one query is held open
+        check_per_row_options(self.options, given, "RankingEvaluator.update")
+        if given and self._open is None and self._state.names is None:
+            # the first rows: the metrics must take them, even if this
+            # chunk's one query is held open
             report_names(
                 self.k,
                 self.metrics,
                 self.options,
                 "RankingEvaluator",
-                per_row=("propensity",),
+                per_row=given,
             )
         n = q.shape[0] if q.ndim else -1
         for name, arr in (
@@ -655,13 +671,18 @@ class RankingEvaluator:
             ("y_score", s),
             ("sample_weight", w),
             ("propensity", p),
+            ("item_weight", iw),
         ):
             if arr is not None and (arr.ndim != 1 or arr.shape[0] != n):
                 raise ValueError(
                     f"in chunk {chunk}, {name} has shape {arr.shape} but query_id "
                     f"has shape {q.shape}; pass 1-D arrays with one entry per row."
                 )
-        for name, arr, j in (("sample_weight", w, 3), ("propensity", p, 4)):
+        for name, arr, j in (
+            ("sample_weight", w, 3),
+            ("propensity", p, 4),
+            ("item_weight", iw, 5),
+        ):
             if self._open is not None and (arr is None) != (self._open[j] is None):
                 raise ValueError(
                     f"chunk {chunk} {'lacks' if arr is None else 'has'} {name} "

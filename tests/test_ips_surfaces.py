@@ -565,6 +565,55 @@ def test_item_weight_for_a_metric_without_it_is_an_error():
         ranking_report(y, s, k=K, metrics=[name], item_weight=np.ones(y.shape))
 
 
+@pytest.mark.parametrize("with_propensity", [False, True])
+def test_evaluator_item_weight_in_chunks_is_the_function(with_propensity):
+    y, s, p, w = _data(17)
+    iw = np.random.default_rng(17).uniform(0.0, 2.0, y.shape)
+    yl, sl, pl, ql, wl = _long(y, s, p, w, 17)
+    iwl = _long(y, s, iw, w, 17)[2]  # the same shuffle
+    order = np.argsort(ql, kind="stable")  # grouped by query, cut anywhere
+    yl, sl, pl, ql, wl, iwl = (a[order] for a in (yl, sl, pl, ql, wl, iwl))
+    names = [n for n in ITEM_WEIGHT if not with_propensity or METRICS[n].propensity]
+    extra = dict(propensity=pl) if with_propensity else {}
+    evaluator = RankingEvaluator(k=K, metrics=names, per_query=True)
+    for rows in _chunks(yl.size, 4, 17):
+        evaluator.update(
+            yl[rows],
+            sl[rows],
+            query_id=ql[rows],
+            sample_weight=wl[rows],
+            item_weight=iwl[rows],
+            **{a: v[rows] for a, v in extra.items()},
+        )
+    got = evaluator.result(output_dict=True)
+    for name in names:
+        for label, k in zip(_names(name), K, strict=False):
+            kwargs = dict(query_id=ql, sample_weight=wl, item_weight=iwl, **extra)
+            per_query = _function(name, yl, sl, k, average=None, **kwargs)
+            assert_allclose(got[label], per_query, rtol=RTOL)
+
+
+def test_evaluator_item_weight_errors():
+    y, s, p, w = _data(18)
+    yl, sl, pl, ql, _ = _long(y, s, p, w, 18)
+    order = np.argsort(ql, kind="stable")
+    yl, sl, ql = (a[order] for a in (yl, sl, ql))
+    iw = np.ones(yl.size)
+    name = next(n for n, spec in METRICS.items() if not spec.item_weight)
+    with pytest.raises(ValueError, match=f"'{name}' has no argument item_weight="):
+        RankingEvaluator(k=K, metrics=[name]).update(
+            yl, sl, query_id=ql, item_weight=iw
+        )
+    evaluator = RankingEvaluator(k=K, metrics=ITEM_WEIGHT)
+    evaluator.update(yl[:100], sl[:100], query_id=ql[:100], item_weight=iw[:100])
+    with pytest.raises(ValueError, match="lacks item_weight"):
+        evaluator.update(yl[100:], sl[100:], query_id=ql[100:])
+    with pytest.raises(ValueError, match="item_weight has shape"):
+        RankingEvaluator(k=K, metrics=ITEM_WEIGHT).update(
+            yl, sl, query_id=ql, item_weight=iw[:-1]
+        )
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
 @pytest.mark.parametrize("name", ITEM_WEIGHT)
 def test_dask_item_weight_col_is_the_function(name):
