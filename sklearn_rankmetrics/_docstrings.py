@@ -9,6 +9,32 @@ import textwrap
 __all__ = []  # private module
 
 _DOCS = {
+    # the Dask and Spark reports: the columns that travel with the rows
+    "frame_row_columns": """\
+tie_break_col : str, default=None
+    A column identifying the rows of each query (e.g. the document
+    id): the rows of each query are sorted by it before ranking, so
+    that a tie rule reading the row order (``ties="input_order"``,
+    ``ignore_ties=True``, the trec_eval, LightGBM, ... presets) gives
+    the same numbers whatever the partitioning -- those of the
+    in-memory report on the rows in that order.  Such a tie rule is
+    refused without it: the shuffle does not keep the row order.
+
+tie_break_ascending : bool, default=True
+    Sort order of ``tie_break_col`` (False: decreasing, as trec_eval
+    breaks ties by decreasing document id).
+
+propensity_col : str, default=None
+    Column of propensities, one per row in (0, 1]: the report of the
+    inverse-propensity estimates, as ``propensity=`` of
+    :func:`sklearn_rankmetrics.ranking_report` (``min_propensity`` and
+    the other IPS options among ``options``; metrics=None: the default
+    metrics that have an estimator).
+
+item_weight_col : str, default=None
+    Column of per-item weights, as ``item_weight=`` of
+    :func:`sklearn_rankmetrics.ranking_report`, for the metrics whose
+    function takes it.""",
     "y_true": """\
 y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
 array-like of shape (n_rows,) with ``query_id``

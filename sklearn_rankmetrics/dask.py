@@ -21,6 +21,7 @@ imported; ``pip install sklearn-rankmetrics[dask]`` installs it.  Read
 more in the :ref:`User Guide <scale>`.
 """
 
+from ._docstrings import fill_doc
 from ._frames import (
     check_columns,
     check_options,
@@ -130,6 +131,7 @@ def _per_query_partition(pdf, partition_info=None, **kwargs):
     return partition_per_query(pdf, partition=number, **kwargs)
 
 
+@fill_doc
 def ranking_report(
     df,
     *,
@@ -213,30 +215,7 @@ def ranking_report(
         cheapest on ``benchmarks/bench_scale.py`` and logs no P2P shuffle
         warnings; the values do not depend on it.
 
-    tie_break_col : str, default=None
-        A column identifying the rows of each query (e.g. the document
-        id): the rows of each query are sorted by it before ranking, so
-        that a tie rule reading the row order (``ties="input_order"``,
-        ``ignore_ties=True``, the trec_eval, LightGBM, ... presets) gives
-        the same numbers whatever the partitioning -- those of the
-        in-memory report on the rows in that order.  Such a tie rule is
-        refused without it: the shuffle does not keep the row order.
-
-    tie_break_ascending : bool, default=True
-        Sort order of ``tie_break_col`` (False: decreasing, as trec_eval
-        breaks ties by decreasing document id).
-
-    propensity_col : str, default=None
-        Column of propensities, one per row in (0, 1]: the report of the
-        inverse-propensity estimates, as ``propensity=`` of
-        :func:`sklearn_rankmetrics.ranking_report` (``min_propensity`` and
-        the other IPS options among ``options``; metrics=None: the default
-        metrics that have an estimator).
-
-    item_weight_col : str, default=None
-        Column of per-item weights, as ``item_weight=`` of
-        :func:`sklearn_rankmetrics.ranking_report`, for the metrics whose
-        function takes it.
+    %(frame_row_columns)s
 
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`

@@ -30,6 +30,7 @@ import re
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from ._frames import (
     check_columns,
     check_nulls,
@@ -257,6 +258,7 @@ def _reraise_executor_error(exc):
         raise error(f"{message} (raised on a Spark executor)") from exc
 
 
+@fill_doc
 def ranking_report(
     df,
     *,
@@ -340,30 +342,7 @@ def ranking_report(
         over the query column), else a ``ValueError`` -- a query is never
         counted twice.  Not with ``per_query=True`` or ``num_partitions``.
 
-    tie_break_col : str, default=None
-        A column identifying the rows of each query (e.g. the document
-        id): the rows of each query are sorted by it before ranking, so
-        that a tie rule reading the row order (``ties="input_order"``,
-        ``ignore_ties=True``, the trec_eval, LightGBM, ... presets) gives
-        the same numbers whatever the partitioning -- those of the
-        in-memory report on the rows in that order.  Such a tie rule is
-        refused without it: the shuffle does not keep the row order.
-
-    tie_break_ascending : bool, default=True
-        Sort order of ``tie_break_col`` (False: decreasing, as trec_eval
-        breaks ties by decreasing document id).
-
-    propensity_col : str, default=None
-        Column of propensities, one per row in (0, 1]: the report of the
-        inverse-propensity estimates, as ``propensity=`` of
-        :func:`sklearn_rankmetrics.ranking_report` (``min_propensity`` and
-        the other IPS options among ``options``; metrics=None: the default
-        metrics that have an estimator).
-
-    item_weight_col : str, default=None
-        Column of per-item weights, as ``item_weight=`` of
-        :func:`sklearn_rankmetrics.ranking_report`, for the metrics whose
-        function takes it.
+    %(frame_row_columns)s
 
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
