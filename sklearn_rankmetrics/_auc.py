@@ -6,6 +6,7 @@ import numpy as np
 
 from ._conventions import with_convention
 from ._engine import (
+    _group_order,
     _relevant,
     average_queries,
     check_inputs,
@@ -237,6 +238,105 @@ def _gauc_long(y, s, codes, n_q, w, threshold, query_weighting, constant_scores)
     return auc, query_w
 
 
+# Rows per bucket of _gauc_hashed: each bucket is factorised, sorted and
+# scored while it is in cache (benchmarks/README.md, goal 4).
+_BUCKET_ROWS = 1 << 16
+# Fibonacci hashing: the high bits of id x this odd constant (mod 2**64)
+# spread any set of ids, consecutive ones included, over the buckets.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _local_codes(x):
+    """Codes 0..m-1 of the ids ``x`` in any order, and the m ids: a hash
+    table with pandas, else a sort."""
+    if x.shape[0] >= 1 << 12:
+        try:
+            import pandas as pd  # lazily: importing this package never does
+        except ImportError:
+            pass
+        else:
+            codes, uniques = pd.factorize(x)
+            return codes, np.asarray(uniques)
+    uniques, codes = np.unique(x, return_inverse=True)
+    return codes.reshape(-1), uniques
+
+
+def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores):
+    """:func:`gauc_per_query` of the unweighted long form with integer
+    query ids, without numbering the ids over all the rows; returns
+    ``(auc, query_weights, sorted_unique_ids)``.
+
+    The rows are split by a hash of their query id into buckets of about
+    ``_BUCKET_ROWS`` rows (whole queries, the positive rows after the
+    negative ones), with one stable radix sort of the small bucket keys
+    and one gather of the ids and of the scores.  Each bucket is then
+    numbered, sorted and scored alone, in cache; the buckets' ids are
+    sorted once at the end.  So no step reads a table or an array of the
+    size of the input at random, and the cost per row stays that of one
+    bucket as the rows grow (a hash table of every id, as ``np.unique`` or
+    ``pandas.factorize`` build, outgrows the caches).  The AUC sums are
+    integer counts, exact in any order, so the values are those of
+    :func:`_gauc_long`, bit for bit.
+    """
+    n = s.shape[0]
+    signed = qid.dtype.kind != "u"
+    x = qid.astype(np.int64 if signed else np.uint64, copy=False).view(np.uint64)
+    bits = max(0, int(np.ceil(np.log2(max(n / _BUCKET_ROWS, 1.0)))))
+    bits = min(bits, 15)  # the key (bucket, positive) fits 16 bits
+    pos = _relevant(y, threshold)
+    if bits == 0:
+        key = pos.view(np.uint8)
+    else:
+        h = x * _GOLDEN
+        h >>= np.uint64(64 - bits)
+        h <<= np.uint64(1)
+        h |= pos
+        key = h.astype(np.uint8 if bits < 8 else np.uint16)
+        del h
+    del pos
+    # stable sorts of 8- and 16-bit keys are radix sorts in numpy: O(n)
+    perm = np.argsort(key, kind="stable")
+    ends = np.cumsum(np.bincount(key, minlength=2 << bits)).tolist()
+    del key
+    xg = x[perm]
+    sg = s[perm]
+    del perm
+    aucs, weights, uniques, constant = [], [], [], []
+    start = 0
+    for j in range(1 << bits):
+        mid, end = ends[2 * j], ends[2 * j + 1]  # positives in [mid, end)
+        if end == start:
+            continue
+        codes, u = _local_codes(xg[start:end])
+        m = u.shape[0]
+        sizes = np.bincount(codes, minlength=m)
+        ss = sg[start:end]
+        order = _group_order(codes, m, np.argsort(ss))
+        del codes
+        q = np.repeat(np.arange(m), sizes)
+        s_run = ss[order]
+        auc, total_pos, _ = _auc_per_query(q, s_run, order >= mid - start, None, m)
+        if query_weighting == "impressions":
+            weights.append(sizes.astype(np.float64))
+        elif query_weighting == "clicks":
+            weights.append(np.asarray(total_pos, dtype=np.float64))
+        if constant_scores == "skip":
+            constant.append(_constant_scores(q, s_run, m))
+        aucs.append(auc)
+        uniques.append(u)
+        start = end
+    ids = np.concatenate(uniques).view(np.int64 if signed else np.uint64)
+    order = np.argsort(ids)
+    auc = np.concatenate(aucs)[order]
+    if constant_scores == "skip":
+        auc[np.concatenate(constant)[order]] = np.nan
+    if query_weighting == "uniform":
+        query_w = np.ones(order.shape[0])
+    else:
+        query_w = np.concatenate(weights)[order]
+    return auc, query_w, ids[order].astype(qid.dtype, copy=False)
+
+
 def _ips_gauc(
     form,
     Y,
@@ -433,15 +533,25 @@ array-like of shape (n_rows,) with ``query_id``
         )
     average = check_average(average, ("queries",))
     form, Y, S, codes, ids, w = check_inputs(
-        y_true, y_score, query_id, sample_weight, row_weights=True
+        y_true,
+        y_score,
+        query_id,
+        sample_weight,
+        row_weights=True,
+        factorize=propensity is not None,
     )
     threshold = exact_threshold(threshold, Y.dtype)
-    n_q = ids.shape[0] if form == "long" else S.shape[0]
-    if propensity is None:
+    if form == "long" and codes is None:  # integer ids, unweighted
+        auc, query_w, _ = _gauc_hashed(
+            Y, S, ids, threshold, query_weighting, constant_scores
+        )
+    elif propensity is None:
+        n_q = ids.shape[0] if form == "long" else S.shape[0]
         auc, query_w = gauc_per_query(
             form, Y, S, codes, n_q, w, threshold, query_weighting, constant_scores
         )
     else:
+        n_q = ids.shape[0] if form == "long" else S.shape[0]
         auc, query_w = _ips_gauc(
             form,
             Y,

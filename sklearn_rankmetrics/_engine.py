@@ -747,7 +747,13 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal, 
 # Input dispatch
 # ---------------------------------------------------------------------------
 def check_inputs(
-    y_true, y_score, query_id, sample_weight, row_weights=False, defer=False
+    y_true,
+    y_score,
+    query_id,
+    sample_weight,
+    row_weights=False,
+    defer=False,
+    factorize=True,
 ):
     """Validate the data arguments and tell which input form they are.
 
@@ -759,7 +765,9 @@ def check_inputs(
 
     With ``defer``, the dense 2-D form's grade values (sign, finiteness) and
     NaN scores are left to the caller, which checks them chunk by chunk
-    (:func:`_select_dense`).
+    (:func:`_select_dense`).  With ``factorize=False`` and integer query
+    ids (and no ``sample_weight``), ``codes`` is None and ``query_ids``
+    are the ids as given, one per row (:func:`check_query_id`).
     """
     if query_id is not None:
         for name, x in (("y_true", y_true), ("y_score", y_score)):
@@ -779,7 +787,9 @@ def check_inputs(
                 f"y_true and y_score must have the same length, got "
                 f"{y.shape[0]} and {s.shape[0]}."
             )
-        codes, ids = check_query_id(query_id, s.shape[0])
+        codes, ids = check_query_id(
+            query_id, s.shape[0], factorize=factorize or sample_weight is not None
+        )
         w = check_sample_weight(sample_weight, s.shape[0], "row")
         if w is not None and not row_weights:
             w = query_weights(w, codes, ids)

@@ -297,11 +297,14 @@ def check_sample_weight(sample_weight, n, what):
     return np.ldexp(w, -np.frexp(w.max())[1])
 
 
-def check_query_id(query_id, n):
+def check_query_id(query_id, n, factorize=True):
     """Return integer codes 0..n_queries-1 and the sorted unique ids.
 
     The codes number the queries in the order of ``np.unique(query_id)``,
     which is also the order of the per-query values of ``average=None``.
+    With ``factorize=False``, integer ids are checked but not numbered:
+    ``(None, ids)`` is returned, the ids as given (a caller that groups
+    them itself spares the numbering's pass, see ``_auc._gauc_hashed``).
     """
     if issparse(query_id):
         raise TypeError("query_id must be a dense 1-D array of ids, not sparse.")
@@ -336,7 +339,7 @@ def check_query_id(query_id, n):
                 f"{np.flatnonzero(missing)[0]}); every row needs a query id."
             )
     if kind in "biu":
-        return _factorize_ints(qid)
+        return _factorize_ints(qid) if factorize else (None, qid)
     if kind == "U":
         return _factorize_by_hash(qid, lambda q: q, qid.dtype)
     try:

@@ -354,3 +354,74 @@ def test_long_form_runs_of_empty_groups(monkeypatch):
         auc, w = _auc.gauc_per_query("long", y, p, codes, 9, None, None, "impressions")
         assert_allclose(auc, expected)
         assert_allclose(w, [3.0] * 6 + [0.0] * 3)
+
+
+def _id_kinds(users):
+    """The same queries under integer ids of several kinds: negative,
+    spread over the int64 range, unsigned above 2**63, 32-bit, strings."""
+    spread = np.random.default_rng(5).choice(2**62, users.max() + 1, replace=False)
+    return {
+        "int64": users * 3 + 5,
+        "negative": users - 200,
+        "spread": spread[users] - 2**61,
+        "uint64": users.astype(np.uint64) * np.uint64(2**52) + np.uint64(2**63),
+        "int32": (users * 7).astype(np.int32),
+        "string": np.array([f"u{u:04d}" for u in users]),
+    }
+
+
+@pytest.mark.parametrize("skip", ["keep", "skip"])
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+@pytest.mark.parametrize("bucket_rows", [1, 16, 700, 1 << 30])
+def test_hashed_buckets_equal_one_pass_bit_for_bit(
+    monkeypatch, bucket_rows, weighting, skip
+):
+    """Unweighted long forms with integer ids are split into buckets by a
+    hash of the id (_BUCKET_ROWS rows each) and never numbered as a whole:
+    the per-query values (in np.unique order of the ids), the weights and
+    the mean are those of one pass over all the rows, bit for bit, for
+    every kind of integer id and whatever the bucket size; string ids
+    (numbered first, the run-by-run path) give the same bits."""
+    from sklearn_rankmetrics import _auc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
+    y, s, users, _ = _many_runs_log(3)
+    options = dict(query_weighting=weighting, constant_scores=skip)
+    for kind, qid in _id_kinds(users).items():
+        expected, query_w = _one_pass_gauc(y, s, qid, None, weighting, skip)
+        keep = ~np.isnan(expected)
+        mean = np.add.reduce(query_w[keep] * expected[keep]) / query_w[keep].sum()
+        got = srm.group_auc_score(y, s, query_id=qid, average=None, **options)
+        assert got.tobytes() == expected.tobytes(), kind
+        assert srm.group_auc_score(y, s, query_id=qid, **options) == mean, kind
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hashed_buckets_equal_roc_auc_per_query(monkeypatch, seed):
+    """Many buckets (8 rows each) on a shuffled log with ties, -inf and
+    single-class users, against the per-query roc_auc_score reference; the
+    inputs are not modified."""
+    from sklearn_rankmetrics import _auc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", 8)
+    y, s, users, _ = _many_runs_log(seed, n_rows=1500, n_users=120)
+    qid = _id_kinds(users)["spread"]
+    copies = y.copy(), s.copy(), qid.copy()
+    values, mean = reference_gauc(y, s, qid, weighting="impressions", threshold=2)
+    got = srm.group_auc_score(y, s, query_id=qid, relevance_threshold=2, average=None)
+    assert_allclose(got, values, rtol=1e-12, atol=1e-12)
+    got = srm.group_auc_score(y, s, query_id=qid, relevance_threshold=2)
+    assert got == pytest.approx(mean, rel=1e-12)
+    for before, after in zip(copies, (y, s, qid), strict=True):
+        assert before.tobytes() == after.tobytes()
+
+
+def test_hashed_buckets_many_buckets_in_16_bit_keys(monkeypatch):
+    """More than 128 buckets: the (bucket, positive) key takes 16 bits."""
+    from sklearn_rankmetrics import _auc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", 2)
+    y, s, users, _ = _many_runs_log(4, n_rows=3000, n_users=1000)
+    expected, _ = _one_pass_gauc(y, s, users, None, "impressions", "keep")
+    got = srm.group_auc_score(y, s, query_id=users, average=None)
+    assert got.tobytes() == expected.tobytes()
