@@ -163,6 +163,10 @@ def gauc_per_query(
     exactly.
     """
     if form == "long":
+        if w is None:  # the codes as ids: one path for every unweighted long form
+            return _gauc_hashed(
+                Y, S, codes, threshold, query_weighting, constant_scores, n_q
+            )[:2]
         return _gauc_long(
             Y, S, codes, n_q, w, threshold, query_weighting, constant_scores
         )
@@ -261,10 +265,13 @@ def _local_codes(x):
     return codes.reshape(-1), uniques
 
 
-def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores):
+def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=None):
     """:func:`gauc_per_query` of the unweighted long form with integer
     query ids, without numbering the ids over all the rows; returns
-    ``(auc, query_weights, sorted_unique_ids)``.
+    ``(auc, query_weights, sorted_unique_ids)``.  With ``n_q``, ``qid``
+    are codes in ``[0, n_q)`` and the values are indexed by code (a code
+    without rows: nan, weight 0, or 1 with ``query_weighting="uniform"``,
+    as in :func:`_gauc_long`).
 
     The rows are split by a hash of their query id into buckets of about
     ``_BUCKET_ROWS`` rows (whole queries, the positive rows after the
@@ -326,15 +333,23 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores):
         uniques.append(u)
         start = end
     ids = np.concatenate(uniques).view(np.int64 if signed else np.uint64)
-    order = np.argsort(ids)
-    auc = np.concatenate(aucs)[order]
+    auc = np.concatenate(aucs)
     if constant_scores == "skip":
-        auc[np.concatenate(constant)[order]] = np.nan
+        auc[np.concatenate(constant)] = np.nan
     if query_weighting == "uniform":
-        query_w = np.ones(order.shape[0])
+        query_w = np.ones(ids.shape[0])
     else:
-        query_w = np.concatenate(weights)[order]
-    return auc, query_w, ids[order].astype(qid.dtype, copy=False)
+        query_w = np.concatenate(weights)
+    if n_q is not None:  # codes: place each query at its code
+        out_auc = np.full(n_q, np.nan)
+        out_auc[ids] = auc
+        if query_weighting == "uniform":
+            return out_auc, np.ones(n_q), np.arange(n_q)
+        out_w = np.zeros(n_q)
+        out_w[ids] = query_w
+        return out_auc, out_w, np.arange(n_q)
+    order = np.argsort(ids)
+    return auc[order], query_w[order], ids[order].astype(qid.dtype, copy=False)
 
 
 def _ips_gauc(

@@ -425,3 +425,25 @@ def test_hashed_buckets_many_buckets_in_16_bit_keys(monkeypatch):
     expected, _ = _one_pass_gauc(y, s, users, None, "impressions", "keep")
     got = srm.group_auc_score(y, s, query_id=users, average=None)
     assert got.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("skip", ["keep", "skip"])
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+@pytest.mark.parametrize("bucket_rows", [1, 50, 1 << 30])
+def test_report_codes_hashed_equal_the_runs(monkeypatch, bucket_rows, weighting, skip):
+    """gauc_per_query (the report's GAUC) takes the codes as integer ids
+    in the hashed path when unweighted: per-query values and weights equal
+    the run-by-run path's bit for bit, queries without rows included (nan,
+    weight 0; 1 when uniform)."""
+    from sklearn_rankmetrics import _auc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
+    y, s, users, _ = _many_runs_log(5, n_rows=2000, n_users=150)
+    codes = np.unique(users, return_inverse=True)[1] * 2  # odd codes: no rows
+    n_q = int(codes.max()) + 3
+    args = (y, s, codes, n_q, None, None, weighting, skip)
+    got_auc, got_w = _auc.gauc_per_query("long", *args)
+    runs_auc, runs_w = _auc._gauc_long(*args)
+    assert got_auc.tobytes() == runs_auc.tobytes()
+    assert got_w.tobytes() == runs_w.astype(np.float64).tobytes()
+    assert np.isnan(got_auc[1::2]).all()
