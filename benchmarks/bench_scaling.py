@@ -13,11 +13,15 @@ smallest (issue 19 goal 4: GAUC within 1.3x from 200,000 to 20,000,000
 rows), next to the growth of ``np.argsort``'s, and of ``ids``: the
 validation's numbering of the query ids (a hash of 64-bit ids, the step
 every long-form metric but GAUC pays before it ranks anything,
-``check_inputs``).  ``numbered`` is GAUC the way string ids, row weights
-and the report take it: the ids numbered first, then the AUC run by run
-of queries (``gauc_per_query``); ``group_auc_score`` with integer ids and
-no weights splits the rows by a hash of the id instead
-(``_auc._gauc_hashed``), the same values bit for bit.
+``check_inputs``).  Three GAUC paths give the same values bit for bit:
+``gauc`` is ``group_auc_score`` with integer ids and no weights, which
+splits the rows by a hash of the id into cache-sized buckets and never
+numbers the ids over all the rows (``_auc._gauc_hashed``); ``numbered``
+is the way string ids and the report take it: the ids numbered first,
+then the same buckets over the codes (``gauc_per_query``); ``runs`` is
+the path of row weights and propensities: the ids numbered, then the
+AUC run by run of queries in id order (``_auc._gauc_long``, with unit
+weights).
 
 Run from the repository root::
 
@@ -33,7 +37,7 @@ import numpy as np
 from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
 
 import sklearn_rankmetrics as rm
-from sklearn_rankmetrics._auc import gauc_per_query
+from sklearn_rankmetrics._auc import _gauc_long, gauc_per_query
 from sklearn_rankmetrics._engine import check_inputs
 
 
@@ -49,9 +53,16 @@ def long_form(n_rows, rng):
 
 
 def numbered_gauc(y, s, qid):
-    """GAUC with the ids numbered first (string ids, weights, the report)."""
+    """GAUC with the ids numbered first (string ids, the report)."""
     _, y, s, codes, ids, _ = check_inputs(y, s, qid, None, row_weights=True)
     return gauc_per_query("long", y, s, codes, ids.shape[0], None, None, "impressions")
+
+
+def runs_gauc(y, s, qid):
+    """GAUC run by run of queries in id order (row weights, propensities)."""
+    _, y, s, codes, ids, _ = check_inputs(y, s, qid, None, row_weights=True)
+    w = np.ones(y.shape[0])
+    return _gauc_long(y, s, codes, ids.shape[0], w, None, "impressions", "keep")
 
 
 def peak_ratio(func, inputs):
@@ -76,9 +87,17 @@ def main():
         f"{os.getloadavg()[0]:.1f}\n"
         f"{'rows':>11s} {'argsort':>9s} {'ids':>9s} {'ndcg@10':>9s} {'/argsort':>8s} "
         f"{'memory':>7s} {'gauc':>9s} {'/argsort':>8s} {'memory':>7s} "
-        f"{'numbered':>9s} {'/argsort':>8s} {'memory':>7s}   (ns/row)"
+        f"{'numbered':>9s} {'/argsort':>8s} {'memory':>7s} "
+        f"{'runs':>9s} {'/argsort':>8s} {'memory':>7s}   (ns/row)"
     )
-    per_row = {"argsort": [], "ids": [], "ndcg@10": [], "gauc": [], "numbered": []}
+    per_row = {
+        "argsort": [],
+        "ids": [],
+        "ndcg@10": [],
+        "gauc": [],
+        "numbered": [],
+        "runs": [],
+    }
     for n in args.sizes:
         rng = np.random.default_rng(0)
         y, s, qid = long_form(n, rng)
@@ -94,6 +113,7 @@ def main():
             ("ndcg@10", partial(rm.ndcg_at_k, y, s, k=10, query_id=qid)),
             ("gauc", partial(rm.group_auc_score, y, s, query_id=qid)),
             ("numbered", partial(numbered_gauc, y, s, qid)),
+            ("runs", partial(runs_gauc, y, s, qid)),
         ):
             if name == "ndcg@10" and args.gauc_only:
                 per_row[name].append(float("nan"))

@@ -373,18 +373,21 @@ def _id_kinds(users):
 @pytest.mark.parametrize("skip", ["keep", "skip"])
 @pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
 @pytest.mark.parametrize("bucket_rows", [1, 16, 700, 1 << 30])
+@pytest.mark.parametrize("split_rows", [333, 1 << 30])
 def test_hashed_buckets_equal_one_pass_bit_for_bit(
-    monkeypatch, bucket_rows, weighting, skip
+    monkeypatch, split_rows, bucket_rows, weighting, skip
 ):
     """Unweighted long forms with integer ids are split into buckets by a
-    hash of the id (_BUCKET_ROWS rows each) and never numbered as a whole:
-    the per-query values (in np.unique order of the ids), the weights and
-    the mean are those of one pass over all the rows, bit for bit, for
-    every kind of integer id and whatever the bucket size; string ids
-    (numbered first, the run-by-run path) give the same bits."""
+    hash of the id (_BUCKET_ROWS rows each, laid out block by block of
+    _SPLIT_ROWS rows) and never numbered as a whole: the per-query values
+    (in np.unique order of the ids), the weights and the mean are those of
+    one pass over all the rows, bit for bit, for every kind of integer id
+    and whatever the bucket and block sizes; string ids (numbered first,
+    the same buckets over the codes) give the same bits."""
     from sklearn_rankmetrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", split_rows)
     y, s, users, _ = _many_runs_log(3)
     options = dict(query_weighting=weighting, constant_scores=skip)
     for kind, qid in _id_kinds(users).items():
@@ -404,6 +407,7 @@ def test_hashed_buckets_equal_roc_auc_per_query(monkeypatch, seed):
     from sklearn_rankmetrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", 8)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", 256)
     y, s, users, _ = _many_runs_log(seed, n_rows=1500, n_users=120)
     qid = _id_kinds(users)["spread"]
     copies = y.copy(), s.copy(), qid.copy()
@@ -421,6 +425,7 @@ def test_hashed_buckets_many_buckets_in_16_bit_keys(monkeypatch):
     from sklearn_rankmetrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", 2)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", 1000)
     y, s, users, _ = _many_runs_log(4, n_rows=3000, n_users=1000)
     expected, _ = _one_pass_gauc(y, s, users, None, "impressions", "keep")
     got = srm.group_auc_score(y, s, query_id=users, average=None)
@@ -438,6 +443,7 @@ def test_report_codes_hashed_equal_the_runs(monkeypatch, bucket_rows, weighting,
     from sklearn_rankmetrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", 512)
     y, s, users, _ = _many_runs_log(5, n_rows=2000, n_users=150)
     codes = np.unique(users, return_inverse=True)[1] * 2  # odd codes: no rows
     n_q = int(codes.max()) + 3
