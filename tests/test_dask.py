@@ -268,3 +268,71 @@ def test_bad_rows_raise_without_worker_tracebacks(client):
     failed = [m for m in handler.messages if "Compute Failed" in m]
     assert len(failed) >= 1  # only the second, foreign failure
     assert not any("null" in m for m in failed), failed
+
+
+class _RecordingLibc:
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, param, value):
+        self.calls.append((param, value))
+        return 1
+
+
+@pytest.mark.parametrize(
+    "environ, changed",
+    [
+        ({"MALLOC_TRIM_THRESHOLD_": "65536"}, True),  # Dask's nanny
+        ({}, False),  # glibc's dynamic threshold in force: left alone
+        ({"MALLOC_TRIM_THRESHOLD_": "65536", "MALLOC_MMAP_THRESHOLD_": "1"}, False),
+    ],
+)
+def test_engine_allocations_scoped_to_the_task(monkeypatch, environ, changed):
+    """Under the nanny's MALLOC_TRIM_THRESHOLD_ (glibc's dynamic mmap
+    threshold off), the mmap threshold is raised for the task only and set
+    back to glibc's default afterwards, also when the task raises; nothing
+    is touched otherwise."""
+    from sklearn_rankmetrics import dask as rm_dask
+
+    libc = _RecordingLibc()
+    monkeypatch.setattr(rm_dask, "_glibc", lambda: libc)
+    for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(RuntimeError, match="in the task"):
+        with rm_dask._engine_allocations():
+            assert libc.calls == ([(-3, 32 * 1024 * 1024)] if changed else [])
+            raise RuntimeError("in the task")
+    expected = [(-3, 32 * 1024 * 1024), (-3, 128 * 1024)] if changed else []
+    assert libc.calls == expected
+
+
+def test_same_values_under_the_nanny_malloc_setting(client, monkeypatch):
+    """The report and the per-query values are the same, bit for bit, with
+    glibc's real mallopt called around each partition."""
+    from sklearn_rankmetrics import dask as rm_dask
+
+    frame = make_frame(3)
+    df = dd.from_pandas(frame, npartitions=3)
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_", raising=False)
+    before = ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True)
+    per_query = ranking_report(
+        df, **COLS, weight_col="w", k=K, per_query=True
+    ).compute()
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    calls = []
+    glibc = rm_dask._glibc
+
+    def counted():
+        libc = glibc()
+        calls.append(libc is not None)
+        return libc
+
+    monkeypatch.setattr(rm_dask, "_glibc", counted)
+    assert ranking_report(df, **COLS, weight_col="w", k=K, output_dict=True) == before
+    again = ranking_report(df, **COLS, weight_col="w", k=K, per_query=True).compute()
+    assert again.to_numpy().tobytes() == per_query.to_numpy().tobytes()
+    # one shuffled partition per call (3 input partitions / 8), glibc found
+    assert calls == [True, True]
+    assert_same(before, in_memory(frame, output_dict=True))
