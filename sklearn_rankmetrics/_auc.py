@@ -267,6 +267,18 @@ def _local_codes(x):
     return codes.reshape(-1), uniques
 
 
+def _bucket_rows(arrays, a, b, c):
+    """Rows ``[a[i], b[i])`` of every block's ``arrays[i]``, then rows
+    ``[b[i], c[i])`` of every block (a bucket's negatives, then its
+    positives); a view when there is one block."""
+    if len(arrays) == 1:
+        return arrays[0][a[0] : c[0]]
+    return np.concatenate(
+        [v[p:q] for v, p, q in zip(arrays, a, b, strict=True)]
+        + [v[p:q] for v, p, q in zip(arrays, b, c, strict=True)]
+    )
+
+
 def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=None):
     """:func:`gauc_per_query` of the unweighted long form with integer
     query ids, without numbering the ids over all the rows; returns
@@ -285,11 +297,10 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=Non
     reads a table or an array of the size of the input at random (a
     gather over the whole input, one cache miss per row, grew from 5 to
     27 ns per row from 200,000 to 20,000,000 rows), and the cost per row
-    stays that of one
-    bucket as the rows grow (a hash table of every id, as ``np.unique`` or
-    ``pandas.factorize`` build, outgrows the caches).  The AUC sums are
-    integer counts, exact in any order, so the values are those of
-    :func:`_gauc_long`, bit for bit.
+    stays that of one bucket as the rows grow (a hash table of every id,
+    as ``np.unique`` or ``pandas.factorize`` build, outgrows the caches).
+    The AUC sums are integer counts, exact in any order, so the values are
+    those of :func:`_gauc_long`, bit for bit.
     """
     n = s.shape[0]
     signed = qid.dtype.kind != "u"
@@ -319,26 +330,13 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=Non
         np.cumsum(np.bincount(key, minlength=n_keys), out=ends[1:])
         blocks.append((xb[perm], sb[perm], ends))
         del pos, key, perm
-    if len(blocks) > 1:
-        xgs, sgs, cut = zip(*blocks, strict=True)
-        cut = np.array(cut).T.copy()  # (n_keys + 1, blocks): key ends
+    xgs, sgs, cut = zip(*blocks, strict=True)
+    cut = np.array(cut).T.copy()  # (n_keys + 1, blocks): each block's key ends
     aucs, weights, uniques, constant = [], [], [], []
     for j in range(1 << bits):
-        if len(blocks) == 1:
-            xg, sg, ends = blocks[0]
-            start, mid, end = ends[2 * j : 2 * j + 3].tolist()
-            xj, ss, mid = xg[start:end], sg[start:end], mid - start
-        else:
-            a, b, c = cut[2 * j : 2 * j + 3].tolist()
-            mid = sum(b) - sum(a)
-            xj = np.concatenate(
-                [v[p:q] for v, p, q in zip(xgs, a, b, strict=True)]
-                + [v[p:q] for v, p, q in zip(xgs, b, c, strict=True)]
-            )
-            ss = np.concatenate(
-                [v[p:q] for v, p, q in zip(sgs, a, b, strict=True)]
-                + [v[p:q] for v, p, q in zip(sgs, b, c, strict=True)]
-            )
+        a, b, c = cut[2 * j : 2 * j + 3].tolist()  # positives in [b, c)
+        mid = sum(b) - sum(a)
+        xj, ss = _bucket_rows(xgs, a, b, c), _bucket_rows(sgs, a, b, c)
         if xj.shape[0] == 0:
             continue
         codes, u = _local_codes(xj)
@@ -368,9 +366,7 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=Non
     if n_q is not None:  # codes: place each query at its code
         out_auc = np.full(n_q, np.nan)
         out_auc[ids] = auc
-        if query_weighting == "uniform":
-            return out_auc, np.ones(n_q), np.arange(n_q)
-        out_w = np.zeros(n_q)
+        out_w = np.ones(n_q) if query_weighting == "uniform" else np.zeros(n_q)
         out_w[ids] = query_w
         return out_auc, out_w, np.arange(n_q)
     order = np.argsort(ids)

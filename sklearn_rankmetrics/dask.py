@@ -22,6 +22,7 @@ more in the :ref:`User Guide <scale>`.
 """
 
 import contextlib
+import functools
 import os
 
 from ._docstrings import fill_doc
@@ -111,8 +112,10 @@ _MMAP_THRESHOLD_DEFAULT = 128 * 1024
 _MMAP_THRESHOLD_DYNAMIC_MAX = 32 * 1024 * 1024
 
 
+@functools.cache
 def _glibc():
-    """glibc through ctypes, or None (another libc, or not Linux)."""
+    """glibc through ctypes, or None (another libc, or not Linux); looked
+    up once per process."""
     import platform
 
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
