@@ -34,12 +34,15 @@ diversity, serendipity) average over the users whose list is not empty (and,
 for diversity, has two items), whatever their held-out relevance.
 """
 
+import inspect
 import numbers
+import warnings
 from typing import NamedTuple
 
 import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
 
-from ._conventions import with_convention
+from ._conventions import convention_options, with_convention
 from ._engine import (
     _csr_values,
     _dense_top,
@@ -48,7 +51,8 @@ from ._engine import (
     check_inputs,
     sorted_by_query,
 )
-from ._validation import _as_array, issparse
+from ._ranking import _check_ties
+from ._validation import _as_array, check_real, issparse
 
 _BLOCK_BYTES = 1 << 24
 
@@ -114,7 +118,40 @@ def _finish(n_users, n_items, user, item, score, rel, L):
     return _Lists(n_users, n_items, user, item, score, rel, p, tied, L, frac, a2)
 
 
-def _dense_entries(Y, S, k):
+def _break_ties(n_users, user, item, score, rel, L, pos, ties):
+    """The entries of one ordering of the tied items: ``ties="input_order"``
+    ranks a tie group by position ``pos`` (the column in the 2-D forms, the
+    row in the long form), ``"pessimistic"`` / ``"optimistic"`` by increasing
+    / decreasing grade first (as the ranking metrics).  Returns the first
+    ``L`` entries of each user, scored ``-rank`` (no two alike), sorted by
+    (user, item)."""
+    keys = [pos]
+    if ties == "pessimistic":
+        keys.append(rel)
+    elif ties == "optimistic":
+        keys.append(-rel)
+    order = np.lexsort((*keys, -score, user))
+    u = user[order]
+    rank = np.arange(u.size) - np.searchsorted(u, np.arange(n_users))[u]
+    keep = rank < L[u]
+    sel = order[keep]
+    by_item = np.lexsort((item[sel], user[sel]))
+    sel = sel[by_item]
+    new_score = -rank[keep][by_item].astype(np.float64)
+    return user[sel], item[sel], new_score, rel[sel]
+
+
+def _select(n_users, n_items, user, item, score, rel, L, pos, ties):
+    """:func:`_finish` the entries, after :func:`_break_ties` unless the tie
+    rule is the expected value over the orderings."""
+    if ties != "expected":
+        user, item, score, rel = _break_ties(
+            n_users, user, item, score, rel, L, pos, ties
+        )
+    return _finish(n_users, n_items, user, item, score, rel, L)
+
+
+def _dense_entries(Y, S, k, ties="expected"):
     """Entries of the 2-D forms (``Y`` dense or canonical CSR, ``S`` dense),
     from the engine's top-``k`` selection: each row's top ``k`` and every
     item of the tie group that ``k`` cuts."""
@@ -142,11 +179,15 @@ def _dense_entries(Y, S, k):
         rel = _csr_values(Y, user, item)
     else:
         rel = np.asarray(Y[user, item], dtype=np.float64)
-    return _finish(n_users, n_items, user, item, score, rel, L)
+    return _select(n_users, n_items, user, item, score, rel, L, item, ties)
 
 
-def _item_codes(item_id, n_rows, n_items):
-    """Column numbers of the long form's items, and the catalogue size."""
+def _item_codes(item_id, n_rows, n_items, labels=False):
+    """Column numbers of the long form's items, and the catalogue size.
+
+    With ``n_items`` given, integer ids are column numbers; with
+    ``labels=True`` (no per-item array to align them with) other ids are
+    labels of some of the ``n_items`` items of the catalogue."""
     if item_id is None:
         raise ValueError(
             "query_id is given (the long form), so item_id= is required: one "
@@ -160,7 +201,10 @@ def _item_codes(item_id, n_rows, n_items):
             f"item_id must be 1-D with one id per row of the long form "
             f"({n_rows}), got shape {ids.shape}."
         )
-    if n_items is None:
+    integers = ids.dtype.kind in "iu" or (
+        ids.dtype.kind == "f" and np.all(ids == np.floor(ids))
+    )
+    if n_items is None or (labels and not integers):
         if ids.dtype.kind == "f" and np.isnan(ids).any():
             raise ValueError("item_id contains NaN; every row needs an item id.")
         try:
@@ -169,10 +213,15 @@ def _item_codes(item_id, n_rows, n_items):
             raise TypeError(
                 "item_id mixes types that cannot be sorted; use one type for every id."
             ) from None
-        return codes.reshape(-1).astype(np.intp), uniques.size
-    if ids.dtype.kind not in "iu" and not (
-        ids.dtype.kind == "f" and np.all(ids == np.floor(ids))
-    ):
+        if n_items is not None and uniques.size > n_items:
+            raise ValueError(
+                f"item_id names {uniques.size} distinct items but n_items={n_items}; "
+                "n_items is the catalogue size, at least the number of items seen."
+            )
+        return codes.reshape(-1).astype(np.intp), (
+            uniques.size if n_items is None else n_items
+        )
+    if not integers:
         raise TypeError(
             "item_id must hold integer column numbers 0..n_items-1 when the "
             "catalogue is given (n_items=, item_popularity= or item_features=)."
@@ -186,7 +235,7 @@ def _item_codes(item_id, n_rows, n_items):
     return ids.astype(np.intp), n_items
 
 
-def _long_entries(y, s, user, n_users, item, n_items, k):
+def _long_entries(y, s, user, n_users, item, n_items, k, ties="expected"):
     """Entries of the long form: each user's rows scored at least the cut."""
     order = sorted_by_query(user, n_users, item)
     u_sorted, i_sorted = user[order], item[order]
@@ -207,16 +256,49 @@ def _long_entries(y, s, user, n_users, item, n_items, k):
     has = L > 0
     t[has] = s[by_score[starts[:-1][has] + L[has] - 1]]
     keep = order[(s[order] >= t[u_sorted]) & retrieved[order]]
-    return _finish(
-        n_users, n_items, user[keep], item[keep], s[keep], y[keep], L.astype(float)
+    return _select(
+        n_users,
+        n_items,
+        user[keep],
+        item[keep],
+        s[keep],
+        y[keep],
+        L.astype(float),
+        keep,  # the row: the position of the long form
+        ties,
     )
 
 
-def _lists(y_true, y_score, k, query_id, item_id, n_items, catalogue=None):
+def _catalogue_warning(names):
+    warnings.warn(
+        f"{', '.join(names)}: in the long form without n_items= the catalogue "
+        "is taken to be the distinct item_id, and an item without any row "
+        "(never a candidate) is left out of it, which raises these values (a "
+        "table of recommendations alone covers its whole 'catalogue').  Pass "
+        "n_items= the catalogue size (item_id then column numbers 0..n_items-1, "
+        "or any labels of some of its items).",
+        UserWarning,
+        stacklevel=5,  # the user's call (through the function's wrapper)
+    )
+
+
+def _lists(
+    y_true,
+    y_score,
+    k,
+    query_id,
+    item_id,
+    n_items,
+    catalogue=None,
+    ties="expected",
+    warn_catalogue=(),
+):
     """Validate the inputs of a beyond-accuracy metric and select its lists.
 
     ``catalogue`` is the catalogue size implied by ``item_popularity`` /
-    ``item_features`` (None if neither is given).
+    ``item_features`` (None if neither is given); ``ties`` the tie rule
+    (checked); ``warn_catalogue`` names the metrics that read the catalogue
+    size, which warn in the long form when neither gives it.
     """
     k = _check_k(k)
     n_items = _check_n_items(n_items)
@@ -232,18 +314,21 @@ def _lists(y_true, y_score, k, query_id, item_id, n_items, catalogue=None):
                 f"n_items={n_items} but y_score has {S.shape[1]} columns (items); "
                 "n_items is for the long form, drop it."
             )
-        return _dense_entries(Y, np.asarray(S, dtype=np.float64), k)
+        return _dense_entries(Y, np.asarray(S, dtype=np.float64), k, ties)
     _, y, s, codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
+    labels = catalogue is None
     if n_items is None:
         n_items = catalogue
+        if n_items is None and warn_catalogue:
+            _catalogue_warning(warn_catalogue)
     elif catalogue is not None and catalogue != n_items:
         raise ValueError(
             f"n_items={n_items} disagrees with the catalogue size {catalogue} of "
             "item_popularity / item_features."
         )
-    item, n_items = _item_codes(item_id, s.shape[0], n_items)
+    item, n_items = _item_codes(item_id, s.shape[0], n_items, labels)
     y = np.asarray(y, dtype=np.float64)
-    return _long_entries(y, s, codes, ids.shape[0], item, n_items, k)
+    return _long_entries(y, s, codes, ids.shape[0], item, n_items, k, ties)
 
 
 _FORM_PARAMS = """y_score : array-like of shape (n_users, n_items) or (n_rows,)
@@ -256,10 +341,35 @@ _FORM_PARAMS = """y_score : array-like of shape (n_users, n_items) or (n_rows,)
     item_id : array-like of shape (n_rows,), default=None
         Long form (required there): the item of each row.
     n_items : int, default=None
-        Long form: the catalogue size, ``item_id`` being column numbers
-        ``0 <= id < n_items``; by default the length of ``item_popularity``
+        Long form: the catalogue size, integer ``item_id`` being column
+        numbers ``0 <= id < n_items`` (other ids, without
+        ``item_popularity`` / ``item_features``, are labels of some of the
+        ``n_items`` items); by default the length of ``item_popularity``
         or rows of ``item_features`` when given, else the number of
-        distinct ``item_id``.  The 2-D forms take the number of columns."""
+        distinct ``item_id`` (coverage and the Gini index then warn: a
+        catalogue item without any row would be left out).  The 2-D forms
+        take the number of columns.
+    ties : {"expected", "input_order", "pessimistic", "optimistic"}, \
+default=None
+        The tie rule, as for the ranking metrics: None is "expected" (or
+        "input_order" with ``ignore_ties=True``), the exact expected value
+        over the orderings of tied items; "input_order" ranks tied items by
+        position (column, or row of the long form); "pessimistic" /
+        "optimistic" rank them by increasing / decreasing grade first.
+    ignore_ties : bool, default=False
+        True is ``ties="input_order"``."""
+
+
+def _check_beyond_ties(ties, ignore_ties):
+    """The tie rule of a beyond-accuracy metric (the ranking metrics' rules
+    but scikit-learn's AP-only "threshold")."""
+    if isinstance(ties, str) and ties == "threshold":
+        raise ValueError(
+            "ties='threshold' is scikit-learn's rule for average precision; "
+            "the beyond-accuracy metrics take 'expected', 'input_order', "
+            "'pessimistic' or 'optimistic' (compute them in a separate report)."
+        )
+    return _check_ties(ties, ignore_ties)
 
 
 def _fill_doc(func):
@@ -298,7 +408,16 @@ def _expected_counts(lists):
 @with_convention
 @_fill_doc
 def catalog_coverage_at_k(
-    y_true, y_score, *, k=10, query_id=None, item_id=None, n_items=None
+    y_true,
+    y_score,
+    *,
+    k=10,
+    query_id=None,
+    item_id=None,
+    n_items=None,
+    padding_items=0,
+    ties=None,
+    ignore_ties=False,
 ):
     """Share of the catalogue recommended to at least one user.
 
@@ -307,6 +426,10 @@ def catalog_coverage_at_k(
     y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
         Held-out relevance; validated, not used.
     {form_params}
+    padding_items : int >= 0, default=0
+        Items counted in the catalogue that are never recommended: RecBole's
+        ``num_items`` counts its padding item (``convention="recbole"``
+        sets 1).
 
     Returns
     -------
@@ -330,9 +453,10 @@ def catalog_coverage_at_k(
         \\mathrm{coverage} = \\frac{1}{n} \\sum_i
         \\Big(1 - \\prod_u (1 - p_u(i))\\Big)
 
-    is the exact expected value over orderings of tied items.  It is
-    RecTools' ``CatalogCoverage(normalize=True)`` and RecBole's
-    ``ItemCoverage`` on lists without ties.
+    is the exact expected value over orderings of tied items (``n``: the
+    catalogue size plus ``padding_items``).  It is RecTools'
+    ``CatalogCoverage(normalize=True)``, and RecBole's ``ItemCoverage``
+    with ``padding_items=1``, on lists without ties.
 
     Examples
     --------
@@ -350,8 +474,38 @@ def catalog_coverage_at_k(
     ...     item_id=["a", "b", "c", "d", "c"]))
     0.75
     """
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
-    return float(np.mean(1.0 - _coverage_none(lists)))
+    ties = _check_beyond_ties(ties, ignore_ties)
+    padding_items = _check_padding(padding_items)
+    lists = _lists(
+        y_true,
+        y_score,
+        k,
+        query_id,
+        item_id,
+        n_items,
+        ties=ties,
+        warn_catalogue=("catalog_coverage_at_k",),
+    )
+    return _coverage(_coverage_none(lists), padding_items)
+
+
+def _check_padding(padding_items):
+    if isinstance(padding_items, (bool, np.bool_)) or not isinstance(
+        padding_items, numbers.Integral
+    ):
+        raise TypeError(
+            f"padding_items must be an integer >= 0, got {padding_items!r}."
+        )
+    if padding_items < 0:
+        raise ValueError(f"padding_items must be >= 0, got {padding_items}.")
+    return int(padding_items)
+
+
+def _coverage(none, padding_items=0):
+    """Coverage from each item's probability of being in no list."""
+    if padding_items == 0:
+        return float(np.mean(1.0 - none))
+    return float(np.sum(1.0 - none) / (none.size + padding_items))
 
 
 def _gini(counts):
@@ -367,7 +521,16 @@ def _gini(counts):
 @with_convention
 @_fill_doc
 def gini_index_at_k(
-    y_true, y_score, *, k=10, query_id=None, item_id=None, n_items=None
+    y_true,
+    y_score,
+    *,
+    k=10,
+    query_id=None,
+    item_id=None,
+    n_items=None,
+    padding_items=0,
+    ties=None,
+    ignore_ties=False,
 ):
     """Gini index of the items' recommendation counts.
 
@@ -376,6 +539,10 @@ def gini_index_at_k(
     y_true : array-like or sparse matrix of shape (n_users, n_items) or (n_rows,)
         Held-out relevance; validated, not used.
     {form_params}
+    padding_items : int >= 0, default=0
+        Items counted in the catalogue (with count 0) that are never
+        recommended: RecBole's ``num_items`` counts its padding item
+        (``convention="recbole"`` sets 1).
 
     Returns
     -------
@@ -398,7 +565,8 @@ def gini_index_at_k(
         G = \\frac{\\sum_{j=1}^{n} (2j - n - 1)\\, c_{(j)}}{n \\sum_j c_j}
 
     RecBole divides by ``n |U| k`` instead of ``n \\sum_j c_j``: the same
-    when every list is full.  Ties: the Gini of random counts has no simple
+    when every list is full; its ``n`` counts its padding item
+    (``padding_items=1``).  Ties: the Gini of random counts has no simple
     closed form, so the documented rule is the Gini of the *expected* counts
     ``E[c_i] = \\sum_u p_u(i)``; without ties it is the plain value.
 
@@ -410,8 +578,26 @@ def gini_index_at_k(
     >>> float(gini_index_at_k(np.zeros((2, 4)), y_score, k=2))
     0.5
     """
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
-    return _gini(_expected_counts(lists))
+    ties = _check_beyond_ties(ties, ignore_ties)
+    padding_items = _check_padding(padding_items)
+    lists = _lists(
+        y_true,
+        y_score,
+        k,
+        query_id,
+        item_id,
+        n_items,
+        ties=ties,
+        warn_catalogue=("gini_index_at_k",),
+    )
+    return _gini(_padded(_expected_counts(lists), padding_items))
+
+
+def _padded(counts, padding_items):
+    """Counts with ``padding_items`` zeros (items never recommended)."""
+    if padding_items == 0:
+        return counts
+    return np.concatenate([counts, np.zeros(padding_items)])
 
 
 _ENTROPY_NORMALIZATIONS = ("none", "max", "recbole")
@@ -425,7 +611,11 @@ def _check_normalization(normalization):
         )
 
 
-def _entropy(counts, normalization):
+def _check_base(base):
+    return None if base is None else check_real("base", base, low=1.0)
+
+
+def _entropy(counts, normalization, base=None):
     total = counts.sum()
     if total == 0:
         return float("nan")
@@ -433,6 +623,8 @@ def _entropy(counts, normalization):
     h = float(-np.sum(share * np.log(share)))
     if normalization == "max":
         return h / np.log(counts.size) if counts.size > 1 else 0.0
+    if base is not None:  # nats to the unit of the base (2: bits)
+        h = h / np.log(base)
     if normalization == "recbole":
         return h / share.size
     return h
@@ -446,9 +638,12 @@ def exposure_entropy_at_k(
     *,
     k=10,
     normalization="none",
+    base=None,
     query_id=None,
     item_id=None,
     n_items=None,
+    ties=None,
+    ignore_ties=False,
 ):
     """Shannon entropy of the items' shares of all recommendations.
 
@@ -463,6 +658,11 @@ def exposure_entropy_at_k(
         divided by ``log(n_items)``, in [0, 1].  ``"recbole"``: divided by
         the number of items recommended at least once, as RecBole's
         ``ShannonEntropy``.
+    base : float > 1, default=None
+        Base of the logarithm (as :func:`scipy.stats.entropy`): None is
+        ``e`` (nats), 2 gives bits -- Microsoft recommenders'
+        ``distributional_coverage`` (``convention="recommenders"`` sets it).
+        ``normalization="max"`` does not depend on it.
 
     Returns
     -------
@@ -481,7 +681,10 @@ def exposure_entropy_at_k(
 
     .. math::
 
-        H = -\\sum_{i : c_i > 0} q_i \\ln q_i.
+        H = -\\sum_{i : c_i > 0} q_i \\ln q_i
+
+    (divided by ``ln(base)`` for another unit: ``base=2`` is Microsoft
+    recommenders' ``distributional_coverage``, in bits).
 
     RecBole's ``ShannonEntropy@k`` takes ``q_i = c_i / (|U| k)`` (the same
     when every list is full), natural logarithms, and divides the sum by the
@@ -507,15 +710,27 @@ def exposure_entropy_at_k(
     1.0
     """
     _check_normalization(normalization)
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items)
-    return _entropy(_expected_counts(lists), normalization)
+    base = _check_base(base)
+    ties = _check_beyond_ties(ties, ignore_ties)
+    lists = _lists(
+        y_true,
+        y_score,
+        k,
+        query_id,
+        item_id,
+        n_items,
+        ties=ties,
+        warn_catalogue=("exposure_entropy_at_k",) if normalization == "max" else (),
+    )
+    return _entropy(_expected_counts(lists), normalization, base)
 
 
-_SHARES = ("auto", "users", "interactions")
+_SHARES = ("auto", "users", "active_users", "interactions")
 
 
 def _popularity(item_popularity, share="auto"):
-    """Counts per item and the share ``p(item)`` of novelty."""
+    """Counts per item and the share ``p(item)`` of novelty, as counts over
+    its denominator: ``(counts, denominator)``."""
     if share not in _SHARES:
         raise ValueError(f"share must be one of {_SHARES}, got {share!r}.")
     if item_popularity is None:
@@ -529,18 +744,20 @@ def _popularity(item_popularity, share="auto"):
         X = sp.csc_matrix(item_popularity)
         X.eliminate_zeros()
         counts = np.diff(X.indptr).astype(np.float64)
-        if share != "interactions":
-            return counts, counts / max(X.shape[0], 1)
+        if share in ("auto", "users"):
+            return counts, max(X.shape[0], 1)
+        if share == "active_users":  # rows with an interaction
+            return counts, max(np.unique(X.indices).size, 1)
     else:
         counts = _counts_1d(item_popularity)
-        if share == "users":
+        if share in ("users", "active_users"):
             raise ValueError(
-                "share='users' needs the users x items training matrix as "
+                f"share={share!r} needs the users x items training matrix as "
                 "item_popularity (counts per item do not tell the number of "
                 "users); pass the matrix or share='interactions'."
             )
     total = counts.sum()
-    return counts, (counts / total if total > 0 else np.zeros_like(counts))
+    return counts, (total if total > 0 else 1.0)
 
 
 def _counts_1d(item_popularity):
@@ -575,6 +792,8 @@ def average_popularity_at_k(
     query_id=None,
     item_id=None,
     n_items=None,
+    ties=None,
+    ignore_ties=False,
 ):
     """Mean popularity of recommended items.
 
@@ -614,8 +833,11 @@ def average_popularity_at_k(
     ...                               item_popularity=[10, 4, 1, 0]))
     7.0
     """
+    ties = _check_beyond_ties(ties, ignore_ties)
     counts, _ = _popularity(item_popularity)
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
+    lists = _lists(
+        y_true, y_score, k, query_id, item_id, n_items, counts.size, ties=ties
+    )
     _check_catalogue("item_popularity", counts.size, lists)
     return _user_mean(_item_mean(lists, counts))
 
@@ -629,9 +851,12 @@ def novelty_at_k(
     k=10,
     item_popularity=None,
     share="auto",
+    unseen="warn",
     query_id=None,
     item_id=None,
     n_items=None,
+    ties=None,
+    ignore_ties=False,
 ):
     """Mean self-information ``-log2 p(item)`` of recommended items.
 
@@ -643,19 +868,29 @@ def novelty_at_k(
     item_popularity : array-like of shape (n_items,) or (n_train_users, n_items)
         A training matrix (its non-zero entries per column are the item's
         count), or counts per item.
-    share : {"auto", "users", "interactions"}, default="auto"
+    share : {"auto", "users", "active_users", "interactions"}, default="auto"
         ``p(item)``: ``"users"``, the share of the training matrix's users
-        (rows) who interacted with the item, as RecTools'
-        ``MeanInvUserFreq``; ``"interactions"``, the item's count over the
-        sum of counts; ``"auto"``, users for a matrix, interactions for
-        counts.
+        (rows) who interacted with the item; ``"active_users"``, the same
+        over the rows with at least one interaction (RecTools'
+        ``MeanInvUserFreq``, whose users are those of its interactions
+        table); ``"interactions"``, the item's count over the sum of counts
+        (Microsoft recommenders' ``novelty``); ``"auto"``, users for a
+        matrix, interactions for counts.
+    unseen : {"warn", "raise", "one", "zero"}, default="warn"
+        An item never seen in training has ``p(item) = 0``: infinite
+        self-information.  ``"warn"`` returns ``inf`` with an
+        :class:`~sklearn.exceptions.UndefinedMetricWarning` when such an
+        item may be recommended; ``"raise"`` raises a ``ValueError``;
+        ``"one"`` counts it as seen once (RecTools: one user);
+        ``"zero"`` gives it self-information 0 (Microsoft recommenders,
+        whose merge drops it from the sum but not from the count).
 
     Returns
     -------
     novelty : float
-        Mean over users of the mean self-information of their list; ``inf``
-        if an item never seen in training may be recommended; users with an
-        empty list are skipped.
+        Mean over users of the mean self-information of their list (users
+        with an empty list are skipped); ``inf`` if an item never seen in
+        training may be recommended and ``unseen="warn"``.
 
     See Also
     --------
@@ -675,15 +910,57 @@ def novelty_at_k(
     >>> float(novelty_at_k(np.zeros((1, 3)), y_score, k=2, item_popularity=train))
     1.0
     """
-    counts, p = _popularity(item_popularity, share)
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
+    unseen = _check_unseen(unseen)
+    ties = _check_beyond_ties(ties, ignore_ties)
+    counts, denominator = _popularity(item_popularity, share)
+    lists = _lists(
+        y_true, y_score, k, query_id, item_id, n_items, counts.size, ties=ties
+    )
     _check_catalogue("item_popularity", counts.size, lists)
-    return _user_mean(_item_mean(lists, _information(p)))
+    _unseen_recommended(lists, counts, unseen)
+    info = _information(counts, denominator, unseen)
+    return _user_mean(_item_mean(lists, info))
 
 
-def _information(share):
+_UNSEEN = ("warn", "raise", "one", "zero")
+
+
+def _check_unseen(unseen):
+    if not isinstance(unseen, str) or unseen not in _UNSEEN:
+        raise ValueError(f"unseen must be one of {_UNSEEN}, got {unseen!r}.")
+    return unseen
+
+
+def _information(counts, denominator, unseen="warn"):
+    """Self-information ``-log2(count / denominator)`` of each item, under
+    the ``unseen`` rule for the items of count 0."""
+    if unseen == "one":
+        counts = np.where(counts > 0, counts, 1.0)
     with np.errstate(divide="ignore"):
-        return -np.log2(share)
+        info = -np.log2(counts / denominator)
+    if unseen == "zero":
+        info[counts == 0] = 0.0
+    return info
+
+
+def _unseen_recommended(lists, counts, unseen):
+    """Refuse or warn when an item never seen in training may be in a
+    list (its self-information is infinite)."""
+    if unseen not in ("warn", "raise"):
+        return
+    n_unseen = np.unique(lists.item[(lists.p > 0) & (counts[lists.item] == 0)]).size
+    if n_unseen == 0:
+        return
+    message = (
+        f"novelty: {n_unseen} item(s) never seen in training (count 0 in "
+        "item_popularity) may be recommended; their self-information "
+        "-log2(0) is infinite, so novelty is inf.  Pass unseen='one' (count "
+        "them as seen once, as RecTools), unseen='zero' (as Microsoft "
+        "recommenders), or leave them out of the lists (score -inf)."
+    )
+    if unseen == "raise":
+        raise ValueError(message)
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=4)
 
 
 @with_convention
@@ -695,9 +972,12 @@ def intra_list_diversity_at_k(
     k=10,
     item_features=None,
     metric="cosine",
+    single_item="skip",
     query_id=None,
     item_id=None,
     n_items=None,
+    ties=None,
+    ignore_ties=False,
 ):
     """Mean pairwise distance between the items of each list.
 
@@ -709,14 +989,22 @@ def intra_list_diversity_at_k(
     item_features : array-like of shape (n_items, n_features)
         Item representations.
     metric : str or callable, default="cosine"
-        Any metric of :func:`sklearn.metrics.pairwise_distances`.
+        Any metric of :func:`sklearn.metrics.pairwise_distances`, or
+        ``"hamming_count"``: the number of features in which two items
+        differ (RecTools' ``PairwiseHammingDistanceCalculator``;
+        scikit-learn's ``"hamming"`` is that count over the number of
+        features).
+    single_item : "skip" or float, default="skip"
+        The value of a list of one item (no pair): ``"skip"`` leaves the
+        user out of the mean; a number scores it (RecTools scores it 0:
+        ``single_item=0.0``).
 
     Returns
     -------
     ild : float
-        Mean over users (with at least 2 items in their list) of the mean
-        distance over the ``L (L - 1) / 2`` pairs of their list; ``nan`` if no
-        user has 2 items.
+        Mean over users (with at least 2 items in their list, or 1 with a
+        numeric ``single_item``) of the mean distance over the
+        ``L (L - 1) / 2`` pairs of their list; ``nan`` if no user is scored.
 
     See Also
     --------
@@ -728,8 +1016,11 @@ def intra_list_diversity_at_k(
     in the list (under ties, :ref:`beyond_accuracy`),
     :math:`\\mathrm{ILD}_u = \\sum_{i<j} q_u(i, j)\\, d(i, j) / \\binom{L_u}{2}`.
     The ``n_items x n_items`` distance matrix is computed once.  RecTools'
-    ``IntraListDiversity`` on lists without ties (its users with one item
-    count 0; here they are skipped).
+    ``IntraListDiversity`` with its Hamming distance calculator is
+    ``metric="hamming_count", single_item=0.0`` on lists without ties
+    (``convention="rectools"``); Microsoft recommenders' ``diversity`` with
+    ``item_sim_measure="item_feature_vector"`` is ``metric="cosine"`` (one
+    minus the mean cosine similarity of the pairs).
 
     Examples
     --------
@@ -741,10 +1032,26 @@ def intra_list_diversity_at_k(
     ...                                 item_features=features))
     0.5
     """
+    single_item = _check_single_item(single_item)
+    ties = _check_beyond_ties(ties, ignore_ties)
     D = _distances(item_features, metric)
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, D.shape[0])
+    lists = _lists(
+        y_true, y_score, k, query_id, item_id, n_items, D.shape[0], ties=ties
+    )
     _check_catalogue("item_features", D.shape[0], lists)
-    return _user_mean(_ild_values(lists, D))
+    return _user_mean(_ild_values(lists, D, single_item))
+
+
+def _check_single_item(single_item):
+    if isinstance(single_item, str) and single_item == "skip":
+        return single_item
+    if isinstance(single_item, (bool, np.bool_)) or not isinstance(
+        single_item, numbers.Real
+    ):
+        raise TypeError(f"single_item must be 'skip' or a number, got {single_item!r}.")
+    if not np.isfinite(single_item):
+        raise ValueError(f"single_item must be finite, got {single_item}.")
+    return float(single_item)
 
 
 def _distances(item_features, metric):
@@ -755,13 +1062,20 @@ def _distances(item_features, metric):
         raise ValueError("item_features must be 2-D (n_items x n_features).")
     from sklearn.metrics import pairwise_distances  # scikit-learn, when used
 
-    D = pairwise_distances(F, metric=metric)
+    if isinstance(metric, str) and metric == "hamming_count":
+        # scikit-learn's (scipy's) "hamming" is the share of differing
+        # features: times their number, rounded, the exact count
+        dense = F.toarray() if issparse(F) else F
+        D = np.rint(pairwise_distances(dense, metric="hamming") * F.shape[1])
+    else:
+        D = pairwise_distances(F, metric=metric)
     np.fill_diagonal(D, 0.0)
     return D
 
 
-def _ild_values(lists, D):
-    """Per user with two items or more, the expected mean pairwise distance."""
+def _ild_values(lists, D, single_item="skip"):
+    """Per user with two items or more (or one, with a numeric
+    ``single_item``), the expected mean pairwise distance."""
     import scipy.sparse as sp
 
     n_users, user, item, p = lists.n_users, lists.user, lists.item, lists.p
@@ -795,7 +1109,11 @@ def _ild_values(lists, D):
     pairs = pairs - (lists.frac**2 - lists.a2) * tt
     L = lists.L
     ok = L > 1
-    return pairs[ok] / (L[ok] * (L[ok] - 1))
+    values = pairs[ok] / (L[ok] * (L[ok] - 1))
+    if single_item == "skip":
+        return values
+    single = np.full(np.count_nonzero(L == 1), single_item)
+    return np.concatenate([values, single])
 
 
 def _popularity_ranks(counts):
@@ -819,6 +1137,8 @@ def serendipity_at_k(
     query_id=None,
     item_id=None,
     n_items=None,
+    ties=None,
+    ignore_ties=False,
 ):
     """Relevant and unexpected: relevance times how much higher the model
     ranks an item than popularity would.
@@ -895,8 +1215,11 @@ def serendipity_at_k(
     ...                        item_popularity=[3, 2, 0, 0]))
     0.15625
     """
+    ties = _check_beyond_ties(ties, ignore_ties)
     counts, _ = _popularity(item_popularity)
-    lists = _lists(y_true, y_score, k, query_id, item_id, n_items, counts.size)
+    lists = _lists(
+        y_true, y_score, k, query_id, item_id, n_items, counts.size, ties=ties
+    )
     _check_catalogue("item_popularity", counts.size, lists)
     return _user_mean(_serendipity_values(lists, _popularity_ranks(counts)))
 
@@ -956,24 +1279,30 @@ class SetKernel(NamedTuple):
 def _finish_value(name, part, options):
     """The metric's value from its merged ``part``."""
     if name == "catalog_coverage":
-        return float(np.mean(1.0 - part))
+        return _coverage(part, options["padding_items"])
     if name == "gini_index":
-        return _gini(part)
+        return _gini(_padded(part, options["padding_items"]))
     if name == "exposure_entropy":
-        return _entropy(part, options.get("normalization", "none"))
+        return _entropy(part, options["normalization"], options["base"])
     total, n = part
     return float(total / n) if n else float("nan")
 
 
 SET_KERNELS = {
-    "catalog_coverage": SetKernel("none"),
-    "gini_index": SetKernel("counts"),
-    "exposure_entropy": SetKernel("counts", options=("normalization",)),
+    "catalog_coverage": SetKernel("none", options=("padding_items",)),
+    "gini_index": SetKernel("counts", options=("padding_items",)),
+    "exposure_entropy": SetKernel("counts", options=("normalization", "base")),
     "average_popularity": SetKernel("users", ("item_popularity",)),
-    "novelty": SetKernel("users", ("item_popularity",)),
-    "intra_list_diversity": SetKernel("users", ("item_features",), ("metric",)),
+    "novelty": SetKernel("users", ("item_popularity",), ("share", "unseen")),
+    "intra_list_diversity": SetKernel(
+        "users", ("item_features",), ("metric", "single_item")
+    ),
     "serendipity": SetKernel("users", ("item_popularity",)),
 }
+
+# the metrics that read the catalogue size (they warn in the long form
+# without it); exposure entropy only with normalization="max"
+_CATALOGUE_METRICS = ("catalog_coverage", "gini_index")
 
 
 class BeyondSums:
@@ -983,7 +1312,9 @@ class BeyondSums:
     block); ``merge`` adds another instance's blocks; ``values`` gives
     ``{"catalog_coverage@10": float, ...}``.  On one block the values are
     the metric functions' own, bit for bit; over several blocks coverage
-    multiplies per item, counts and per-user sums add.
+    multiplies per item, counts and per-user sums add.  The options are
+    those of the metric functions, each read by the metrics that take it;
+    ``ties`` / ``ignore_ties`` is the tie rule of every list.
     """
 
     def __init__(
@@ -995,20 +1326,40 @@ class BeyondSums:
         item_features=None,
         metric="cosine",
         normalization="none",
+        base=None,
         share="auto",
+        unseen="warn",
+        single_item="skip",
+        padding_items=0,
         n_items=None,
+        ties=None,
+        ignore_ties=False,
     ):
         self.names = list(names)
         self.ks = tuple(ks)
         self.n_items = _check_n_items(n_items)
-        self.options = {"normalization": normalization}
+        self.ties = _check_beyond_ties(ties, ignore_ties)
+        self.options = {
+            "normalization": normalization,
+            "base": _check_base(base),
+            "padding_items": _check_padding(padding_items),
+        }
+        self.unseen = _check_unseen(unseen)
+        self.single_item = _check_single_item(single_item)
         if "exposure_entropy" in self.names:
             _check_normalization(normalization)
+        self._warn_catalogue = tuple(
+            f"{m}_at_k"
+            for m in self.names
+            if m in _CATALOGUE_METRICS
+            or (m == "exposure_entropy" and normalization == "max")
+        )
         requires = {r for m in self.names for r in SET_KERNELS[m].requires}
         self._catalogue = None
         if "item_popularity" in requires:
-            counts, p = _popularity(item_popularity, share)
-            self._counts, self._info = counts, _information(p)
+            counts, denominator = _popularity(item_popularity, share)
+            self._counts = counts
+            self._info = _information(counts, denominator, self.unseen)
             self._ranks = _popularity_ranks(counts)
             self._catalogue = counts.size
         if "item_features" in requires:
@@ -1022,17 +1373,28 @@ class BeyondSums:
         self.parts = {}
         self.n_users = 0
 
+    def lists(self, y_true, y_score, k, query_id=None, item_id=None):
+        """The top-``k`` lists of one block of users, under the tie rule."""
+        lists = _lists(
+            y_true,
+            y_score,
+            k,
+            query_id,
+            item_id,
+            self.n_items,
+            self._catalogue,
+            ties=self.ties,
+            warn_catalogue=self._warn_catalogue,
+        )
+        if self._catalogue is not None:
+            _check_catalogue("item_popularity / item_features", self._catalogue, lists)
+        return lists
+
     def add(self, y_true, y_score, query_id=None, item_id=None):
         """Add the lists of one block of users."""
         n_users = None
         for k in self.ks:
-            lists = _lists(
-                y_true, y_score, k, query_id, item_id, self.n_items, self._catalogue
-            )
-            if self._catalogue is not None:
-                _check_catalogue(
-                    "item_popularity / item_features", self._catalogue, lists
-                )
+            lists = self.lists(y_true, y_score, k, query_id, item_id)
             n_users = lists.n_users
             for name in self.names:
                 self._merge_part(name, k, self._part(name, lists))
@@ -1048,9 +1410,10 @@ class BeyondSums:
         if name == "average_popularity":
             v = _item_mean(lists, self._counts)
         elif name == "novelty":
+            _unseen_recommended(lists, self._counts, self.unseen)
             v = _item_mean(lists, self._info)
         elif name == "intra_list_diversity":
-            v = _ild_values(lists, self._D)
+            v = _ild_values(lists, self._D, self.single_item)
         else:
             v = _serendipity_values(lists, self._ranks)
         return (np.sum(v), v.size)
@@ -1103,15 +1466,111 @@ def split_report_metrics(metrics):
     return rest, list(dict.fromkeys(beyond))
 
 
+# The options a report hands to its beyond-accuracy metrics alone; the tie
+# options go to them and to the ranking metrics alike.
 _BEYOND_OPTIONS = (
     "item_popularity",
     "item_features",
     "metric",
     "normalization",
+    "base",
     "share",
+    "unseen",
+    "single_item",
+    "padding_items",
     "item_id",
     "n_items",
 )
+_TIE_OPTIONS = ("ties", "ignore_ties")
+# the arguments of a beyond-accuracy function that are not options
+_NOT_OPTIONS = {"y_true", "y_score", "k", "query_id", "item_id", "n_items"}
+
+
+def _functions():
+    return {
+        "catalog_coverage": catalog_coverage_at_k,
+        "gini_index": gini_index_at_k,
+        "exposure_entropy": exposure_entropy_at_k,
+        "average_popularity": average_popularity_at_k,
+        "novelty": novelty_at_k,
+        "intra_list_diversity": intra_list_diversity_at_k,
+        "serendipity": serendipity_at_k,
+    }
+
+
+def _resolve_options(names, convention, given, k):
+    """The options of the beyond-accuracy metrics ``names`` in a report:
+    the convention's for each metric (as its function resolves them at
+    cut-off ``k``), then the ones ``given`` explicitly.  A preset that
+    would give two of them different values of one option (none does) is
+    refused rather than applied to one alone."""
+    resolved = {}
+    if convention is not None:
+        functions = _functions()
+        for name in names:
+            function = functions[name]
+            accepted = set(inspect.signature(function).parameters) - _NOT_OPTIONS
+            preset = convention_options(convention, function.__name__, accepted, k=k)
+            if "ignore_ties" in given and "ties" not in given:
+                preset.pop("ties", None)  # the explicit tie option wins
+            for option, value in preset.items():
+                if option in given:
+                    continue
+                if option in resolved and resolved[option] != value:
+                    raise ValueError(
+                        f"convention={convention!r} gives {option}="
+                        f"{resolved[option]!r} and {value!r} to two of "
+                        f"{', '.join(names)}; compute them in separate reports."
+                    )
+                resolved[option] = value
+    return {**resolved, **given}
+
+
+def report_sums(
+    names,
+    ks,
+    *,
+    convention=None,
+    alone,
+    per_query,
+    sample_weight,
+    relevance_threshold=None,
+    ranking_options=(),
+    **options,
+):
+    """The one check of the reports' beyond-accuracy metrics.
+
+    Refuses what :func:`ranking_report` and ``factor_ranking_report``
+    refuse with the metrics ``names`` -- ``ranking_options`` (the names of
+    ranking-metric options given) when the report has no ranking metric
+    (``alone``), ``per_query``, ``sample_weight``, serendipity with a
+    ``relevance_threshold`` -- and returns their (empty)
+    :class:`BeyondSums`, with the options ``convention`` and the explicit
+    ``options`` (the beyond-accuracy options and the tie rule) give them.
+    """
+    if alone and ranking_options:
+        raise TypeError(
+            f"{', '.join(sorted(ranking_options))}: options of the ranking "
+            f"metrics, and the report has none (only {', '.join(names)}); drop "
+            "them."
+        )
+    if per_query:
+        raise ValueError(
+            f"{', '.join(names)}: these beyond-accuracy metrics describe the "
+            "set of every user's list and have no per-query value; drop them "
+            "from metrics or use per_query=False."
+        )
+    refused = ["sample_weight"] if sample_weight is not None else []
+    if "serendipity" in names and relevance_threshold is not None:
+        refused.append("relevance_threshold")
+    if refused:
+        raise ValueError(
+            f"{', '.join(names)} do not take {', '.join(refused)}: every user "
+            "counts once and serendipity's relevance is a grade above 0; drop "
+            "the option or compute these metrics in a separate report."
+        )
+    options = _resolve_options(names, convention, options, ks[0])
+    return BeyondSums(names, ks, **options)
 
 
 def report_values(
@@ -1130,39 +1589,26 @@ def report_values(
     """The beyond-accuracy part of :func:`ranking_report`.
 
     Takes the beyond-accuracy options (``item_popularity``, ...) out of the
-    report's ``options`` (the rest are the ranking metrics', refused if
-    there are none: ``alone``), and returns
+    report's ``options`` and reads its tie rule (``ties``, ``ignore_ties``:
+    every metric's); the other options are the ranking metrics', refused if
+    there are none (``alone``).  Returns
     ``({"catalog_coverage@10": float, ...}, n_users, n_relevant)``.
     """
     own = {o: options.pop(o) for o in _BEYOND_OPTIONS if o in options}
-    if alone and options:
-        raise TypeError(
-            f"{', '.join(sorted(options))}: options of the ranking metrics, and "
-            f"the report has none (only {', '.join(names)}); drop them."
-        )
-    if per_query:
-        raise ValueError(
-            f"{', '.join(names)}: these beyond-accuracy metrics describe the "
-            "set of every user's list and have no per-query value; drop them "
-            "from metrics or use per_query=False."
-        )
-    refused = ["sample_weight"] if sample_weight is not None else []
-    if "serendipity" in names:
-        refused += [o for o in ("relevance_threshold",) if o in options]
-    if refused:
-        raise ValueError(
-            f"{', '.join(names)} do not take {', '.join(refused)}: every user "
-            "counts once and serendipity's relevance is a grade above 0; drop "
-            "the option or compute these metrics in a separate report."
-        )
-    if convention is not None:
-        from ._conventions import convention_options
-
-        for name in names:
-            preset = convention_options(convention, f"{name}_at_k", _BEYOND_OPTIONS)
-            own = {**preset, **own}
+    own.update((o, options[o]) for o in _TIE_OPTIONS if o in options)
     item_id = own.pop("item_id", None)
-    sums = BeyondSums(names, ks, **own).add(y_true, y_score, query_id, item_id)
+    sums = report_sums(
+        names,
+        ks,
+        convention=convention,
+        alone=alone,
+        per_query=per_query,
+        sample_weight=sample_weight,
+        relevance_threshold=options.get("relevance_threshold"),
+        ranking_options=[o for o in options if o not in _TIE_OPTIONS],
+        **own,
+    )
+    sums.add(y_true, y_score, query_id, item_id)
     form, Y, _, codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
     if form == "long":
         n_rel = np.count_nonzero(np.bincount(codes, weights=Y > 0, minlength=ids.size))

@@ -166,18 +166,117 @@ CONVENTIONS = {
         options={
             "ties": "input_order",
             "gain": "linear",
-            "ap_denominator": "relevant",
+            "ap_denominator": "min_k",
             "precision_denominator": "k",
+            "no_relevant": "skip",
+        },
+        per_metric={
+            "exposure_entropy_at_k": {"base": 2},
+            "novelty_at_k": {"share": "interactions", "unseen": "zero"},
+        },
+        source=(
+            "Microsoft Recommenders 1.2.1 recommenders/evaluation/"
+            "python_evaluation.py: users of the ground truth only, "
+            "precision_at_k divides by k, map_at_k by min(k, the user's "
+            "relevant count) (since 1.2.0; its `map` divides by the relevant "
+            "count: ap_denominator='relevant'), ndcg_at_k binary gain with "
+            "min(R, k) ideal items; the top k are the first rows of a "
+            "stable sort by prediction (first rows win ties).  "
+            "distributional_coverage is the exposure entropy in bits "
+            "(base=2); novelty counts the training interactions "
+            "(share='interactions') and an item never seen in training adds "
+            "0 (unseen='zero')."
+        ),
+    ),
+    "rectools": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "precision_denominator": "k",
+            "ap_denominator": "relevant",
+            "ideal": "k",
+            "no_relevant": "skip",
+        },
+        per_metric={
+            "novelty_at_k": {"share": "active_users", "unseen": "one"},
+            "intra_list_diversity_at_k": {
+                "metric": "hamming_count",
+                "single_item": 0.0,
+            },
+        },
+        source=(
+            "RecTools 0.19.0 rectools/metrics/ (ranking.py, "
+            "classification.py, novelty.py, diversity.py, distances.py): the "
+            "users of the interactions table; Precision divides by k "
+            "(r_precision=True: precision_denominator='min_k'), MAP by the "
+            "user's relevant count (divide_by_k=True: ap_denominator='k'), "
+            "NDCG by the ideal DCG of k relevant items "
+            "(divide_by_achievable=False: ideal='k'); the ranks are given, "
+            "so ties keep the row order.  MeanInvUserFreq: the users of the "
+            "previous interactions (share='active_users'), a cold item "
+            "counted as seen by one user (unseen='one'); IntraListDiversity "
+            "with its Hamming calculator counts differing features "
+            "(metric='hamming_count') and scores a one-item list 0."
+        ),
+    ),
+    "recbole": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "precision_denominator": "k",
+            "ap_denominator": "min_k",
+            "no_relevant": "skip",
+            "padding_items": 1,
+            "normalization": "recbole",
+        },
+        per_metric={"group_auc_score": {"query_weighting": "clicks"}},
+        source=(
+            "RecBole 1.2.1 recbole/evaluator/metrics.py: users with a test "
+            "item only; Precision over k, MAP over min(k, relevant), NDCG "
+            "binary with min(R, k) ideal items; torch.topk orders tied "
+            "scores (not specified: the preset uses the input order).  Its "
+            "num_items counts the padding item 0, so ItemCoverage and "
+            "GiniIndex have one more (never recommended) item "
+            "(padding_items=1); ShannonEntropy divides by the number of "
+            "distinct recommended items (normalization='recbole'); GAUC "
+            "weighs a user by its positive items."
+        ),
+    ),
+    "implicit": Convention(
+        options={
+            "ties": "input_order",
+            "gain": "linear",
+            "precision_denominator": "min_k",
+            "ap_denominator": "min_k",
             "no_relevant": "skip",
         },
         per_metric={},
         source=(
-            "Microsoft Recommenders recommenders/evaluation/"
-            "python_evaluation.py (commit 20b0b53): users of the ground "
-            "truth only, precision_at_k divides by k, map_at_k by the "
-            "user's relevant count, ndcg_at_k binary gain with min(R, k) "
-            "ideal items; the top k are taken with nlargest (first rows "
-            "win ties)."
+            "implicit 0.7 implicit/evaluation.pyx ranking_metrics_at_k: users "
+            "with a test item, binary relevance; precision is total hits "
+            "over the sum of min(K, relevant) (precision_denominator='min_k' "
+            "per user; with average='micro' the pooled ratio implicit "
+            "prints), map@K divides by min(K, relevant), ndcg@K has min(R, "
+            "K) ideal items; its 'auc' is truncated at K and is not GAUC."
+        ),
+    ),
+    "lightfm": Convention(
+        options={
+            "ties": "pessimistic",
+            "gain": "linear",
+            "precision_denominator": "k",
+            "no_relevant": "skip",
+        },
+        per_metric={"group_auc_score": {"query_weighting": "uniform"}},
+        source=(
+            "LightFM 1.17 lightfm/evaluation.py and predict_rank: users with "
+            "a test item (preserve_rows=False), precision_at_k over k, "
+            "recall_at_k over the relevant count, reciprocal_rank over the "
+            "whole list (k=None); a test item's rank counts every other "
+            "item scored >= it (ties='pessimistic', exact unless two test "
+            "items tie); auc_score is the plain mean of the per-user AUCs "
+            "(query_weighting='uniform'), where a tie with a negative "
+            "counts 0 (here 1/2)."
         ),
     ),
     "tf_ranking": Convention(

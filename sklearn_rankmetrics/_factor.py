@@ -11,7 +11,7 @@ from sklearn import get_config
 from sklearn.exceptions import UndefinedMetricWarning
 from threadpoolctl import threadpool_limits
 
-from ._beyond import BeyondSums, _check_catalogue, _Lists, _lists, split_report_metrics
+from ._beyond import _Lists, report_sums, split_report_metrics
 from ._config import _check_n_threads, config_context, effective_n_threads
 from ._config import get_config as get_package_config
 from ._conventions import check_convention
@@ -254,44 +254,6 @@ def _refuse_beyond_options(**options):
             "(catalog_coverage, gini_index, ...), and metrics has none of them; "
             "add them to metrics or drop the options."
         )
-
-
-def _check_beyond(
-    names,
-    ks,
-    *,
-    alone,
-    per_query,
-    sample_weight,
-    relevance_threshold,
-    ranking_options,
-    **options,
-):
-    """Refuse what :func:`ranking_report` refuses with the beyond-accuracy
-    metrics ``names``, and return their (empty) ``BeyondSums``, which checks
-    their options."""
-    changed = _changed(ranking_options, _RANKING_DEFAULTS)  # with the threshold
-    if alone and changed:
-        raise TypeError(
-            f"{', '.join(sorted(changed))}: options of the ranking metrics, and "
-            f"the report has none (only {', '.join(names)}); drop them."
-        )
-    if per_query:
-        raise ValueError(
-            f"{', '.join(names)}: these beyond-accuracy metrics describe the "
-            "set of every user's list and have no per-query value; drop them "
-            "from metrics or use per_query=False."
-        )
-    refused = ["sample_weight"] if sample_weight is not None else []
-    if "serendipity" in names and relevance_threshold is not None:
-        refused.append("relevance_threshold")
-    if refused:
-        raise ValueError(
-            f"{', '.join(names)} do not take {', '.join(refused)}: every user "
-            "counts once and serendipity's relevance is a grade above 0; drop "
-            "the option or compute these metrics in a separate report."
-        )
-    return BeyondSums(names, ks, **options)
 
 
 def _chunk_rows(row_bytes, n_rows, working_memory):
@@ -580,14 +542,19 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     metrics, beyond = split_report_metrics(metrics)
     sums = None
     if beyond:
-        sums = _check_beyond(
+        sums = report_sums(
             beyond,
             ks,
+            convention=convention,
             alone=not metrics,
             per_query=per_query,
             sample_weight=sample_weight,
             relevance_threshold=relevance_threshold,
-            ranking_options=named,
+            ranking_options=[  # the tie rule is the beyond metrics' too
+                n for n in _changed(named, _RANKING_DEFAULTS) if n != "ignore_ties"
+            ],
+            ignore_ties=ignore_ties,
+            ties=options.get("ties"),
             item_popularity=item_popularity,
             item_features=item_features,
             metric=metric,
@@ -691,11 +658,7 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         lists = {}
         with config_context(n_threads=1) if threads > 1 else nullcontext():
             for kk in ks:
-                lists[kk] = _lists(Yb, S, kk, None, None, None)
-                if sums._catalogue is not None:
-                    _check_catalogue(
-                        "item_popularity / item_features", sums._catalogue, lists[kk]
-                    )
+                lists[kk] = sums.lists(Yb, S, kk)
         return lists
 
     def packed_block(start, stop):

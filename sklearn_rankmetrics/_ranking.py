@@ -463,15 +463,20 @@ def _fbeta_from_counts(hits, n_rel, cutoff, beta):
 def _discount(rk, log_base, discount="log"):
     """The discount of the ranks 1..K: 1 / log_b(i + 1), 1 / i, or a
     user callable of the ranks."""
+    return _discount_of_ranks(rk.rank, log_base, discount)
+
+
+def _discount_of_ranks(rank, log_base, discount="log"):
+    """The discount of the float ranks ``rank`` (see :func:`_discount`)."""
     if discount == "log":
-        return np.log(log_base) / np.log1p(rk.rank)
+        return np.log(log_base) / np.log1p(rank)
     if discount == "reciprocal":
-        return 1.0 / rk.rank
-    weights = np.asarray(discount(rk.rank), dtype=np.float64)
-    if weights.shape != rk.rank.shape or not np.isfinite(weights).all():
+        return 1.0 / rank
+    weights = np.asarray(discount(rank), dtype=np.float64)
+    if weights.shape != rank.shape or not np.isfinite(weights).all():
         raise ValueError(
             "discount(ranks) must return one finite weight per rank: got shape "
-            f"{weights.shape} for {rk.rank.shape[0]} ranks."
+            f"{weights.shape} for {rank.shape[0]} ranks."
         )
     if (weights < 0).any():
         raise ValueError("discount(ranks) returned a negative weight.")
@@ -614,6 +619,13 @@ def _average_precision_values(rk, ap_denominator="relevant"):
     denominator = rk.n_rel
     if ap_denominator == "min_k" and rk.k is not None:
         denominator = np.minimum(denominator, rk.cutoff)
+    elif ap_denominator == "k":
+        if rk.k is None:
+            raise ValueError(
+                "ap_denominator='k' divides by the cut-off (RecTools' "
+                "MAP(divide_by_k=True)); give k an int."
+            )
+        denominator = rk.cutoff
     elif ap_denominator == "hits":
         # E[sum / hits] is not linear in the ranks: defined for one ordering.
         if (rk.group_size[rk.retrieved] > 1).any():
@@ -638,10 +650,28 @@ def _dcg_values(rk, log_base=2.0, discount="log"):
     return _gain_sum(rk, rk.mean_gain, _discount(rk, log_base, discount))
 
 
-def _ndcg_values(rk, log_base=2.0, discount="log"):
+def _ndcg_values(rk, log_base=2.0, discount="log", ideal="relevant"):
     weights = _discount(rk, log_base, discount)
     dcg = _gain_sum(rk, rk.mean_gain, weights)
-    return _divide(dcg, _gain_sum(rk, rk.ideal_gain, weights))
+    if ideal == "relevant":
+        return _divide(dcg, _gain_sum(rk, rk.ideal_gain, weights))
+    # ideal="k": k items of the query's top grade (RecTools' default NDCG,
+    # divide_by_achievable=False), whatever the query's relevant count and
+    # the number of its items; k=None: every retrieved rank (rk.cutoff)
+    cut = rk.cutoff.astype(np.intp)
+    ranks = np.arange(1, int(cut.max(initial=0)) + 1, dtype=np.float64)
+    prefix = np.concatenate(
+        ([0.0], np.cumsum(_discount_of_ranks(ranks, log_base, discount)))
+    )
+    top = rk.ideal_gain[:, 0] if rk.ideal_gain.shape[1] else np.zeros(rk.n_queries)
+    with np.errstate(over="ignore", invalid="ignore"):
+        idcg = top * prefix[cut]
+    if not np.isfinite(idcg).all():
+        raise ValueError(
+            f"The gains of the y_true grades overflow float64 with gain={rk.gain!r}"
+            "; use smaller grades, or gain='linear'."
+        )
+    return _divide(dcg, idcg)
 
 
 def _r_precision_values(rk):
@@ -744,7 +774,8 @@ def _rbp_weights(rk, persistence):
 
 RBP_GAINS = ("binary", "max_normalized", "raw")
 PRECISION_DENOMINATORS = ("k", "retrieved", "min_k")
-AP_DENOMINATORS = ("relevant", "min_k", "hits")
+AP_DENOMINATORS = ("relevant", "min_k", "hits", "k")
+IDEAL_RULES = ("relevant", "k")
 
 
 def _rbp_values(rk, persistence=0.8, rbp_gain="binary"):
@@ -1744,12 +1775,14 @@ def average_precision_at_k(
 
     %(relevance_threshold)s
 
-    ap_denominator : {"relevant", "min_k"}, default="relevant"
+    ap_denominator : {"relevant", "min_k", "k", "hits"}, default="relevant"
         "relevant" divides by :math:`R`, all relevant items of the query,
         as trec_eval does; "min_k" divides by :math:`\min(R, k)` (the
         ``apk`` of ml_metrics, common in recommender code), so a perfect
         top k scores 1 even when :math:`R > k`.  With ``k=None`` both are
-        :math:`R`.  "hits" divides by the relevant items found in the top k
+        :math:`R`.  "k" divides by :math:`k` (RecTools'
+        ``MAP(divide_by_k=True)``; ``k`` must be given).  "hits" divides by
+        the relevant items found in the top k
         (torchmetrics' ``retrieval_average_precision`` with ``top_k``); it
         needs one ordering of the tied items (any ``ties`` rule but
         "expected", or no ties).
@@ -1782,7 +1815,7 @@ def average_precision_at_k(
     .. math::
 
         AP@k = \frac{1}{D} \sum_{i=1}^{k} rel_i \, P@i, \qquad
-        D = R \text{ or } \min(R, k) .
+        D = R, \ \min(R, k) \text{ or } k .
 
     With ties, an item at rank :math:`i` of a group starting at rank
     :math:`a` with :math:`g` items, :math:`r` of them relevant and
@@ -2055,6 +2088,7 @@ def ndcg_at_k(
     min_propensity=None,
     self_normalized=None,
     item_weight=None,
+    ideal="relevant",
 ):
     r"""Normalized discounted cumulative gain at k.
 
@@ -2129,6 +2163,16 @@ default="linear"
         the items by weighted gain (TF-Ranking's definition).  A query
         whose weighted gains are all 0 follows ``no_relevant``.
 
+    ideal : {"relevant", "k"}, default="relevant"
+        The ideal ranking of the normaliser.  "relevant": the query's own
+        grades in decreasing order (at most :math:`\min(R, k)` gains), so
+        a perfect ranking scores 1.  "k": ``k`` items of the query's top
+        grade, as if it had ``k`` of them -- RecTools' default ``NDCG``
+        (``divide_by_achievable=False``), where a query with fewer than
+        ``k`` relevant items cannot reach 1 (``k=None``: every retrieved
+        rank).  For binary relevance the ideal DCG is
+        :math:`\sum_{i=1}^{k} 1/\log_b(i+1)`.
+
     Returns
     -------
     %(returns)s
@@ -2144,7 +2188,9 @@ default="linear"
         NDCG@k = \frac{DCG@k}{IDCG@k}, \qquad
         IDCG@k = \sum_{i=1}^{k} \frac{gain(rel^*_i)}{\log_b(i + 1)},
 
-    where :math:`rel^*` are all the query's grades in decreasing order.
+    where :math:`rel^*` are all the query's grades in decreasing order
+    (``ideal="k"``: :math:`rel^*_i` is the query's top grade for every
+    :math:`i \le k`).
     ``no_relevant=0.0`` reproduces :func:`sklearn.metrics.ndcg_score`, which
     scores queries without relevant items as 0.  %(ties_note)s
 
@@ -2175,6 +2221,12 @@ default="linear"
     >>> ndcg_at_k(y_true, y_score, k=2)
     0.851...
 
+    RecTools' default divides by the DCG of ``k`` relevant items, here
+    :math:`1 / (1 + 1/\log_2 3 + 1/2)`:
+
+    >>> ndcg_at_k([[1, 0, 0]], [[0.9, 0.5, 0.1]], k=3, ideal="k")
+    0.4692...
+
     From logged relevance, the second item observed half the time: the IPS
     DCG :math:`2 / \log_2 3 + 1/2` over the ideal DCG of :math:`2 + 1`
     estimated relevant items:
@@ -2184,11 +2236,18 @@ default="linear"
     """
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
+    ideal = check_option("ideal", ideal, IDEAL_RULES)
     from ._propensity import _check_self_normalized
 
     _check_self_normalized(
         self_normalized, "ndcg_at_k", propensity, "ratio", min_propensity
     )
+    if ideal != "relevant" and (propensity is not None or item_weight is not None):
+        raise ValueError(
+            f"ideal={ideal!r} is not defined with propensity= or item_weight= "
+            "(their ideal comes from the estimated or weighted gains); use "
+            "ideal='relevant'."
+        )
     if propensity is not None or item_weight is not None:
         return _ips_metric(
             "ndcg_at_k",
@@ -2220,7 +2279,7 @@ default="linear"
         average=average,
         gain=gain,
         need_ideal=True,
-        per_query=lambda rk: dict(values=_ndcg_values(rk, log_base, discount)),
+        per_query=lambda rk: dict(values=_ndcg_values(rk, log_base, discount, ideal)),
     )
     return average_queries(
         q.values, q.n_pos > 0, q.weights, average, no_relevant, "ndcg_at_k"

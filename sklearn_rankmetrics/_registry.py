@@ -252,7 +252,7 @@ METRICS = {
                 _ndcg_values,
                 "n_pos",
                 needs_ideal=True,
-                options=("log_base", "discount"),
+                options=("log_base", "discount", "ideal"),
             ),
             default=True,
             trec=(

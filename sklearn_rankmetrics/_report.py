@@ -32,6 +32,7 @@ from ._engine import (
 )
 from ._ranking import (
     AP_DENOMINATORS,
+    IDEAL_RULES,
     PRECISION_DENOMINATORS,
     RBP_GAINS,
     _check_ties,
@@ -304,6 +305,7 @@ _KERNEL_OPTION_CHECKS = {
     ),
     "beta": lambda v: check_real("beta", v, low=0.0),
     "ap_denominator": lambda v: check_option("ap_denominator", v, AP_DENOMINATORS),
+    "ideal": lambda v: check_option("ideal", v, IDEAL_RULES),
     "log_base": lambda v: check_real("log_base", v, low=1.0),
     "discount": check_discount,
     "max_grade": lambda v: None if v is None else check_real("max_grade", v, low=0.0),

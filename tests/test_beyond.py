@@ -490,8 +490,14 @@ def test_form_errors():
         catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i, n_items=2)
     with pytest.raises(ValueError, match="item_id must be 1-D"):
         catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i[:3])
+    # ids that are not column numbers cannot index item_popularity
     with pytest.raises(TypeError, match="integer column numbers"):
-        catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i.astype(str), n_items=3)
+        novelty_at_k(
+            y, s, k=2, query_id=q, item_id=i.astype(str), item_popularity=[1, 2, 3]
+        )
+    # ... and name fewer items than the catalogue, not more
+    with pytest.raises(ValueError, match="3 distinct items but n_items=2"):
+        catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i.astype(str), n_items=2)
     with pytest.raises(ValueError, match="n_items"):
         catalog_coverage_at_k(Y, S, k=2, n_items=5)
     with pytest.raises(ValueError, match="disagrees"):

@@ -736,8 +736,8 @@ def test_beyond_refusals():
             item_popularity=pop,
             relevance_threshold=2,
         )
-    with pytest.raises(TypeError, match="ignore_ties: options of the ranking"):
-        factor_ranking_report(Y, U, V, metrics=["gini_index"], ignore_ties=True)
+    with pytest.raises(TypeError, match="gain: options of the ranking"):
+        factor_ranking_report(Y, U, V, metrics=["gini_index"], gain="exponential")
     with pytest.raises(TypeError, match="item_popularity: options of the beyond"):
         factor_ranking_report(Y, U, V, metrics=["ndcg"], item_popularity=pop)
     with pytest.raises(ValueError, match="item_popularity"):  # too short
@@ -750,8 +750,8 @@ def test_beyond_refusals():
     S = _dense(U, V, None)
     with pytest.raises(ValueError, match="no per-query value"):
         ranking_report(Y, S, metrics=["ndcg", "gini_index"], per_query=True)
-    with pytest.raises(TypeError, match="ignore_ties: options of the ranking"):
-        ranking_report(Y, S, metrics=["gini_index"], ignore_ties=True)
+    with pytest.raises(TypeError, match="gain: options of the ranking"):
+        ranking_report(Y, S, metrics=["gini_index"], gain="exponential")
 
 
 @pytest.mark.parametrize("seed", range(2))

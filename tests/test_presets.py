@@ -28,6 +28,10 @@ PRESETS = (
     "recommenders",
     "tf_ranking",
     "spark",
+    "rectools",
+    "recbole",
+    "implicit",
+    "lightfm",
 )
 
 
@@ -634,7 +638,12 @@ def test_every_metric_takes_every_convention(name, convention):
         extra["k"] = 3
     n_items = np.shape(y_score)[1]
     if "item_popularity" in accepted:  # beyond-accuracy metrics
-        extra["item_popularity"] = np.arange(1.0, n_items + 1)
+        # a training matrix (every preset's share= reads one), every item
+        # seen, one user without interaction (RecTools counts the others)
+        train = np.random.default_rng(1).random((5, n_items)) < 0.5
+        train[0] = True
+        train[-1] = False
+        extra["item_popularity"] = train
     if "item_features" in accepted:
         extra["item_features"] = np.random.default_rng(0).random((n_items, 3))
     k = inspect.signature(func).parameters.get("k")
