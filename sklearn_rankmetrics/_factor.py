@@ -541,7 +541,19 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         check_convention(convention)
     metrics, beyond = split_report_metrics(metrics)
     sums = None
+    beyond_named = dict(
+        item_popularity=item_popularity,
+        item_features=item_features,
+        metric=metric,
+        normalization=normalization,
+        share=share,
+    )
     if beyond:
+        # the options given (not at their default) and the tie rule, as for
+        # the ranking metrics below: the convention fills in the others
+        given = {n: beyond_named[n] for n in _changed(beyond_named, _BEYOND_DEFAULTS)}
+        given.update((o, options[o]) for o in ("ties",) if o in options)
+        given.update({"ignore_ties": True} if ignore_ties else {})
         sums = report_sums(
             beyond,
             ks,
@@ -553,22 +565,10 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
             ranking_options=[  # the tie rule is the beyond metrics' too
                 n for n in _changed(named, _RANKING_DEFAULTS) if n != "ignore_ties"
             ],
-            ignore_ties=ignore_ties,
-            ties=options.get("ties"),
-            item_popularity=item_popularity,
-            item_features=item_features,
-            metric=metric,
-            normalization=normalization,
-            share=share,
+            **given,
         )
     else:
-        _refuse_beyond_options(
-            item_popularity=item_popularity,
-            item_features=item_features,
-            metric=metric,
-            normalization=normalization,
-            share=share,
-        )
+        _refuse_beyond_options(**beyond_named)
     names = _check_metrics(metrics, False) if metrics or not beyond else []
     if w is not None and "gauc" in names:
         raise ValueError(

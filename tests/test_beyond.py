@@ -1,10 +1,13 @@
 """Beyond-accuracy metrics against slow references and tie enumeration."""
 
+import inspect
 import itertools
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import pairwise_distances
 
 from sklearn_rankmetrics import (
@@ -205,9 +208,57 @@ def test_inputs_not_modified_and_errors():
         catalog_coverage_at_k(np.zeros((3, 5)), S, k=2)
 
 
-def test_unseen_item_novelty_is_inf():
+def test_unseen_item_novelty_rules():
+    # items 0 and 1 recommended; counts 3, 0 (never seen), 1: 4 interactions
     S = np.array([[2.0, 1.0, 0.0]])
-    assert novelty_at_k(np.zeros((1, 3)), S, k=2, item_popularity=[3, 0, 1]) == np.inf
+    Y = np.zeros((1, 3))
+    counts = [3, 0, 1]
+    with pytest.warns(UndefinedMetricWarning, match="unseen='one'"):
+        assert novelty_at_k(Y, S, k=2, item_popularity=counts) == np.inf
+    with pytest.raises(ValueError, match="never seen in training"):
+        novelty_at_k(Y, S, k=2, item_popularity=counts, unseen="raise")
+    # "one": counted as seen once, -log2(1/4) = 2; item 0: -log2(3/4)
+    want = (-np.log2(3 / 4) + 2.0) / 2
+    got = novelty_at_k(Y, S, k=2, item_popularity=counts, unseen="one")
+    assert got == pytest.approx(want, rel=1e-15)
+    # "zero": adds nothing (but counts in the mean)
+    want = (-np.log2(3 / 4) + 0.0) / 2
+    got = novelty_at_k(Y, S, k=2, item_popularity=counts, unseen="zero")
+    assert got == pytest.approx(want, rel=1e-15)
+    # not in any list: no warning, every rule the same finite value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        S2 = np.array([[2.0, -np.inf, 1.0]])
+        values = {
+            rule: novelty_at_k(Y, S2, k=2, item_popularity=counts, unseen=rule)
+            for rule in ("warn", "raise", "one", "zero")
+        }
+    assert len(set(values.values())) == 1 and np.isfinite(values["warn"])
+    with pytest.raises(ValueError, match="unseen must be"):
+        novelty_at_k(Y, S, k=2, item_popularity=counts, unseen="skip")
+    # an unseen item tied at the cut: in the list with probability 1/2
+    tied = np.array([[2.0, 1.0, 1.0]])
+    got = novelty_at_k(Y, tied, k=2, item_popularity=counts, unseen="one")
+    want = (-np.log2(3 / 4) + 0.5 * 2.0 + 0.5 * -np.log2(1 / 4)) / 2
+    assert got == pytest.approx(want, rel=1e-15)
+    with pytest.warns(UndefinedMetricWarning):
+        assert novelty_at_k(Y, tied, k=2, item_popularity=counts) == np.inf
+
+
+def test_active_users_share():
+    # 4 training rows, one without interaction: RecTools' n_users is 3
+    train = np.array([[1, 1, 0], [1, 0, 1], [1, 0, 0], [0, 0, 0]])
+    S = np.array([[3.0, 2.0, 1.0]])
+    got = novelty_at_k(
+        np.zeros((1, 3)), S, k=2, item_popularity=train, share="active_users"
+    )
+    assert got == pytest.approx((-np.log2(3 / 3) - np.log2(1 / 3)) / 2)
+    got = novelty_at_k(np.zeros((1, 3)), S, k=2, item_popularity=train)
+    assert got == pytest.approx((-np.log2(3 / 4) - np.log2(1 / 4)) / 2)
+    with pytest.raises(ValueError, match="training matrix"):
+        novelty_at_k(
+            np.zeros((1, 3)), S, k=2, item_popularity=[3, 1, 1], share="active_users"
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -779,3 +830,299 @@ def test_wide_rows_forms_agree(levels, k):
         p = np.where(row > t, 1.0, np.where(row == t, (L - a) / g, 0.0))
         none *= 1 - p
     assert dense[0] == pytest.approx(np.mean(1 - none), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Issue 27: tie rules, units, the peers' options, the long-form catalogue
+# ---------------------------------------------------------------------------
+def _ordered(row, y, ties):
+    """One ordering of a row's retrieved items under a deterministic tie
+    rule: by score, then (pessimistic / optimistic) by grade, then column."""
+    items = [i for i in range(len(row)) if row[i] > -np.inf]
+    grade = {"pessimistic": 1, "optimistic": -1}.get(ties, 0)
+    return sorted(items, key=lambda i: (-row[i], grade * y[i], i))
+
+
+@pytest.mark.parametrize("ties", ["input_order", "pessimistic", "optimistic"])
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_tie_rules_are_one_ordering(ties, seed, k):
+    """Under a deterministic tie rule the lists are those of one ordering:
+    every metric equals its value on scores without ties that rank alike,
+    in every form (the long form's position is its row)."""
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 7, 6, levels=2)
+    Y = (rng.random(S.shape) < 0.4) * rng.integers(1, 3, size=S.shape)
+    counts = rng.integers(1, 5, size=6)
+    F = rng.random((6, 3))
+    distinct = np.full(S.shape, -np.inf)
+    for u, row in enumerate(S):
+        order = _ordered(row, Y[u], ties)
+        distinct[u, order] = -np.arange(len(order), dtype=float)
+    want = _all_metrics(Y, distinct, k, counts, F)
+    kw = {"ties": ties}
+    got = [
+        catalog_coverage_at_k(Y, S, k=k, **kw),
+        gini_index_at_k(Y, S, k=k, **kw),
+        exposure_entropy_at_k(Y, S, k=k, **kw),
+        exposure_entropy_at_k(Y, S, k=k, normalization="recbole", **kw),
+        average_popularity_at_k(Y, S, k=k, item_popularity=counts, **kw),
+        novelty_at_k(Y, S, k=k, item_popularity=counts, **kw),
+        intra_list_diversity_at_k(Y, S, k=k, item_features=F, **kw),
+        serendipity_at_k(Y, S, k=k, item_popularity=counts, **kw),
+    ]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    # the long form, rows in column order within each user, shuffled users
+    y, s, q, i = _long(Y, S)
+    perm = np.lexsort((i, rng.permutation(7)[q]))
+    y, s, q, i = y[perm], s[perm], q[perm], i[perm]
+    long = [
+        catalog_coverage_at_k(y, s, k=k, query_id=q, item_id=i, n_items=6, **kw),
+        serendipity_at_k(
+            y, s, k=k, query_id=q, item_id=i, item_popularity=counts, **kw
+        ),
+    ]
+    np.testing.assert_allclose(long, [want[0], want[7]], rtol=1e-12, atol=1e-15)
+    if ties == "input_order":
+        _same(got, _all_metrics(Y, S, k, counts, F, ignore_ties=True))
+
+
+def test_input_order_in_the_long_form_is_the_row_order():
+    # one user, items 0..2 tied; the rows list item 2 first: it is the list
+    y, s = np.zeros(3), np.ones(3)
+    q, i = np.zeros(3, dtype=int), np.array([2, 0, 1])
+    counts = np.array([5.0, 5.0, 1.0])
+    got = average_popularity_at_k(
+        y, s, k=1, query_id=q, item_id=i, item_popularity=counts, ties="input_order"
+    )
+    assert got == 1.0
+    # the expected rule: (5 + 5 + 1) / 3
+    got = average_popularity_at_k(
+        y, s, k=1, query_id=q, item_id=i, item_popularity=counts
+    )
+    assert got == pytest.approx(11 / 3)
+
+
+def test_tie_rule_errors():
+    S, Y = np.ones((2, 3)), np.zeros((2, 3))
+    with pytest.raises(ValueError, match="ties must be"):
+        catalog_coverage_at_k(Y, S, k=1, ties="random")
+    with pytest.raises(ValueError, match="average precision"):
+        gini_index_at_k(Y, S, k=1, ties="threshold")
+    with pytest.raises(ValueError, match="contradicts"):
+        catalog_coverage_at_k(Y, S, k=1, ties="pessimistic", ignore_ties=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_entropy_base(seed):
+    # Microsoft recommenders' distributional_coverage: bits
+    rng = np.random.default_rng(seed)
+    S = rng.random((9, 7))
+    top = np.argsort(-S, axis=1)[:, :3]
+    p = np.bincount(top.ravel(), minlength=7) / top.size
+    bits = -sum(x * np.log2(x) for x in p if x > 0)
+    Y = np.zeros_like(S)
+    assert exposure_entropy_at_k(Y, S, k=3, base=2) == pytest.approx(bits, rel=1e-14)
+    nats = exposure_entropy_at_k(Y, S, k=3)
+    assert exposure_entropy_at_k(Y, S, k=3, base=np.e) == pytest.approx(nats)
+    # "max" is a ratio of two logarithms: no unit
+    for norm in ("max",):
+        assert exposure_entropy_at_k(
+            Y, S, k=3, base=2, normalization=norm
+        ) == exposure_entropy_at_k(Y, S, k=3, normalization=norm)
+    rb = exposure_entropy_at_k(Y, S, k=3, normalization="recbole")
+    assert exposure_entropy_at_k(
+        Y, S, k=3, base=2, normalization="recbole"
+    ) == pytest.approx(rb / np.log(2))
+    with pytest.raises(ValueError, match="base"):
+        exposure_entropy_at_k(Y, S, k=3, base=1)
+    with pytest.raises(TypeError, match="base"):
+        exposure_entropy_at_k(Y, S, k=3, base="2")
+
+
+def test_hamming_count_and_single_item_rectools_example():
+    # rectools/metrics/diversity.py's docstring: reco u1 [1, 2, 3], u2 [1, 4];
+    # features 1 (0, 0), 2 (0, 1), 3 (1, 1), 4 (0, 0) with the Hamming
+    # calculator: k=1 [0, 0], k=2 [1, 0], k=3 [1.33333333, 0]
+    F = np.array([[9, 9], [0, 0], [0, 1], [1, 1], [0, 0]])  # row 0 unused
+    y, s, form = _reco([1, 1, 1, 2, 2], [1, 2, 3, 1, 4], [1, 2, 3, 1, 2])
+    kw = dict(item_features=F, metric="hamming_count", single_item=0.0, **form)
+    for k, want in ((1, [0, 0]), (2, [1, 0]), (3, [4 / 3, 0])):
+        got = intra_list_diversity_at_k(y, s, k=k, **kw)
+        assert got == pytest.approx(np.mean(want), rel=1e-15)
+    # the count is scikit-learn's hamming share times the feature count
+    rng = np.random.default_rng(0)
+    G = rng.integers(0, 3, size=(6, 5))
+    S = rng.random((4, 6))
+    Y = np.zeros_like(S)
+    share = intra_list_diversity_at_k(Y, S, k=4, item_features=G, metric="hamming")
+    count = intra_list_diversity_at_k(
+        Y, S, k=4, item_features=G, metric="hamming_count"
+    )
+    assert count == pytest.approx(5 * share, rel=1e-14)
+    assert count == intra_list_diversity_at_k(
+        Y, S, k=4, item_features=sp.csr_matrix(G), metric="hamming_count"
+    )
+
+
+def test_single_item_option():
+    F = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    S = np.array([[2.0, 1.0, 0.0], [2.0, -np.inf, -np.inf]])  # user 2: 1 item
+    Y = np.zeros_like(S)
+    d01 = 1.0  # cosine distance of orthogonal items
+    assert intra_list_diversity_at_k(Y, S, k=2, item_features=F) == d01
+    got = intra_list_diversity_at_k(Y, S, k=2, item_features=F, single_item=0.0)
+    assert got == (d01 + 0.0) / 2
+    got = intra_list_diversity_at_k(Y, S, k=1, item_features=F, single_item=0.5)
+    assert got == 0.5
+    assert np.isnan(intra_list_diversity_at_k(Y, S, k=1, item_features=F))
+    with pytest.raises(TypeError, match="single_item"):
+        intra_list_diversity_at_k(Y, S, k=2, item_features=F, single_item="zero")
+    with pytest.raises(ValueError, match="single_item"):
+        intra_list_diversity_at_k(Y, S, k=2, item_features=F, single_item=np.nan)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_padding_items(seed):
+    # RecBole's num_items counts its padding item: one more catalogue item,
+    # never recommended (count 0)
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 6, 5, levels=3)
+    Y = np.zeros_like(S)
+    padded = np.hstack([S, np.full((6, 2), -np.inf)])
+    for metric in (catalog_coverage_at_k, gini_index_at_k):
+        got = metric(Y, S, k=2, padding_items=2)
+        want = metric(np.zeros_like(padded), padded, k=2)
+        assert got == pytest.approx(want, rel=1e-14, nan_ok=True)
+        assert metric(Y, S, k=2, padding_items=0) == metric(Y, S, k=2) or np.isnan(
+            metric(Y, S, k=2)
+        )
+        with pytest.raises(ValueError, match="padding_items"):
+            metric(Y, S, k=2, padding_items=-1)
+        with pytest.raises(TypeError, match="padding_items"):
+            metric(Y, S, k=2, padding_items=1.5)
+
+
+def test_long_form_catalogue_warns_and_takes_labels():
+    # a table of recommendations alone: every item seen is recommended
+    q = np.array(["u", "u", "v"])
+    i = np.array(["007", "7", "7"])  # ids that look alike stay apart
+    y, s = np.zeros(3), np.array([2.0, 1.0, 1.0])
+    with pytest.warns(UserWarning, match="n_items="):
+        assert catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i) == 1.0
+    with pytest.warns(UserWarning, match="gini_index_at_k"):
+        gini_index_at_k(y, s, k=2, query_id=q, item_id=i)
+    with pytest.warns(UserWarning, match="exposure_entropy_at_k"):
+        exposure_entropy_at_k(y, s, k=2, query_id=q, item_id=i, normalization="max")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # labels of 2 of a catalogue of 10 items
+        assert (
+            catalog_coverage_at_k(y, s, k=2, query_id=q, item_id=i, n_items=10) == 0.2
+        )
+        gini = gini_index_at_k(y, s, k=2, query_id=q, item_id=i, n_items=10)
+        counts = np.zeros(10)
+        counts[:2] = [1, 2]
+        assert gini == pytest.approx(_gini(counts), rel=1e-14)
+        # entropy without "max" does not read the catalogue: no warning
+        exposure_entropy_at_k(y, s, k=2, query_id=q, item_id=i)
+    # the same with column numbers and with the 2-D form
+    S = np.array([[2.0, 1.0] + [-np.inf] * 8, [-np.inf, 1.0] + [-np.inf] * 8])
+    assert catalog_coverage_at_k(np.zeros_like(S), S, k=2) == 0.2
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reports_honour_ties_and_convention(seed):
+    """ranking_report and factor_ranking_report read the tie rule and the
+    preset's options like the functions (they ignored them before)."""
+    from sklearn_rankmetrics import factor_ranking_report
+
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-1, 2, size=(12, 2)).astype(float)  # many ties
+    V = rng.integers(-1, 2, size=(8, 2)).astype(float)
+    S = U @ V.T
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    train = (rng.random((20, 8)) < 0.4).astype(int)
+    train[:, 0] = 0  # never seen: RecTools counts it once, recommenders 0
+    F = rng.integers(0, 2, size=(8, 3))
+    names = list(BEYOND_METRICS)
+    opts = dict(item_popularity=train, item_features=F)
+    functions = {n: BEYOND_METRICS[n].function for n in names}
+
+    def expected(k, **kw):
+        out = {}
+        for n, f in functions.items():
+            extra = {}
+            if "item_popularity" in BEYOND_METRICS[n].requires:
+                extra["item_popularity"] = train
+            if "item_features" in BEYOND_METRICS[n].requires:
+                extra["item_features"] = F
+            takes = inspect.signature(f).parameters  # each its own options
+            own = {o: v for o, v in kw.items() if o in takes}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                out[f"{n}@{k}"] = f(Y, S, k=k, **extra, **own)
+        return out
+
+    cases = [
+        ({"ties": "input_order"}, {"ties": "input_order"}),
+        ({"ignore_ties": True}, {"ignore_ties": True}),
+        ({"ties": "pessimistic"}, {"ties": "pessimistic"}),
+        ({"convention": "rectools"}, {"convention": "rectools"}),
+        ({"convention": "recommenders"}, {"convention": "recommenders"}),
+        ({"convention": "recbole"}, {"convention": "recbole"}),
+        # explicit options win over the preset's
+        (
+            {"convention": "rectools", "ties": "expected", "unseen": "zero"},
+            {"convention": "rectools", "ties": "expected", "unseen": "zero"},
+        ),
+    ]
+    for report_kw, function_kw in cases:
+        want = expected(3, **function_kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            got = ranking_report(
+                Y, S, k=3, metrics=names, output_dict=True, **opts, **report_kw
+            )
+        for key, value in want.items():
+            assert got[key] == value or (np.isnan(got[key]) and np.isnan(value)), (
+                report_kw,
+                key,
+            )
+        # beside a ranking metric, which takes the same tie rule
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            both = ranking_report(
+                Y,
+                S,
+                k=3,
+                metrics=["ndcg", *names],
+                output_dict=True,
+                **opts,
+                **report_kw,
+            )
+        ranking_kw = {o: v for o, v in function_kw.items() if o != "unseen"}
+        assert both["ndcg@3"] == ndcg_at_k(Y, S, k=3, **ranking_kw)
+        factor_kw = {key: value for key, value in report_kw.items() if key != "unseen"}
+        if "unseen" in report_kw:
+            continue  # factor_ranking_report names its beyond options
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            fac = factor_ranking_report(
+                Y, U, V, k=3, metrics=names, output_dict=True, **opts, **factor_kw
+            )
+        for key, value in want.items():
+            assert fac[key] == value or (np.isnan(fac[key]) and np.isnan(value)), (
+                report_kw,
+                key,
+            )
+    # the preset's values differ from the defaults here (the test can fail)
+    assert expected(3, convention="rectools") != expected(3)
+
+
+def test_report_refuses_conflicting_or_unknown_tie_rules():
+    S, Y = np.ones((2, 3)), np.eye(2, 3)
+    with pytest.raises(ValueError, match="average precision"):
+        ranking_report(Y, S, k=2, metrics=["map", "catalog_coverage"], ties="threshold")
+    with pytest.raises(ValueError, match="ties must be"):
+        ranking_report(Y, S, k=2, metrics=["catalog_coverage"], ties="random")
