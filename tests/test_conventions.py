@@ -313,3 +313,171 @@ def test_mixed_int_and_str_query_ids_are_refused():
     # one type is fine, in lists and tuples
     assert srm.precision_at_k(y, s, query_id=("a", "b", "a", "b"), k=1) == 1.0
     assert srm.precision_at_k(y, s, query_id=[1, 2, 1, 2], k=1) == 1.0
+
+
+# ---------------------------------------------------------------------------
+# ndcg_at_k(ideal="k") and ap_denominator="k" (RecTools' defaults / options)
+# ---------------------------------------------------------------------------
+from tests._reference import tie_orderings  # noqa: E402
+
+
+def _naive_ndcg_ideal_k(rel, score, k, gain, discount):
+    """Mean over the orderings of tied items of DCG@k over the DCG of k
+    items of the query's top grade (k=None: every retrieved rank)."""
+    g = (lambda x: 2.0**x - 1) if gain == "exponential" else (lambda x: float(x))
+    w = (lambda i: 1 / np.log2(i + 1)) if discount == "log" else (lambda i: 1.0 / i)
+    if max(rel) <= 0:
+        return np.nan
+    n_ret = sum(1 for s in score if s > -np.inf)
+    cut = n_ret if k is None else k
+    ideal = g(max(rel)) * sum(w(i) for i in range(1, cut + 1))
+    values = []
+    for order in tie_orderings(tuple(score), k):
+        top = order if k is None else order[:k]
+        dcg = sum(g(rel[c]) * w(i) for i, c in enumerate(top, start=1))
+        values.append(dcg / ideal if ideal > 0 else 0.0)
+    return float(np.mean(values))
+
+
+def _naive_ap_over_k(rel, score, k):
+    values = []
+    for order in tie_orderings(tuple(score), k):
+        hits, total = 0, 0.0
+        for i, c in enumerate(order[:k], start=1):
+            if rel[c] > 0:
+                hits += 1
+                total += hits / i
+        values.append(total / k)
+    return float(np.mean(values)) if max(rel) > 0 else np.nan
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [None, 1, 3, 12])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@pytest.mark.parametrize("discount", ["log", "reciprocal"])
+def test_ndcg_ideal_k_matches_reference(seed, k, gain, discount):
+    # graded, ties, -inf (some relevant), queries without relevant items,
+    # k above the row length
+    y_true, y_score = random_case(seed, 7, 6, score_levels=3)
+    got = srm.ndcg_at_k(
+        y_true, y_score, k=k, gain=gain, discount=discount, ideal="k", average=None
+    )
+    want = [
+        _naive_ndcg_ideal_k(list(r), list(s), k, gain, discount)
+        for r, s in zip(y_true, y_score, strict=True)
+    ]
+    _close(got, want)
+    # every input form: sparse, long form with rows shuffled and padding
+    # rows (-inf, grade 0) that change nothing
+    _close(
+        srm.ndcg_at_k(
+            sp.csr_matrix(y_true),
+            y_score,
+            k=k,
+            gain=gain,
+            discount=discount,
+            ideal="k",
+            average=None,
+        ),
+        got,
+    )
+    n, m = y_true.shape
+    r, c = np.divmod(np.arange(n * m), m)
+    if k is not None:  # the long form keeps each query's row order: ties
+        pad_r = np.arange(n)
+        yt = np.concatenate([y_true[r, c], np.zeros(n)])
+        ys = np.concatenate([y_score[r, c], np.full(n, -np.inf)])
+        q = np.concatenate([r, pad_r])
+        long = srm.ndcg_at_k(
+            yt,
+            ys,
+            query_id=q,
+            k=k,
+            gain=gain,
+            discount=discount,
+            ideal="k",
+            average=None,
+        )
+        _close(long, got)
+
+
+def test_ndcg_ideal_k_hand_worked_and_bounds():
+    # one relevant item at rank 1, k=3: 1 / (1 + 1/log2(3) + 1/2)
+    value = srm.ndcg_at_k([[1, 0, 0]], [[0.9, 0.5, 0.1]], k=3, ideal="k")
+    assert value == pytest.approx(1 / (1 + 1 / np.log2(3) + 0.5), rel=1e-15)
+    # k above the row: the ideal still has k ranks (RecTools)
+    value = srm.ndcg_at_k([[1]], [[0.9]], k=2, ideal="k")
+    assert value == pytest.approx(1 / (1 + 1 / np.log2(3)), rel=1e-15)
+    # graded: the top grade at every rank; ideal="k" never exceeds the
+    # default (its ideal is at least as large)
+    y_true, y_score = random_case(11, 30, 8, score_levels=4)
+    a = srm.ndcg_at_k(y_true, y_score, k=4, ideal="k", average=None)
+    b = srm.ndcg_at_k(y_true, y_score, k=4, average=None)
+    ok = ~np.isnan(b)
+    assert np.all(a[ok] <= b[ok] + 1e-15) and np.any(a[ok] < b[ok])
+    with pytest.raises(ValueError, match="ideal must be"):
+        srm.ndcg_at_k([[1, 0]], [[1, 2]], k=1, ideal="all")
+    with pytest.raises(ValueError, match="ideal='k' is not defined"):
+        srm.ndcg_at_k([[1, 0]], [[1, 2]], k=1, ideal="k", propensity=[[1, 1]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("k", [1, 3, 12])
+def test_ap_denominator_k_matches_reference(seed, k):
+    y_true, y_score = random_case(seed, 7, 6, score_levels=3)
+    got = srm.average_precision_at_k(
+        y_true, y_score, k=k, ap_denominator="k", average=None
+    )
+    want = [
+        _naive_ap_over_k(list(r), list(s), k)
+        for r, s in zip(y_true, y_score, strict=True)
+    ]
+    _close(got, want)
+    with pytest.raises(ValueError, match="give k an int"):
+        srm.average_precision_at_k(y_true, y_score, ap_denominator="k")
+
+
+@pytest.mark.parametrize("rule", ["expected", "input_order"])
+def test_ideal_and_ap_k_on_every_surface(rule):
+    """The registry's kernel options: the report, the scorers, the mergeable
+    state, compare_rankings and the factor report give the function's
+    value, per-query k included."""
+    y_true, y_score = random_case(3, 20, 9, score_levels=3)
+    opts = dict(ideal="k", ap_denominator="k", ties=rule)
+    want_ndcg = srm.ndcg_at_k(y_true, y_score, k=4, ideal="k", ties=rule)
+    want_map = srm.average_precision_at_k(
+        y_true, y_score, k=4, ap_denominator="k", ties=rule
+    )
+    report = srm.ranking_report(
+        y_true, y_score, k=4, metrics=["ndcg", "map"], output_dict=True, **opts
+    )
+    assert report == {"ndcg@4": want_ndcg, "map@4": want_map}
+    ev = srm.RankingEvaluator(k=4, metrics=["ndcg", "map"], **opts)
+    r, c = np.divmod(np.arange(y_true.size), y_true.shape[1])  # the long form
+    first = r < 7
+    for part in (first, ~first):
+        ev.update(y_true[r, c][part], y_score[r, c][part], query_id=r[part])
+    got = ev.result(output_dict=True)
+    assert got["ndcg@4"] == pytest.approx(want_ndcg, rel=1e-12)
+    assert got["map@4"] == pytest.approx(want_map, rel=1e-12)
+    scorer = srm.get_scorer("ndcg@4", ideal="k", ties=rule)
+    assert scorer._score_func(y_true, y_score, **scorer._kwargs) == want_ndcg
+    # the rectools preset sets ideal="k" everywhere it computes NDCG
+    assert srm.ranking_report(
+        y_true,
+        y_score,
+        k=4,
+        metrics=["ndcg"],
+        convention="rectools",
+        output_dict=True,
+    )["ndcg@4"] == srm.ndcg_at_k(y_true, y_score, k=4, convention="rectools")
+    assert srm.ndcg_at_k(y_true, y_score, k=4, convention="rectools") == srm.ndcg_at_k(
+        y_true, y_score, k=4, ideal="k", ties="input_order"
+    )
+    ks = np.arange(20) % 5 + 1  # one cut-off per query
+    per_q = srm.ndcg_at_k(y_true, y_score, k=ks, ideal="k", average=None)
+    one = [
+        srm.ndcg_at_k(y_true[[q]], y_score[[q]], k=int(ks[q]), ideal="k")
+        for q in range(20)
+    ]
+    _close(per_q, one)
