@@ -466,13 +466,14 @@ def catalog_coverage_at_k(
     >>> float(catalog_coverage_at_k(np.zeros((2, 4)), y_score, k=2))
     0.75
 
-    The long form names the items; here the catalogue is the 4 ids seen:
+    The long form names the items; ``n_items`` is the catalogue size (here
+    8 items, 4 of them with a row):
 
     >>> float(catalog_coverage_at_k(
     ...     [0, 0, 0, 0, 1], [3, 2, 1, 0, 5], k=2,
     ...     query_id=["u", "u", "u", "u", "v"],
-    ...     item_id=["a", "b", "c", "d", "c"]))
-    0.75
+    ...     item_id=["a", "b", "c", "d", "c"], n_items=8))
+    0.375
     """
     ties = _check_beyond_ties(ties, ignore_ties)
     padding_items = _check_padding(padding_items)
