@@ -40,7 +40,6 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ._conventions import convention_options, with_convention
 from ._engine import (
@@ -52,7 +51,7 @@ from ._engine import (
     sorted_by_query,
 )
 from ._ranking import _check_ties
-from ._validation import _as_array, check_real, issparse
+from ._validation import _as_array, check_real, issparse, undefined_metric_warning
 
 _BLOCK_BYTES = 1 << 24
 
@@ -961,7 +960,7 @@ def _unseen_recommended(lists, counts, unseen):
     )
     if unseen == "raise":
         raise ValueError(message)
-    warnings.warn(message, UndefinedMetricWarning, stacklevel=4)
+    warnings.warn(message, undefined_metric_warning(), stacklevel=4)
 
 
 @with_convention
