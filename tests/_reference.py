@@ -483,7 +483,10 @@ naive_bpref_score = _make("bpref_score")
 # Group AUC
 # ---------------------------------------------------------------------------
 def auc_of_row(rel, score, relevance_threshold=None):
-    """Mann-Whitney AUC of one row, a tie counting 1/2; nan if one class."""
+    """Mann-Whitney AUC of one row, a tie counting 1/2; nan without a
+    positive or without a candidate negative.  The candidate rule: a
+    negative scored -inf is not a candidate and is left out; a positive
+    scored -inf stays (it loses to every candidate negative)."""
     pos = [
         s
         for g, s in zip(rel, score, strict=True)
@@ -492,7 +495,7 @@ def auc_of_row(rel, score, relevance_threshold=None):
     neg = [
         s
         for g, s in zip(rel, score, strict=True)
-        if not _is_relevant(g, relevance_threshold)
+        if not _is_relevant(g, relevance_threshold) and s != -math.inf
     ]
     if not pos or not neg:
         return math.nan
@@ -524,12 +527,22 @@ def naive_group_auc_score(
     ]
     if average is None:
         return np.array(aucs)
-    # DIN: a query weighs its number of impressions (items); times the
-    # query's sample weight.
-    base = float(n_items) if query_weighting == "impressions" else 1.0
-    weights = [base] * n_queries
+    # DIN: a query weighs its number of impressions, the items the AUC
+    # reads (positives and candidate negatives); times the query's sample
+    # weight.
+    weights = [
+        float(
+            sum(
+                _is_relevant(g, relevance_threshold) or s != -math.inf
+                for g, s in zip(y_true[q], y_score[q], strict=True)
+            )
+        )
+        if query_weighting == "impressions"
+        else 1.0
+        for q in range(n_queries)
+    ]
     if sample_weight is not None:
-        weights = [base * float(w) for w in sample_weight]
+        weights = [b * float(w) for b, w in zip(weights, sample_weight, strict=True)]
     return _weighted_mean(aucs, weights)
 
 
