@@ -252,7 +252,8 @@ def _one_ranking(name, rel, order, opts):
         found = sum(1 for col in first if _is_relevant(rel[col], thr))
         value = found / n_rel if n_rel > 0 else 0.0
     elif name == "fallout_at_k":
-        n_nonrel = len(rel) - n_rel  # every item of the query, retrieved or not
+        # the non-relevant candidates: retrieved (scored above -inf) items
+        n_nonrel = sum(1 for col in order if not _is_relevant(rel[col], thr))
         value = (len(top) - hits) / n_nonrel if n_nonrel > 0 else 0.0
     elif name == "success_at_k":
         value = 1.0 if hits > 0 else 0.0
@@ -308,10 +309,16 @@ def _stop_probabilities(rel, score, max_grade, rule):
     return stop
 
 
-def _defined(name, rel, opts):
-    """Does the query have a relevant item (is the metric defined)?"""
+def _defined(name, rel, score, opts):
+    """Is the metric defined: has the query a relevant item (for fall-out,
+    a non-relevant candidate: an item scored above -inf)?"""
     if name in ("dcg_at_k", "ndcg_at_k", "expected_reciprocal_rank_at_k"):
         return any(grade > 0 for grade in rel)
+    if name == "fallout_at_k":
+        return any(
+            not _is_relevant(g, opts["relevance_threshold"]) and s != -math.inf
+            for g, s in zip(rel, score, strict=True)
+        )
     return any(_is_relevant(grade, opts["relevance_threshold"]) for grade in rel)
 
 
@@ -411,7 +418,7 @@ def _naive(
         hits.append(h)
         cutoffs.append(c)
         n_rels.append(r)
-        defined.append(_defined(name, list(y_true[q]), full))
+        defined.append(_defined(name, list(y_true[q]), list(y_score[q]), full))
 
     if no_relevant == "raise" and not all(defined):
         raise ValueError("a query has no relevant item")
