@@ -105,9 +105,14 @@ def _auc_per_query(q, s, pos, w, n_q, carry=None):
     new_run[0] = True
     np.not_equal(s[1:], s[:-1], out=new_run[1:])
     new_run |= new_query
-    # The candidate rule (_candidates): a negative scored -inf is left out
-    # of the pairs; a positive scored -inf stays, below every candidate.
-    neg = _candidate_negatives(pos, s)
+    # The candidate rule (_candidate_negatives): a negative scored -inf is
+    # left out of the pairs; a positive scored -inf stays, below every
+    # candidate.  Each query's rows are sorted by score, so a -inf is the
+    # first score of its query: n_q reads tell whether there is any.
+    neg = ~pos
+    dropped = n > 0 and s[new_query].min() == -np.inf
+    if dropped:
+        neg &= s != -np.inf
     if w is not None:
         neg = np.where(neg, w, 0.0)
     # negative weight before row i: neg_cum[i] - neg[i]
@@ -139,7 +144,10 @@ def _auc_per_query(q, s, pos, w, n_q, carry=None):
         contribution *= w_pos
     numerator = np.bincount(q_pos, weights=contribution, minlength=n_q)
     total_pos = np.bincount(q_pos, weights=w_pos, minlength=n_q)
-    total_neg = np.bincount(q, weights=neg, minlength=n_q)
+    if w is None and not dropped:  # every other row is a negative
+        total_neg = np.bincount(q, minlength=n_q) - total_pos
+    else:
+        total_neg = np.bincount(q, weights=neg, minlength=n_q)
     denominator = total_pos * total_neg
     auc = np.full(n_q, np.nan)
     np.divide(numerator, denominator, out=auc, where=denominator > 0)

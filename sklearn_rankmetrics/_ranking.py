@@ -2418,8 +2418,9 @@ def fallout_at_k(
     r"""Fall-out at k: the fraction of the non-relevant items in the top k.
 
     The false positive rate of the top k taken as the positive
-    predictions.  **Lower is better**, unlike every other metric here
-    (there is no ``"fallout"`` scorer for that reason).
+    predictions, over the query's candidates (items scored above ``-inf``).
+    **Lower is better**, unlike every other metric here (there is no
+    ``"fallout"`` scorer for that reason).
 
     Read more in the :ref:`User Guide <metrics>`.
 
@@ -2455,17 +2456,20 @@ def fallout_at_k(
 
     Notes
     -----
-    With :math:`N` the number of non-relevant items of the query (all its
-    items, retrieved or not, less the :math:`R` relevant ones) and
+    With :math:`N` the number of non-relevant candidates of the query (its
+    non-relevant items scored above ``-inf``: padding, excluded and
+    unretrieved items are not candidates, see :ref:`candidates`) and
     :math:`n_k` the number of retrieved items in the top k,
 
     .. math::
 
-        FO@k = \frac{n_k - \sum_{i=1}^{k} rel_i}{N},
+        FO@k = \frac{n_k - \sum_{i=1}^{k} rel_i}{N}.
 
-    and 0 when :math:`N = 0`.  Queries without a relevant item follow
-    ``no_relevant`` like every metric, so that one call averages over the
-    same queries as recall.  Linear in the hits, hence exact with ties.
+    A query without a relevant item is scored.  Fall-out is undefined
+    (0/0) for a query without a non-relevant candidate (every candidate
+    relevant): ``no_relevant`` says what becomes of those queries (skipped
+    by default; ``convention="trec_eval"`` scores them 0 -- trec_eval has
+    no fall-out measure).  Linear in the hits, hence exact with ties.
     %(ties_note)s
 
     References
@@ -2479,6 +2483,13 @@ def fallout_at_k(
     >>> y_score = [[0.9, 0.8, 0.1, 0.7], [0.3, 0.9, 0.5, 0.1]]
     >>> fallout_at_k(y_true, y_score, k=2, average=None)
     array([0.5       , 0.66666667])
+
+    A query without a relevant item is scored; one whose candidates are
+    all relevant is undefined (nan with ``average=None``):
+
+    >>> fallout_at_k([[0, 0, 0], [1, 1, 0]], [[0.9, 0.5, 0.1], [0.9, 0.5, -np.inf]],
+    ...              k=1, average=None)
+    array([0.33333333,        nan])
     """
     from ._registry import METRICS  # the registry imports this module
 
