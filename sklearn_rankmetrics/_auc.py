@@ -83,8 +83,10 @@ def _auc_per_query(q, s, pos, w, n_q, carry=None):
     """Weighted Mann-Whitney AUC of each query; ties count one half.
 
     ``q`` and ``s`` are sorted by (query, score).  Returns the AUC (nan for
-    a query with a single class) and the per-query positive and negative
-    weights.  With ``carry`` (a one-item list, weighted rows only) the
+    a query without a positive or without a candidate negative) and the
+    per-query positive and candidate negative weights (their sum is the
+    query's rows read by the AUC, :func:`_candidate_negatives`).  With
+    ``carry`` (a one-item list, weighted rows only) the
     running sum of the negative weights starts at ``carry[0]`` and leaves
     its last value there: run after run of queries, the sums are those of
     one pass over all the rows, bit for bit (``np.cumsum`` adds in order).
@@ -103,7 +105,16 @@ def _auc_per_query(q, s, pos, w, n_q, carry=None):
     new_run[0] = True
     np.not_equal(s[1:], s[:-1], out=new_run[1:])
     new_run |= new_query
-    neg = ~pos if w is None else np.where(pos, 0.0, w)
+    # The candidate rule (_candidate_negatives): a negative scored -inf is
+    # left out of the pairs; a positive scored -inf stays, below every
+    # candidate.  Each query's rows are sorted by score, so a -inf is the
+    # first score of its query: n_q reads tell whether there is any.
+    neg = ~pos
+    dropped = n > 0 and s[new_query].min() == -np.inf
+    if dropped:
+        neg &= s != -np.inf
+    if w is not None:
+        neg = np.where(neg, w, 0.0)
     # negative weight before row i: neg_cum[i] - neg[i]
     if w is None or carry is None:
         neg_cum = np.cumsum(neg, dtype=np.intp if w is None else np.float64)
@@ -133,7 +144,7 @@ def _auc_per_query(q, s, pos, w, n_q, carry=None):
         contribution *= w_pos
     numerator = np.bincount(q_pos, weights=contribution, minlength=n_q)
     total_pos = np.bincount(q_pos, weights=w_pos, minlength=n_q)
-    if w is None:
+    if w is None and not dropped:  # every other row is a negative
         total_neg = np.bincount(q, minlength=n_q) - total_pos
     else:
         total_neg = np.bincount(q, weights=neg, minlength=n_q)
@@ -143,9 +154,31 @@ def _auc_per_query(q, s, pos, w, n_q, carry=None):
     return auc, total_pos, total_neg
 
 
-def _constant_scores(q, s, n_q):
-    """Per query, whether all its items have one score; ``q`` and ``s``
-    sorted by (query, score)."""
+def _candidate_negatives(pos, s):
+    """The rows that are negatives of the AUC pairs: not positive, and
+    candidates (a score above ``-inf``).
+
+    The candidate rule of every AUC in the package: an item scored ``-inf``
+    is not a candidate (padding, an excluded item, an item the ranker never
+    returned).  A non-candidate negative is left out of the pairs, so it
+    changes neither the query's AUC nor its weight; a non-candidate positive
+    stays a positive, ranked below every candidate (every candidate
+    negative beats it).  So padding with grade 0 / score ``-inf`` changes
+    nothing, and a query with no candidate negative has no AUC.
+    """
+    neg = ~pos
+    if s.shape[0] and s.min() == -np.inf:
+        neg &= s != -np.inf
+    return neg
+
+
+def _constant_scores(q, s, n_q, pos):
+    """Per query, whether all its rows read by the AUC (positives and
+    candidate negatives) have one score; ``q`` and ``s`` sorted by
+    (query, score)."""
+    kept = pos | _candidate_negatives(pos, s)
+    if not kept.all():
+        q, s = q[kept], s[kept]
     new_run = np.empty(s.shape[0], dtype=bool)
     new_run[0] = True
     new_run[1:] = (s[1:] != s[:-1]) | (q[1:] != q[:-1])
@@ -171,9 +204,9 @@ def gauc_per_query(
             Y, S, codes, n_q, w, threshold, query_weighting, constant_scores
         )
     q, s, pos = _sorted_form(Y, S, form, threshold)
-    auc, total_pos, _ = _auc_per_query(q, s, pos, None, n_q)
-    if query_weighting == "impressions":
-        query_w = np.full(n_q, float(S.shape[1]))
+    auc, total_pos, total_neg = _auc_per_query(q, s, pos, None, n_q)
+    if query_weighting == "impressions":  # the rows the AUC reads
+        query_w = np.asarray(total_pos + total_neg, dtype=np.float64)
     elif query_weighting == "clicks":
         query_w = np.asarray(total_pos, dtype=np.float64)
     else:
@@ -181,7 +214,7 @@ def gauc_per_query(
     if w is not None:
         query_w = query_w * w
     if constant_scores == "skip":
-        auc = np.where(_constant_scores(q, s, n_q), np.nan, auc)
+        auc = np.where(_constant_scores(q, s, n_q, pos), np.nan, auc)
     return auc, query_w
 
 
@@ -205,6 +238,13 @@ def _gauc_long(y, s, codes, n_q, w, threshold, query_weighting, constant_scores)
         # rows in _auc_per_query stay O(n_queries) and a query's AUC keeps
         # its precision next to queries weighted 2**40 times more.
         sums = np.bincount(codes, weights=w, minlength=n_q)  # sum of weights
+        # ... and of the rows the AUC reads (its positives and candidate
+        # negatives), summed in the rows' order as _ips_gauc sums them
+        pos = _relevant(y, threshold)
+        read = np.bincount(
+            codes, weights=w * (pos | _candidate_negatives(pos, s)), minlength=n_q
+        )
+        del pos
     carry = [0.0]
     for first, end, order in query_run_orders(codes, n_q, s):
         m = end - first
@@ -223,12 +263,12 @@ def _gauc_long(y, s, codes, n_q, w, threshold, query_weighting, constant_scores)
         part = _auc_per_query(q, s_run, pos, row_w, m, carry)
         auc[first:end], total_pos[first:end], total_neg[first:end] = part
         if constant_scores == "skip":
-            constant[first:end] = _constant_scores(q, s_run, m)
-    if w is None:
-        rows = total_pos + total_neg  # number of rows
+            constant[first:end] = _constant_scores(q, s_run, m, pos)
+    if w is None:  # the rows the AUC reads (positives, candidate negatives)
+        rows = total_pos + total_neg
     else:
-        rows = sums
-        total_pos = total_pos * rows
+        rows = read
+        total_pos = total_pos * sums
     if query_weighting == "impressions":
         query_w = rows
     elif query_weighting == "clicks":
@@ -346,13 +386,14 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=Non
         del codes
         q = np.repeat(np.arange(m), sizes)
         s_run = ss[order]
-        auc, total_pos, _ = _auc_per_query(q, s_run, order >= mid, None, m)
-        if query_weighting == "impressions":
-            weights.append(sizes.astype(np.float64))
+        pos = order >= mid
+        auc, total_pos, total_neg = _auc_per_query(q, s_run, pos, None, m)
+        if query_weighting == "impressions":  # the rows the AUC reads
+            weights.append(np.asarray(total_pos + total_neg, dtype=np.float64))
         elif query_weighting == "clicks":
             weights.append(np.asarray(total_pos, dtype=np.float64))
         if constant_scores == "skip":
-            constant.append(_constant_scores(q, s_run, m))
+            constant.append(_constant_scores(q, s_run, m, pos))
         aucs.append(auc)
         uniques.append(u)
     ids = np.concatenate(uniques).view(np.int64 if signed else np.uint64)
@@ -413,8 +454,9 @@ def _ips_gauc(
         "uniform",
         constant_scores,
     )[0]
-    if query_weighting == "impressions":
-        query_w = np.bincount(codes, weights=row_w, minlength=n_q)
+    if query_weighting == "impressions":  # the rows the AUC reads
+        read = pos | _candidate_negatives(pos, S)
+        query_w = np.bincount(codes, weights=row_w * read, minlength=n_q)
     elif query_weighting == "clicks":
         query_w = np.bincount(codes, weights=row_w * pos, minlength=n_q)
     else:
@@ -447,6 +489,13 @@ def group_auc_score(
     (Zhou et al. [1]_).  Ties count one half, as in
     :func:`sklearn.metrics.roc_auc_score`.
 
+    An item scored ``-inf`` is not a candidate (padding, an item excluded
+    from the recommendations, an item the ranker did not return): a
+    non-candidate negative is left out of the pairs, a non-candidate
+    positive counts as ranked below every candidate.  So padding never
+    changes a value, and a query without a positive or without a candidate
+    negative has no AUC (it is skipped, never scored 0.5).
+
     Read more in the :ref:`User Guide <metrics>`.
 
     Parameters
@@ -466,8 +515,9 @@ array-like of shape (n_rows,) with ``query_id``
         An item is positive when ``y_true >= relevance_threshold``.
 
     query_weighting : {"impressions", "uniform", "clicks"}, default="impressions"
-        Weight of a query in the mean: its number of rows (impressions, the
-        DIN paper; the sum of its row weights in the long form), 1 (each
+        Weight of a query in the mean: its number of rows read by the AUC
+        (impressions, the DIN paper: its positives and its candidate
+        negatives; the sum of their row weights in the long form), 1 (each
         query counts once, whatever its row weights), or its number of
         positive rows (clicks; summed row weights).  In the 2-D form the
         query's ``sample_weight`` multiplies it.
@@ -521,9 +571,20 @@ array-like of shape (n_rows,) with ``query_id``
 
         GAUC = \frac{\sum_q v_q AUC_q}{\sum_q v_q}
 
-    over the queries with both classes (and, with
-    ``constant_scores="skip"``, more than one distinct score), :math:`v_q`
-    being the query weight.
+    over the queries with a positive and a candidate negative (and, with
+    ``constant_scores="skip"``, more than one distinct score among the rows
+    the AUC reads), :math:`v_q` being the query weight.  With :math:`P_q`
+    the query's positives (candidates or not) and :math:`N_q` its candidate
+    negatives (score above ``-inf``),
+
+    .. math::
+
+        AUC_q = \frac{1}{|P_q| |N_q|} \sum_{i \in P_q} \sum_{j \in N_q}
+        \left( [s_i > s_j] + \tfrac{1}{2} [s_i = s_j] \right),
+
+    so a positive scored ``-inf`` beats no candidate negative.  A query
+    whose positives are all scored ``-inf`` (and that has a candidate
+    negative) scores 0.  See :ref:`candidates`.
 
     References
     ----------
@@ -542,6 +603,15 @@ array-like of shape (n_rows,) with ``query_id``
     1.0
     >>> group_auc_score(y_true, y_score, query_id=query_id, query_weighting="clicks")
     0.666...
+
+    Padding (grade 0, score ``-inf``) is not a candidate and changes
+    nothing; a relevant item scored ``-inf`` ranks below every candidate:
+
+    >>> import numpy as np
+    >>> group_auc_score([[1, 0, 0, 0]], [[0.9, 0.5, 0.6, -np.inf]])
+    1.0
+    >>> group_auc_score([[1, 1, 0, 0]], [[0.9, -np.inf, 0.6, -np.inf]])
+    0.5
 
     With propensities, the first positive (observed half the time) weighs 2:
 

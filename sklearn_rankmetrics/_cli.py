@@ -724,15 +724,19 @@ def _long_part(args, measures, data, codes, n_q, ids=None):
     # per-query weights for the summary: the metrics' own averaging
     if weight is None:
         query_w = None
-        gauc_w = np.bincount(codes, minlength=n_q).astype(np.float64)
     else:
         query_w = np.zeros(n_q)
         query_w[codes] = weight
-        gauc_w = np.bincount(codes, weights=weight, minlength=n_q)
+    # GAUC's (impressions): the rows its AUC reads, positives and candidates
+    # (a row scored -inf is not a candidate), per score column
+    gauc_w = np.zeros((n_q, len(args.score_col)))
     values = {}
-    for col in args.score_col:
+    for i, col in enumerate(args.score_col):
         y_score = _numeric(path, col, data[col])
         _check_cells(path, col, y_score, locate=locate)
+        read = (y_true > 0) | (y_score > -np.inf)
+        read = read if weight is None else weight * read
+        gauc_w[:, i] = np.bincount(codes, weights=read, minlength=n_q)
         values[col] = per_query_values(
             measures,
             y_true,
@@ -754,9 +758,9 @@ def _long_results(args, measures, ids, values, query_w, gauc_w):
             col,
             ids,
             values[col],
-            _summary(measures, values[col], n_q, query_w, gauc_w),
+            _summary(measures, values[col], n_q, query_w, gauc_w[:, i]),
         )
-        for col in args.score_col
+        for i, col in enumerate(args.score_col)
     ]
 
 

@@ -52,9 +52,10 @@ def _scipy_rng_kwarg(func):
     return "rng" if "rng" in inspect.signature(func).parameters else "random_state"
 
 
-def _bootstrap_means(V, confidence_level, n_resamples, seed):
+def _bootstrap_means(V, confidence_level, n_resamples, seed, W=None):
     """Percentile bootstrap intervals of the column means of ``V`` (n, c),
-    every column resampled with the same query indices.
+    every column resampled with the same query indices; weighted means
+    with the query weights ``W`` (n, c) if given.
 
     One :func:`scipy.stats.bootstrap` call: the statistic receives resampled
     query *indices* and returns the means of every column, so its interval
@@ -62,14 +63,20 @@ def _bootstrap_means(V, confidence_level, n_resamples, seed):
     generator seeded the same way.
     """
     n = V.shape[0]
+    VW = None if W is None else V * W
+
+    def means(counts):
+        if W is None:
+            return counts @ V / n
+        return (counts @ VW) / (counts @ W)
 
     def column_means(idx, axis=-1):
         idx = np.asarray(idx, dtype=np.intp)
         if idx.ndim == 1:
-            return np.bincount(idx, minlength=n) @ V / n
+            return means(np.bincount(idx, minlength=n))
         b = idx.shape[0]
         counts = np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n)
-        return (counts.reshape(b, n) @ V / n).T
+        return means(counts.reshape(b, n)).T
 
     kwargs = {_scipy_rng_kwarg(scipy.stats.bootstrap): np.random.default_rng(seed)}
     res = scipy.stats.bootstrap(
@@ -93,7 +100,9 @@ def _sign_flip_pvalues(D, n_valid, n_resamples, seed):
     The test of :func:`scipy.stats.permutation_test` with one sample and
     ``permutation_type="samples"``: under the null each query's difference
     is as likely to have either sign; the statistic is the mean difference
-    over the ``n_valid`` paired queries; the p-value is twice the smaller
+    over the ``n_valid`` paired queries (a weighted mean when ``D`` holds
+    each query's weight times its difference and ``n_valid`` the sum of
+    the weights); the p-value is twice the smaller
     tail, ``(count + 1) / (n_resamples + 1)`` per tail for random signs,
     and exact (every sign vector) when ``2**n <= n_resamples``, as scipy
     does, ``n`` counting the queries with a non-zero difference (the others
@@ -236,6 +245,9 @@ class RankingComparison:
         Each model's per-query values (nan: skipped), rows in the order of
         ``query_id``.  (Named ``per_query`` before 0.2: that name, which
         elsewhere asks for per-query output, is deprecated.)
+    query_weights : dict of str to ndarray of shape (n_queries, n_metrics)
+        Each model's query weights: 1, except GAUC's under its
+        ``query_weighting`` (as :func:`ranking_report` weighs them).
     query_id : ndarray of shape (n_queries,)
         Long form: ``np.unique(query_id)``; 2-D: the row numbers.
     """
@@ -609,7 +621,7 @@ array-like of shape (n_rows,) with ``query_id``
         ``convention`` and the options of the metric functions, as in
         :func:`ranking_report` (``relevance_threshold``, ``gain``,
         ``ties``, ``no_relevant``, ``ap_denominator``, ...);
-        ``query_weighting`` may only be ``"uniform"``, see Notes.
+        ``query_weighting`` weighs GAUC's queries, see Notes.
         ``propensity`` (with ``min_propensity``, ...) compares the
         inverse-propensity estimates, as in :func:`ranking_report`.
 
@@ -622,15 +634,23 @@ array-like of shape (n_rows,) with ``query_id``
     -----
     Queries are the unit: rows (items) of one query are not independent,
     and the metrics are per-query quantities.  A query where a metric is
-    undefined (no relevant item under ``no_relevant="skip"``; one class
-    for GAUC) is left out of that metric's mean, and out of a paired test
-    when it is skipped for either model.  Means are unweighted over
-    queries: for GAUC the mean is ``group_auc_score(...,
-    query_weighting="uniform")``, and another ``query_weighting`` is an
-    error rather than a weighting silently left out.  The
-    randomization test draws one set of random signs shared by every
-    metric and pair.  A metric no query can be scored for gives nan with
-    an :class:`~sklearn.exceptions.UndefinedMetricWarning`.
+    undefined (:ref:`candidates`: e.g. no relevant item under
+    ``no_relevant="skip"``; for GAUC no positive or no candidate negative)
+    is left out of that metric's mean, and out of a paired test when it is
+    skipped for either model.  Each mean is the metric's own: queries
+    weigh alike, except GAUC's, which weigh as ``query_weighting`` says
+    (by default their impressions, as :func:`group_auc_score` and
+    :func:`ranking_report`), so every surface gives one number.  The
+    bootstrap resamples queries with their weights, and the randomization
+    test flips the signs of weighted differences; a paired query must then
+    weigh the same for both models (the same candidates: the same items
+    scored ``-inf``), else pass ``query_weighting="uniform"``.  The t-test
+    and the Wilcoxon test weigh queries alike: they refuse queries of
+    unequal weights (use ``test="permutation"`` or
+    ``query_weighting="uniform"``).  The randomization test draws one set
+    of random signs shared by every metric and pair.  A metric no query can
+    be scored for gives nan with an
+    :class:`~sklearn.exceptions.UndefinedMetricWarning`.
 
     Examples
     --------
@@ -652,13 +672,6 @@ array-like of shape (n_rows,) with ``query_id``
         raise TypeError(
             "compare_rankings weighs every query equally (queries are the "
             "unit of resampling); sample_weight is not supported."
-        )
-    if options.get("query_weighting", "uniform") != "uniform":
-        raise ValueError(
-            "compare_rankings weighs every query equally (queries are the "
-            "unit of resampling), GAUC included: query_weighting="
-            f"{options['query_weighting']!r} is not supported; pass "
-            "query_weighting='uniform' or leave it out."
         )
     models = list(y_scores)
     _check_settings(
@@ -683,10 +696,14 @@ array-like of shape (n_rows,) with ``query_id``
     values = {
         m: np.column_stack([r.values[n] for n in names]) for m, r in reports.items()
     }
+    weights = {
+        m: np.column_stack([r.weights[n] for n in names]) for m, r in reports.items()
+    }
     return _compare_values(
         values,
         names,
         first.query_id,
+        weights=weights,
         baseline=baseline,
         test=test,
         n_resamples=n_resamples,
@@ -736,6 +753,7 @@ def _compare_values(
     names,
     query_id,
     *,
+    weights=None,
     baseline=None,
     test="permutation",
     n_resamples=9999,
@@ -762,6 +780,10 @@ def _compare_values(
         The metric names of the columns.
     query_id : ndarray of shape (n_queries,)
         The ids of the rows.
+    weights : dict of str to ndarray of shape (n_queries, n_metrics), \
+default=None
+        Each model's query weights (the metrics' own, e.g. GAUC's
+        impressions); None: every query weighs 1.
     baseline, test, n_resamples, n_bootstrap
         As in :func:`compare_rankings`.
     confidence_level, correction, alpha, random_state
@@ -785,13 +807,19 @@ def _compare_values(
         m: np.asarray(v, dtype=np.float64).reshape(-1, len(names))
         for m, v in values.items()
     }
+    if weights is None:
+        weights = {m: np.ones(v.shape) for m, v in values.items()}
+    weights = {
+        m: np.asarray(weights[m], dtype=np.float64).reshape(values[m].shape)
+        for m in models
+    }
 
     mean, ci_low, ci_high, n_queries = _means_and_intervals(
-        values, models, confidence_level, n_bootstrap, seed
+        values, models, confidence_level, n_bootstrap, seed, weights
     )
     pairs = _pairs(models, baseline)
     difference, statistic, pvalue, n_paired = _paired_tests(
-        values, pairs, test, n_resamples, seed
+        values, pairs, test, n_resamples, seed, weights, names
     )
     pvalue_corrected = _correct_per_metric(pvalue, correction)
     with np.errstate(invalid="ignore"):
@@ -820,16 +848,18 @@ def _compare_values(
         significant=significant,
         n_paired=n_paired,
         per_query_values=values,
+        query_weights=weights,
         query_id=np.asarray(query_id),
     )
 
 
-def _means_and_intervals(values, models, confidence_level, n_bootstrap, seed):
-    """Mean over queries, bootstrap interval and query count of each model
-    (rows) and metric (columns), nan where no query is scored."""
+def _means_and_intervals(values, models, confidence_level, n_bootstrap, seed, weights):
+    """Weighted mean over queries, bootstrap interval and query count of
+    each model (rows) and metric (columns), nan where no query is scored."""
     n_m = values[models[0]].shape[1]
     shape = (len(models), n_m)
     columns = np.column_stack([values[m] for m in models])  # (n_q, models*n_m)
+    w_columns = np.column_stack([weights[m] for m in models])
     valid = ~np.isnan(columns)
     # Columns sharing the same skipped queries are resampled together.
     groups = {}
@@ -842,10 +872,11 @@ def _means_and_intervals(values, models, confidence_level, n_bootstrap, seed):
         V = columns[rows][:, cols]
         if V.shape[0] == 0:
             continue
-        flat_mean[cols] = [weighted_mean(V[:, j]) for j in range(len(cols))]
+        W = w_columns[rows][:, cols]
+        flat_mean[cols] = [weighted_mean(V[:, j], W[:, j]) for j in range(len(cols))]
         if V.shape[0] >= 2:
             flat_low[cols], flat_high[cols] = _bootstrap_means(
-                V, confidence_level, n_bootstrap, seed
+                V, confidence_level, n_bootstrap, seed, None if (W == 1).all() else W
             )
     n_queries = valid.sum(axis=0).reshape(shape).astype(np.intp)
     return (
@@ -864,27 +895,57 @@ def _pairs(models, baseline):
     return [(m, baseline) for m in models if m != baseline]
 
 
-def _paired_tests(values, pairs, test, n_resamples, seed):
+def _paired_weights(weights, model, ref, both, names):
+    """The query weights of the pair (0 where a query is not paired), the
+    same for both models; ValueError naming the metric where they differ."""
+    w = np.where(both, weights[model], 0.0)
+    differ = (w != np.where(both, weights[ref], 0.0)).any(axis=0)
+    if differ.any():
+        name = names[int(np.flatnonzero(differ)[0])]
+        raise ValueError(
+            f"{name}: a query weighs differently for {model!r} and {ref!r} "
+            "(GAUC's impressions are the items its AUC reads: the two models "
+            "score different items -inf, so their candidates differ), and a "
+            "paired test needs one weight per query; pass "
+            "query_weighting='uniform', or give both models the same "
+            "candidates."
+        )
+    return w
+
+
+def _paired_tests(values, pairs, test, n_resamples, seed, weights, names):
     """Mean difference, statistic, raw p-value and paired query count of
-    each pair (rows) and metric (columns)."""
+    each pair (rows) and metric (columns): weighted by the query weights,
+    which a paired query must have equal for both models."""
     n_q, n_m = next(iter(values.values())).shape
     shape = (len(pairs), n_m)
     difference = np.full(shape, np.nan)
     statistic, pvalue = difference.copy(), difference.copy()
     n_paired = np.zeros(shape, dtype=np.intp)
+    w_paired = np.zeros(shape)
     D = np.zeros((n_q, len(pairs) * n_m))
     for p, (model, ref) in enumerate(pairs):
         d = values[model] - values[ref]
         both = ~np.isnan(d)
         n_paired[p] = both.sum(axis=0)
-        D[:, p * n_m : (p + 1) * n_m] = np.where(both, d, 0.0)
+        w = _paired_weights(weights, model, ref, both, names)
+        w_paired[p] = w.sum(axis=0)
+        D[:, p * n_m : (p + 1) * n_m] = np.where(both, d, 0.0) * w
         with np.errstate(invalid="ignore"):
             difference[p] = np.where(
                 n_paired[p] > 0, D[:, p * n_m : (p + 1) * n_m].sum(0), np.nan
-            ) / np.maximum(n_paired[p], 1)
+            ) / np.where(w_paired[p] > 0, w_paired[p], 1.0)
         if test != "permutation":
             for j in range(n_m):
                 keep = both[:, j]
+                if np.unique(w[keep, j]).size > 1:
+                    raise ValueError(
+                        f"{names[j]}: the {_TEST_LABELS[test]} weighs every "
+                        "query alike, but this metric's queries weigh "
+                        "differently (GAUC's query_weighting); pass "
+                        "test='permutation' (weighted differences) or "
+                        "query_weighting='uniform'."
+                    )
                 statistic[p, j], pvalue[p, j] = _paired_test(
                     test, values[ref][keep, j], values[model][keep, j]
                 )
@@ -892,7 +953,7 @@ def _paired_tests(values, pairs, test, n_resamples, seed):
         testable = n_paired.ravel() > 0
         if testable.any():
             stat, pv = _sign_flip_pvalues(
-                D[:, testable], n_paired.ravel()[testable], n_resamples, seed
+                D[:, testable], w_paired.ravel()[testable], n_resamples, seed
             )
             statistic.ravel()[testable] = stat
             pvalue.ravel()[testable] = pv

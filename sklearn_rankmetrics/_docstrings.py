@@ -85,10 +85,11 @@ default=None
     ``y_true`` is made dense for these two).""",
     "no_relevant": """\
 no_relevant : {"skip", "raise"} or float, default="skip"
-    What to do with a query that has no relevant item, where the metric
-    is undefined.  "skip" leaves it out of the average (it is ``nan`` with
-    ``average=None``); a number such as 0.0 scores it with that value;
-    "raise" raises ``ValueError``.""",
+    What to do with a query where the metric is undefined: one that has
+    no relevant item (for fall-out, one without a non-relevant candidate;
+    see :ref:`candidates`).  "skip" leaves it out of the average (it is
+    ``nan`` with ``average=None``); a number such as 0.0 scores it with
+    that value; "raise" raises ``ValueError``.""",
     "sample_weight": """\
 sample_weight : array-like of shape (n_queries,) or (n_rows,), default=None
     Weight of each query.  2-D: one weight per row.  Long form: one weight

@@ -1487,14 +1487,18 @@ def weighted_sum(w, values):
     return float(np.add.reduce(w * values))
 
 
-def average_queries(values, defined, weights, average, no_relevant, name):
+def average_queries(
+    values, defined, weights, average, no_relevant, name, lacking="no relevant item"
+):
     """Combine per-query values under ``no_relevant`` and ``average``.
 
-    ``defined`` marks the queries that have a relevant item.
+    ``defined`` marks the queries where the metric is defined (most have a
+    relevant item; ``lacking`` says what the others lack, see
+    ``_ranking.UNDEFINED_WHEN``).
     """
     if no_relevant == "raise" and not defined.all():
         raise ValueError(
-            f"{np.count_nonzero(~defined)} queries have no relevant item, so "
+            f"{np.count_nonzero(~defined)} queries have {lacking}, so "
             f"{name} is undefined for them. Pass no_relevant='skip' to leave "
             "them out, or a number (e.g. 0.0) to score them."
         )

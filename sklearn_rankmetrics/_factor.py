@@ -317,20 +317,29 @@ def factor_ranking_report(
         Held-out relevance grades.
     user_factors : array-like of shape (n_users, n_factors) or callable
         User factors, or a callable taking an index array of users and
-        returning their ``(len(users), n_items)`` scores (then
-        ``item_factors=None``).  Factors must be finite; float32 factors
-        (both) are multiplied in float32, others in float64.
+        returning their dense ``(len(users), n_items)`` scores (then
+        ``item_factors=None``; a sparse matrix is refused with a
+        TypeError; the returned array is copied, never modified, even when
+        it is a view of the caller's matrix).  Factors must be finite;
+        float32 factors (both) are multiplied in float32, others in
+        float64.
     item_factors : array-like of shape (n_items, n_factors), default=None
         Item factors.
     exclude : sparse matrix or bool array of shape (n_users, n_items), default=None
         Items not to recommend (typically the training interactions): their
-        scores are set to ``-inf``.  Excluding a held-out relevant item is
-        allowed (it stays relevant and is never found), with one warning
-        giving the count.
+        scores are set to ``-inf``, so they are not candidates for any
+        metric (:ref:`candidates`): never retrieved, left out of fall-out's
+        non-relevant items and of GAUC's pairs.  A sparse matrix excludes
+        its stored non-zero entries (explicit zeros exclude nothing).
+        Excluding a held-out relevant item is allowed (it stays relevant and
+        is never found; GAUC ranks it below every candidate), with one
+        warning giving the count.
     k, metrics, relevance_threshold, gain, ignore_ties, no_relevant, \
 sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         As in :func:`ranking_report`.  A ``k`` above the catalogue size
-        means the whole catalogue.  ``metrics`` may name the
+        ranks the whole catalogue, and ``precision@k`` still divides by
+        ``k``, as everywhere (so precision@20 of an 8-item catalogue is at
+        most 8/20).  ``metrics`` may name the
         beyond-accuracy metrics (``"catalog_coverage"``, ``"gini_index"``,
         ``"exposure_entropy"``, ``"average_popularity"``, ``"novelty"``,
         ``"intra_list_diversity"``, ``"serendipity"``), which
@@ -443,7 +452,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
 
         from implicit.als import AlternatingLeastSquares
 
-        model = AlternatingLeastSquares(factors=64).fit(train_csr)
+        model = AlternatingLeastSquares(factors=64)
+        model.fit(train_csr)  # fit returns None in implicit
         factor_ranking_report(
             test_csr, model.user_factors, model.item_factors,
             exclude=train_csr, k=10, ap_denominator="min_k")
@@ -616,7 +626,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     # ranking, for the metrics read from the top k alone.
     k_max = None if None in ks else max(ks)
     reduce_columns = k_max is not None and all(
-        m in _TOP_K_METRICS and not {"whole_list", "n_items"} & set(KERNELS[m].requires)
+        m in _TOP_K_METRICS
+        and not {"whole_list", "n_items", "n_negatives"} & set(KERNELS[m].requires)
         for m in names
     )
     # (the beyond-accuracy metrics read the whole rows before that)
@@ -628,7 +639,18 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         relevant items excluded."""
         if callable(user_factors):
             idx = np.arange(start, stop)
-            S = np.array(user_factors(idx), dtype=np.float64)
+            block = user_factors(idx)
+            if sp.issparse(block):
+                raise TypeError(
+                    f"the score callable returned a sparse matrix for users "
+                    f"{start}..{stop - 1}; return a dense array of every "
+                    "item's score (e.g. .toarray()): an entry a sparse matrix "
+                    "leaves out would be a score of 0, not an item left out "
+                    "(use -inf, or exclude=, for that)."
+                )
+            # a copy, always: the excluded items are set to -inf below, and
+            # the callable may return a view of the caller's own matrix
+            S = np.array(block, dtype=np.float64, copy=True)
             if S.shape != (idx.size, n_items):
                 raise ValueError(
                     f"the score callable returned shape {S.shape} for "

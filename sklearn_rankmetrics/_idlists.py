@@ -27,9 +27,11 @@ def ranked_lists_to_arrays(ranked, relevant, *, items=None, sparse_output=False)
     ``(n_queries, n_items)`` that every metric of this package accepts: one
     row per query and one column per item id.  An item ranked at position
     ``p`` (0 = top) of a list of length ``L`` gets the score ``L - p``; an
-    item absent from the list gets ``-inf`` (not retrieved), so a relevant
-    item that was not recommended still counts in recall and in the ideal
-    ranking of NDCG.
+    item absent from the list gets ``-inf`` (not retrieved, not a
+    candidate), so a relevant item that was not recommended still counts in
+    recall and in the ideal ranking of NDCG (and in GAUC, below every
+    recommended item), while the other columns -- the other queries' items,
+    the rest of ``items`` -- change no query's value (:ref:`candidates`).
 
     Read more in the :ref:`User Guide <input_forms>`.
 

@@ -17,9 +17,11 @@ from ._docstrings import fill_doc
 from ._engine import (
     Ranking,
     _map_chunks,
+    _relevant,
     _row_chunks,
     average_queries,
     check_inputs,
+    exact_threshold,
     pooled_ratio,
     rank,
     rank_parts,
@@ -164,7 +166,7 @@ def rank_per_query(
             rank_options,
         )
 
-    def evaluate(y_true, y_score, sample_weight, ks):
+    def evaluate(y_true, y_score, sample_weight, ks, rows=None):
         rk = rank(
             y_true,
             y_score,
@@ -173,6 +175,8 @@ def rank_per_query(
             sample_weight=sample_weight,
             **rank_options,
         )
+        if rows is not None:  # a chunk: Ranking.of_queries reads its rows
+            rk = replace(rk, queries=np.arange(*rows))
         if ks is not None:
             _check_k_count(ks, rk.n_queries)
             rk = _cut_per_query(rk, ks)
@@ -199,6 +203,7 @@ def rank_per_query(
                     S[a:b],
                     None,  # scaled as a whole below (check_sample_weight)
                     None if per_query_k is None else per_query_k[a:b],
+                    (a, b),
                 ),
                 _row_chunks(n, m * S.itemsize, K),
             )
@@ -687,11 +692,12 @@ def _r_precision_values(rk):
     return _divide(row_sum(rk.p_relevant * within), rk.n_rel)
 
 
-def _fallout_values(rk, n_items):
-    # Non-relevant items retrieved in the top k over all non-relevant items.
-    n_nonrel = rk.of_queries(n_items) - rk.n_rel
+def _fallout_values(rk, n_negatives):
+    # Non-relevant items retrieved in the top k over the query's non-relevant
+    # candidates (items scored above -inf: candidate_negatives); 0/0 where
+    # every candidate is relevant, which the caller marks undefined.
     retrieved = rk.retrieved.sum(axis=1)
-    return _divide(retrieved - rk.hits, n_nonrel)
+    return _divide(retrieved - rk.hits, rk.of_queries(n_negatives))
 
 
 def _hypergeometric_pgf(t, population, successes, draws):
@@ -825,8 +831,14 @@ class Kernel(NamedTuple):
     """How one metric reads a :class:`~sklearn_rankmetrics._engine.Ranking`.
 
     ``values(rk, **options)`` gives one value per query; the query is
-    defined (has something to find) where ``getattr(rk, defined_by) > 0``;
-    ``needs_ideal`` asks :func:`rank` for the ideal gains (a bool, or a
+    defined where its count ``defined_by`` is above 0
+    (:func:`query_defined`; :data:`UNDEFINED_WHEN` says what a query
+    lacks when it is 0): ``"n_rel"`` its relevant items (R),
+    ``"n_pos"`` its items with a grade above 0 (the ideal DCG is 0
+    without one), ``"n_negatives"`` its non-relevant candidates (the
+    fall-out denominator).  ``no_relevant=`` says what becomes of the
+    undefined queries, for every metric alike.  ``needs_ideal`` asks
+    :func:`rank` for the ideal gains (a bool, or a
     callable of the kernel's options, e.g. graded RBP); ``options`` are
     the keyword options ``values`` takes.  ``requires`` names what else
     the kernel needs from its caller:
@@ -835,6 +847,8 @@ class Kernel(NamedTuple):
       the kernel takes no cut-off.
     - "n_items": the keyword argument ``n_items``, the number of items of
       each query retrieved or not (:func:`items_per_query`).
+    - "n_negatives": the keyword argument ``n_negatives``, the number of
+      non-relevant candidates of each query (:func:`candidate_negatives`).
     - "exponential_gain": a ranking built with ``gain="exponential"`` and
       no relevance threshold (ERR's stop probabilities).
     """
@@ -844,6 +858,26 @@ class Kernel(NamedTuple):
     needs_ideal: bool | Callable = False
     options: tuple = ()
     requires: tuple = ()
+
+
+# What a query lacks when a kernel's ``defined_by`` count is 0: the words of
+# the error under no_relevant="raise" and of the docs' table.
+UNDEFINED_WHEN = {
+    "n_rel": "no relevant item",
+    "n_pos": "no relevant item (no grade above 0)",
+    "n_negatives": "no non-relevant candidate (every item scored above -inf is "
+    "relevant)",
+}
+
+
+def query_defined(kernel, rk, inputs=None):
+    """Where each query of ``rk`` is defined for ``kernel``: its
+    ``defined_by`` count is above 0.  The count is a field of the ranking
+    (``n_rel``, ``n_pos``), or one of the kernel's inputs (``inputs``,
+    e.g. ``{"n_negatives": ...}``, one value per query of the input)."""
+    if inputs is not None and kernel.defined_by in inputs:
+        return np.asarray(rk.of_queries(inputs[kernel.defined_by])) > 0
+    return getattr(rk, kernel.defined_by) > 0
 
 
 def __getattr__(name):
@@ -876,6 +910,44 @@ def _n_items_once(y_score, query_id):
         return kept[0]
 
     return n_items
+
+
+def candidate_negatives(y_true, y_score, query_id, threshold=None):
+    """Non-relevant candidates of each query: items whose grade is not
+    relevant (``<= 0``, or below ``threshold``) and whose score is above
+    ``-inf`` (an item scored ``-inf`` is not a candidate: padding, an
+    excluded item, an item not retrieved).  2-D: one count per row; long
+    form: per query in the order of ``np.unique(query_id)``.  Vectorised
+    over every item; the inputs are validated (not their grades' values)."""
+    form, Y, S, codes, ids, _ = check_inputs(
+        y_true, y_score, query_id, None, row_weights=True, defer=True
+    )
+    threshold = exact_threshold(threshold, Y.dtype)
+    candidate = S > -np.inf
+    if form == "long":
+        negative = candidate & ~_relevant(Y, threshold)
+        return np.bincount(codes, weights=negative, minlength=ids.shape[0])
+    if form == "sparse":
+        rows = np.repeat(np.arange(Y.shape[0], dtype=np.intp), np.diff(Y.indptr))
+        keep = _relevant(Y.data, threshold)
+        rows, cols = rows[keep], Y.indices[keep]
+        found = np.bincount(rows, weights=candidate[rows, cols], minlength=S.shape[0])
+        return np.count_nonzero(candidate, axis=1) - found
+    negative = candidate & ~_relevant(np.asarray(Y), threshold)
+    return np.count_nonzero(negative, axis=1).astype(np.float64)
+
+
+def _candidate_negatives_once(y_true, y_score, query_id, threshold):
+    """A function returning :func:`candidate_negatives`, computed at its
+    first call (on inputs ranked, hence validated) and kept."""
+    kept = []
+
+    def n_negatives():
+        if not kept:
+            kept.append(candidate_negatives(y_true, y_score, query_id, threshold))
+        return kept[0]
+
+    return n_negatives
 
 
 def items_per_query(y_score, query_id):
@@ -2405,8 +2477,9 @@ def fallout_at_k(
     r"""Fall-out at k: the fraction of the non-relevant items in the top k.
 
     The false positive rate of the top k taken as the positive
-    predictions.  **Lower is better**, unlike every other metric here
-    (there is no ``"fallout"`` scorer for that reason).
+    predictions, over the query's candidates (items scored above ``-inf``).
+    **Lower is better**, unlike every other metric here (there is no
+    ``"fallout"`` scorer for that reason).
 
     Read more in the :ref:`User Guide <metrics>`.
 
@@ -2442,17 +2515,20 @@ def fallout_at_k(
 
     Notes
     -----
-    With :math:`N` the number of non-relevant items of the query (all its
-    items, retrieved or not, less the :math:`R` relevant ones) and
+    With :math:`N` the number of non-relevant candidates of the query (its
+    non-relevant items scored above ``-inf``: padding, excluded and
+    unretrieved items are not candidates, see :ref:`candidates`) and
     :math:`n_k` the number of retrieved items in the top k,
 
     .. math::
 
-        FO@k = \frac{n_k - \sum_{i=1}^{k} rel_i}{N},
+        FO@k = \frac{n_k - \sum_{i=1}^{k} rel_i}{N}.
 
-    and 0 when :math:`N = 0`.  Queries without a relevant item follow
-    ``no_relevant`` like every metric, so that one call averages over the
-    same queries as recall.  Linear in the hits, hence exact with ties.
+    A query without a relevant item is scored.  Fall-out is undefined
+    (0/0) for a query without a non-relevant candidate (every candidate
+    relevant): ``no_relevant`` says what becomes of those queries (skipped
+    by default; ``convention="trec_eval"`` scores them 0 -- trec_eval has
+    no fall-out measure).  Linear in the hits, hence exact with ties.
     %(ties_note)s
 
     References
@@ -2466,8 +2542,29 @@ def fallout_at_k(
     >>> y_score = [[0.9, 0.8, 0.1, 0.7], [0.3, 0.9, 0.5, 0.1]]
     >>> fallout_at_k(y_true, y_score, k=2, average=None)
     array([0.5       , 0.66666667])
+
+    A query without a relevant item is scored; one whose candidates are
+    all relevant is undefined (nan with ``average=None``):
+
+    >>> fallout_at_k([[0, 0, 0], [1, 1, 0]], [[0.9, 0.5, 0.1], [0.9, 0.5, -np.inf]],
+    ...              k=1, average=None)
+    array([0.33333333,        nan])
     """
-    n_items = _n_items_once(y_score, query_id)
+    from ._registry import METRICS  # the registry imports this module
+
+    kernel = METRICS["fallout"].kernel
+    threshold = check_real(
+        "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
+    )
+    n_negatives = _candidate_negatives_once(y_true, y_score, query_id, threshold)
+
+    def per_query(rk):
+        inputs = {"n_negatives": n_negatives()}
+        return dict(
+            values=kernel.values(rk, **inputs),
+            defined=query_defined(kernel, rk, inputs),
+        )
+
     q, no_relevant, average = _prepare(
         y_true,
         y_score,
@@ -2479,10 +2576,16 @@ def fallout_at_k(
         no_relevant=no_relevant,
         average=average,
         relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(values=_fallout_values(rk, n_items())),
+        per_query=per_query,
     )
     return average_queries(
-        q.values, q.n_rel > 0, q.weights, average, no_relevant, "fallout_at_k"
+        q.values,
+        q.defined,
+        q.weights,
+        average,
+        no_relevant,
+        "fallout_at_k",
+        UNDEFINED_WHEN[kernel.defined_by],
     )
 
 

@@ -270,7 +270,7 @@ METRICS = {
         MetricSpec(
             "fallout",
             fallout_at_k,
-            Kernel(_fallout_values, "n_rel", requires=("n_items",)),
+            Kernel(_fallout_values, "n_negatives", requires=("n_negatives",)),
             scorer=False,  # lower is better
         ),
         MetricSpec(

@@ -35,11 +35,14 @@ from ._ranking import (
     IDEAL_RULES,
     PRECISION_DENOMINATORS,
     RBP_GAINS,
+    UNDEFINED_WHEN,
     _check_ties,
+    candidate_negatives,
     check_discount,
     check_gain,
     check_persistence,
     items_per_query,
+    query_defined,
     rank_per_query,
 )
 from ._registry import METRICS, metric_names
@@ -507,18 +510,22 @@ def _per_query_report(
     for (kind, rule, gain, threshold), group in _group_plans(
         [p for p in ranked if p.ranking is not None]
     ):
+        inputs = {}
+        if n_items is not None:
+            inputs["n_items"] = n_items
+        if any("n_negatives" in METRICS[p.metric].requires for p in group):
+            inputs["n_negatives"] = candidate_negatives(Y, S, codes, threshold)
 
-        def read_kernels(rk, group=group):
+        def read_kernels(rk, group=group, inputs=inputs):
             out = {}
             for plan in group:
                 kernel = METRICS[plan.metric].kernel
                 at_k = rk if plan.k is None else rk.at(plan.k)
                 opts = dict(plan.kernel_options)
-                if "n_items" in kernel.requires:
-                    opts["n_items"] = n_items
+                opts.update((r, inputs[r]) for r in kernel.requires if r in inputs)
                 name = scorer_name(plan.metric, plan.k)
                 out[name] = kernel.values(at_k, **opts)
-                out[name + " defined"] = getattr(at_k, kernel.defined_by) > 0
+                out[name + " defined"] = query_defined(kernel, at_k, inputs)
             return out
 
         # Large 2-D inputs are ranked in chunks of rows, as by the metric
@@ -541,8 +548,15 @@ def _per_query_report(
         query_w = np.ones(n_q) if q["weights"] is None else q["weights"]
         for plan in group:
             name = scorer_name(plan.metric, plan.k)
+            lacking = UNDEFINED_WHEN[METRICS[plan.metric].kernel.defined_by]
             values[name] = average_queries(
-                q[name], q[name + " defined"], query_w, None, plan.no_relevant, name
+                q[name],
+                q[name + " defined"],
+                query_w,
+                None,
+                plan.no_relevant,
+                name,
+                lacking,
             )
             weights[name] = query_w
     for plan in ranked:

@@ -252,7 +252,8 @@ def _one_ranking(name, rel, order, opts):
         found = sum(1 for col in first if _is_relevant(rel[col], thr))
         value = found / n_rel if n_rel > 0 else 0.0
     elif name == "fallout_at_k":
-        n_nonrel = len(rel) - n_rel  # every item of the query, retrieved or not
+        # the non-relevant candidates: retrieved (scored above -inf) items
+        n_nonrel = sum(1 for col in order if not _is_relevant(rel[col], thr))
         value = (len(top) - hits) / n_nonrel if n_nonrel > 0 else 0.0
     elif name == "success_at_k":
         value = 1.0 if hits > 0 else 0.0
@@ -308,10 +309,16 @@ def _stop_probabilities(rel, score, max_grade, rule):
     return stop
 
 
-def _defined(name, rel, opts):
-    """Does the query have a relevant item (is the metric defined)?"""
+def _defined(name, rel, score, opts):
+    """Is the metric defined: has the query a relevant item (for fall-out,
+    a non-relevant candidate: an item scored above -inf)?"""
     if name in ("dcg_at_k", "ndcg_at_k", "expected_reciprocal_rank_at_k"):
         return any(grade > 0 for grade in rel)
+    if name == "fallout_at_k":
+        return any(
+            not _is_relevant(g, opts["relevance_threshold"]) and s != -math.inf
+            for g, s in zip(rel, score, strict=True)
+        )
     return any(_is_relevant(grade, opts["relevance_threshold"]) for grade in rel)
 
 
@@ -411,7 +418,7 @@ def _naive(
         hits.append(h)
         cutoffs.append(c)
         n_rels.append(r)
-        defined.append(_defined(name, list(y_true[q]), full))
+        defined.append(_defined(name, list(y_true[q]), list(y_score[q]), full))
 
     if no_relevant == "raise" and not all(defined):
         raise ValueError("a query has no relevant item")
@@ -483,7 +490,10 @@ naive_bpref_score = _make("bpref_score")
 # Group AUC
 # ---------------------------------------------------------------------------
 def auc_of_row(rel, score, relevance_threshold=None):
-    """Mann-Whitney AUC of one row, a tie counting 1/2; nan if one class."""
+    """Mann-Whitney AUC of one row, a tie counting 1/2; nan without a
+    positive or without a candidate negative.  The candidate rule: a
+    negative scored -inf is not a candidate and is left out; a positive
+    scored -inf stays (it loses to every candidate negative)."""
     pos = [
         s
         for g, s in zip(rel, score, strict=True)
@@ -492,7 +502,7 @@ def auc_of_row(rel, score, relevance_threshold=None):
     neg = [
         s
         for g, s in zip(rel, score, strict=True)
-        if not _is_relevant(g, relevance_threshold)
+        if not _is_relevant(g, relevance_threshold) and s != -math.inf
     ]
     if not pos or not neg:
         return math.nan
@@ -524,12 +534,22 @@ def naive_group_auc_score(
     ]
     if average is None:
         return np.array(aucs)
-    # DIN: a query weighs its number of impressions (items); times the
-    # query's sample weight.
-    base = float(n_items) if query_weighting == "impressions" else 1.0
-    weights = [base] * n_queries
+    # DIN: a query weighs its number of impressions, the items the AUC
+    # reads (positives and candidate negatives); times the query's sample
+    # weight.
+    weights = [
+        float(
+            sum(
+                _is_relevant(g, relevance_threshold) or s != -math.inf
+                for g, s in zip(y_true[q], y_score[q], strict=True)
+            )
+        )
+        if query_weighting == "impressions"
+        else 1.0
+        for q in range(n_queries)
+    ]
     if sample_weight is not None:
-        weights = [base * float(w) for w in sample_weight]
+        weights = [b * float(w) for b, w in zip(weights, sample_weight, strict=True)]
     return _weighted_mean(aucs, weights)
 
 

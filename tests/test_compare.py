@@ -16,6 +16,7 @@ from sklearn_rankmetrics._compare import (
     _sign_flip_pvalues,
     adjust_pvalues,
 )
+from sklearn_rankmetrics._engine import weighted_mean
 
 
 def _data(seed=0, n=60, m=20, n_models=3):
@@ -44,17 +45,24 @@ def test_means_and_intervals_equal_scipy_bootstrap_on_the_per_query_values():
         for j, name in enumerate(res.metrics):
             metric, _, k = name.partition("@")
             func = srm._report._per_query_report
-            values = func(
+            report = func(
                 Y,
                 scores[model],
                 k=5,
                 metrics=[metric],
                 query_id=None,
                 sample_weight=None,
-            ).values[name]
+            )
+            values = report.values[name]
             assert_array_equal(res.per_query_values[model][:, j], values)
             v = values[~np.isnan(values)]
-            assert res.mean[i, j] == v.mean()
+            # the report's own mean (GAUC: weighted by impressions, here every
+            # query's 20 items, so the plain mean to rounding)
+            want = srm.ranking_report(
+                Y, scores[model], k=5, metrics=[metric], output_dict=True
+            )[name]
+            assert res.mean[i, j] == want == weighted_mean(values, report.weights[name])
+            assert res.mean[i, j] == pytest.approx(v.mean(), rel=1e-14)
             assert res.n_queries[i, j] == v.size
             ci = scipy.stats.bootstrap(
                 (v,),
@@ -274,11 +282,17 @@ def test_long_form_and_identical_models():
             metrics=["map", "gauc"],
             random_state=0,
             test="wilcoxon",
+            query_weighting="uniform",  # the Wilcoxon test weighs queries alike
         )
     assert_array_equal(res.query_id, np.unique(qid))
     assert (res.pvalue == 1.0).all() and (res.difference == 0).all()
     gauc = srm.group_auc_score(y, s, query_id=qid, query_weighting="uniform")
     assert res.mean[0, 1] == pytest.approx(gauc, rel=1e-14)
+    res = srm.compare_rankings(
+        y, {"a": s, "b": s.copy()}, query_id=qid, metrics=["gauc"], random_state=0
+    )
+    assert res.mean[0, 0] == srm.group_auc_score(y, s, query_id=qid)
+    assert res.pvalue[0, 0] == 1.0 and res.difference[0, 0] == 0
 
 
 def test_report_and_compare_text_for_the_demo():
@@ -359,26 +373,102 @@ def test_per_query_attribute_is_a_deprecated_alias_of_per_query_values():
     assert old is res.per_query_values
 
 
-def test_query_weighting_other_than_uniform_is_refused_not_ignored():
-    rng = np.random.default_rng(3)
-    qid = np.repeat(np.arange(20), rng.integers(2, 9, 20))
+def _gauc_log(seed=3, n_q=12):
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_q), rng.integers(2, 9, n_q))
     y = (rng.random(qid.size) < 0.4).astype(int)
-    s = rng.random(qid.size)
-    scores = {"a": s, "b": s[::-1].copy()}
-    with pytest.raises(ValueError, match="query_weighting='impressions'"):
-        srm.compare_rankings(
-            y, scores, query_id=qid, metrics=["gauc"], query_weighting="impressions"
-        )
+    y[qid == 0] = [1] + [0] * (np.count_nonzero(qid == 0) - 1)
+    s = np.round(rng.random(qid.size), 1)
+    s[rng.random(qid.size) < 0.1] = -np.inf  # not candidates, in both models
+    s2 = np.where(s > -np.inf, rng.random(qid.size), -np.inf)
+    return y, s, s2, qid
+
+
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+def test_gauc_is_the_report_value_under_every_weighting(weighting):
+    """Issue 27: compare_rankings' GAUC was the uniform mean (0.7510) when
+    the report and group_auc_score weigh queries by impressions (0.7374);
+    each model's mean is now the report's, bit for bit."""
+    y, s, s2, qid = _gauc_log()
+    scores = {"a": s, "b": s2}
     res = srm.compare_rankings(
         y,
         scores,
+        query_id=qid,
+        metrics=["gauc", "ndcg"],
+        k=3,
+        query_weighting=weighting,
+        random_state=0,
+        n_resamples=2**12,
+    )
+    for i, score in enumerate((s, s2)):
+        report = srm.ranking_report(
+            y,
+            score,
+            query_id=qid,
+            metrics=["gauc"],
+            output_dict=True,
+            query_weighting=weighting,
+        )
+        assert res.mean[i, 0] == report["gauc"]
+        kw = dict(query_id=qid, query_weighting=weighting)
+        assert res.mean[i, 0] == pytest.approx(srm.group_auc_score(y, score, **kw))
+    # the weighted paired difference and its exact randomization test:
+    # statistic sum(w d) / sum(w), the p-value of scipy's test of it
+    a, b = (srm.group_auc_score(y, x, average=None, **kw) for x in (s, s2))
+    w = res.query_weights["a"][:, 0]
+    assert_array_equal(w, res.query_weights["b"][:, 0])
+    keep = ~np.isnan(a) & ~np.isnan(b)
+    d, wk = (b - a)[keep], w[keep]
+    assert res.difference[0, 0] == pytest.approx(np.sum(wk * d) / wk.sum(), rel=1e-14)
+    nonzero = d != 0
+    assert 2 ** np.count_nonzero(nonzero) <= 2**12  # exact: every sign vector
+    expected = scipy.stats.permutation_test(
+        (d[nonzero],),
+        lambda x, axis: np.sum(wk[nonzero] * x, axis=axis) / wk.sum(),
+        vectorized=True,
+        permutation_type="samples",
+        n_resamples=2**12,
+    )
+    assert res.statistic[0, 0] == pytest.approx(expected.statistic, rel=1e-12)
+    assert res.pvalue[0, 0] == pytest.approx(expected.pvalue, rel=1e-12)
+    # the bootstrap resamples queries with their weights: the interval
+    # holds the weighted mean
+    assert res.ci_low[0, 0] <= res.mean[0, 0] <= res.ci_high[0, 0]
+
+
+def test_gauc_weights_that_cannot_be_paired_are_refused():
+    y, s, s2, qid = _gauc_log()
+    # the t-test and Wilcoxon weigh queries alike: unequal GAUC weights refused
+    for test in ("t-test", "wilcoxon"):
+        with pytest.raises(ValueError, match="weighs every query alike"):
+            srm.compare_rankings(
+                y, {"a": s, "b": s2}, query_id=qid, metrics=["gauc"], test=test
+            )
+        srm.compare_rankings(
+            y,
+            {"a": s, "b": s2},
+            query_id=qid,
+            metrics=["gauc"],
+            test=test,
+            query_weighting="uniform",
+        )
+    # other candidates (other items at -inf): a query weighs differently for
+    # the two models, which a paired test cannot weigh
+    s3 = s2.copy()
+    s3[np.flatnonzero((qid == 0) & (y == 0))[0]] = -np.inf
+    with pytest.raises(ValueError, match="weighs differently for 'b' and 'a'"):
+        srm.compare_rankings(y, {"a": s, "b": s3}, query_id=qid, metrics=["gauc"])
+    res = srm.compare_rankings(
+        y,
+        {"a": s, "b": s3},
         query_id=qid,
         metrics=["gauc"],
         query_weighting="uniform",
         random_state=0,
     )
-    want = srm.group_auc_score(y, s, query_id=qid, query_weighting="uniform")
-    assert res.mean[0, 0] == pytest.approx(want, rel=1e-14)
+    want = srm.group_auc_score(y, s3, query_id=qid, query_weighting="uniform")
+    assert res.mean[1, 0] == pytest.approx(want, rel=1e-14)
 
 
 def _holm_by_hand(p):

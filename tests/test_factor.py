@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numpy.testing import assert_array_equal
 from threadpoolctl import threadpool_limits
 
 from sklearn_rankmetrics import factor_ranking_report, precision_at_k, ranking_report
@@ -823,3 +824,128 @@ def test_convention_and_options_bit_for_bit(convention, options):
     assert list(got) == list(want)
     for name, value in want.items():
         assert (np.isnan(value) and np.isnan(got[name])) or got[name] == value, name
+
+
+# ---------------------------------------------------------------------------
+# Planted bugs (issue 27): each test fails on the bug it names
+# ---------------------------------------------------------------------------
+def test_precision_at_k_above_the_catalogue_divides_by_k():
+    # 8 items, k = 20: the whole catalogue is ranked and P@20 divides by 20
+    # (SPEC: P@k divides by k), not by the 8 items.  User 0 holds 3
+    # relevant items: P@20 = 3/20, P@8 = 3/8.
+    rng = np.random.default_rng(0)
+    U, V = rng.normal(size=(4, 2)), rng.normal(size=(8, 2))
+    Y = np.zeros((4, 8))
+    Y[0, [1, 4, 6]] = 1
+    Y[1, 2] = 1
+    got = factor_ranking_report(
+        Y, U, V, k=(8, 20), metrics=["precision"], per_query=True, output_dict=True
+    )
+    assert got["precision@20"][0] == 3 / 20 and got["precision@8"][0] == 3 / 8
+    assert got["precision@20"][1] == 1 / 20
+    assert factor_ranking_report(
+        Y, U, V, k=20, metrics=["precision"], output_dict=True
+    ) == {"precision@20": precision_at_k(Y, U @ V.T, k=20)}
+
+
+def test_explicit_zeros_in_a_sparse_exclude_exclude_nothing():
+    U, V, Y, train = _data(5)
+    excl = sp.csr_matrix(train.astype(float))
+    # the same matrix with explicit zeros stored at other positions
+    rows, cols = np.nonzero(~train)
+    pick = np.random.default_rng(5).random(rows.size) < 0.5
+    stored = sp.csr_matrix(
+        (
+            np.concatenate([excl.data, np.zeros(pick.sum())]),
+            (
+                np.concatenate([excl.nonzero()[0], rows[pick]]),
+                np.concatenate([excl.nonzero()[1], cols[pick]]),
+            ),
+        ),
+        shape=train.shape,
+    )
+    assert stored.nnz > excl.nnz  # the zeros are stored
+    nnz = stored.nnz
+    metrics = ["precision", "ndcg", "fallout", "gauc"]
+    want = factor_ranking_report(
+        Y, U, V, exclude=excl, k=3, metrics=metrics, output_dict=True
+    )
+    for wm in (None, 0.0002):
+        got = factor_ranking_report(
+            Y,
+            U,
+            V,
+            exclude=stored,
+            k=3,
+            metrics=metrics,
+            output_dict=True,
+            working_memory=wm,
+        )
+        assert got == want
+    assert stored.nnz == nnz  # the caller's matrix keeps its zeros
+    # the values of the dense scores with only the true exclusions at -inf
+    ref = ranking_report(Y, _dense(U, V, train), k=3, metrics=metrics, output_dict=True)
+    assert got == ref
+
+
+def test_score_callable_returning_a_view_is_not_modified():
+    U, V, Y, train = _data(6)
+    M = U @ V.T
+    before = M.copy()
+
+    def view(users):  # a view of the caller's matrix, not a copy
+        out = M[users[0] : users[-1] + 1]
+        assert np.shares_memory(out, M)
+        return out
+
+    got = factor_ranking_report(
+        Y, view, exclude=train, k=3, output_dict=True, working_memory=0.0002
+    )
+    assert_array_equal(M, before)  # no -inf written into the caller's scores
+    assert got == factor_ranking_report(Y, U, V, exclude=train, k=3, output_dict=True)
+
+
+def test_score_callable_returning_a_sparse_matrix_is_a_type_error():
+    U, V, Y, _ = _data(7)
+    M = sp.csr_matrix(np.maximum(U @ V.T, 0))
+    with pytest.raises(TypeError, match="returned a sparse matrix.*dense array"):
+        factor_ranking_report(Y, lambda users: M[users], k=3)
+
+
+@pytest.mark.parametrize("callable_scores", [False, True])
+def test_err_scales_by_the_top_grade_of_every_block(callable_scores):
+    # One user holds grade 4, every other user at most 2: ERR's stop
+    # probabilities (2**g - 1) / 2**4 read the largest grade of the whole
+    # input, so the blocks without a 4 must not scale by their own top (2).
+    rng = np.random.default_rng(8)
+    n_users, n_items = 300, 10
+    U, V = rng.normal(size=(n_users, 3)), rng.normal(size=(n_items, 3))
+    Y = rng.integers(0, 3, size=(n_users, n_items)) * (
+        rng.random((n_users, n_items)) < 0.4
+    )
+    Y[0, 3] = 4
+    S = U @ V.T
+    scores = (lambda users: S[users]) if callable_scores else U
+    factors = None if callable_scores else V
+    want = srm_err(Y, S)
+    for wm in (None, 0.0002, 0.01):  # one block, or many (user 0 in the first)
+        got = factor_ranking_report(
+            Y,
+            scores,
+            factors,
+            k=(3, 10),
+            metrics=["err"],
+            per_query=True,
+            output_dict=True,
+            working_memory=wm,
+        )
+        for k in (3, 10):
+            assert_array_equal(got[f"err@{k}"], want[k])
+    # a user far from user 0: its value with max_grade=4, not 2
+    assert want[10][-1] != srm_err(Y[1:], S[1:])[10][-1]
+
+
+def srm_err(Y, S):
+    from sklearn_rankmetrics import expected_reciprocal_rank_at_k
+
+    return {k: expected_reciprocal_rank_at_k(Y, S, k=k, average=None) for k in (3, 10)}

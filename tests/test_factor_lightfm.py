@@ -15,8 +15,9 @@ catalogue, training items of the user left out, whose float32 score is
 - ``auc_score``: for each test item, the share of the user's negatives
   (items neither in training nor in test) scored ``>=`` it, one minus that,
   averaged over the test items -- our ``group_auc_score`` over the items
-  that are not excluded (the long form of those (user, item) pairs),
-  computed in float32 by LightFM.
+  that are not excluded (the long form of those (user, item) pairs), and
+  the report's ``"gauc"`` with ``exclude=`` (an excluded item is not a
+  candidate: issue 27), computed in float32 by LightFM.
 
 ``train_interactions=`` is our ``exclude=`` (those items take no rank).
 Users without a test item are left out of LightFM's arrays (our
@@ -147,7 +148,7 @@ def _ours(model, test, train, k, **options):
         V,
         exclude=train,
         k=(k, n_items),
-        metrics=["precision", "recall", "mrr"],
+        metrics=["precision", "recall", "mrr", "gauc"],
         per_query=True,
         output_dict=True,
         **options,
@@ -159,6 +160,7 @@ def _ours(model, test, train, k, **options):
         f"recall@{k}": report[f"recall@{k}"],
         "mrr": report[f"mrr@{n_items}"],
         "auc": _auc_over_candidates(test, S, train),
+        "report auc": report["gauc"],
     }
 
 
@@ -192,6 +194,9 @@ def test_lightfm_evaluation_without_ties(seed, k):
     # LightFM sums its AUC in float32 (a rounding of 1e-7 per test item)
     np.testing.assert_allclose(ours["auc"][has_test], theirs["auc"], rtol=1e-5)
     assert np.isnan(ours["auc"][~has_test]).all()
+    # the report's GAUC with exclude= is that AUC: the excluded items are
+    # not candidates (before issue 27 they were negatives ranked last)
+    np.testing.assert_array_equal(ours["report auc"], ours["auc"])
 
     # preserve_rows=True: users without a test item score 0 (no_relevant=0.0)
     # for precision and reciprocal rank, 0.5 for AUC (undefined here)
@@ -227,6 +232,7 @@ def test_lightfm_evaluation_fitted_factors(seed):
         mine = ours[name][has_test].astype(theirs[name].dtype)
         np.testing.assert_array_equal(mine, theirs[name], err_msg=name)
     np.testing.assert_allclose(ours["auc"][has_test], theirs["auc"], rtol=1e-5)
+    np.testing.assert_allclose(ours["report auc"][has_test], theirs["auc"], rtol=1e-5)
     # the averages LightFM's users report: their mean over users with a test
     # item is the report's mean (no_relevant="skip")
     report = factor_ranking_report(

@@ -6,7 +6,9 @@ the queries in ``np.unique`` order, skips the ones with a single class, and
 averages ``roc_auc_score(y, s, sample_weight=w)`` with the query weights of
 ``query_weighting``: the number of rows (sum of row weights when weighted)
 for "impressions", 1 for "uniform" (each query counts once, whatever its
-row weights).
+row weights).  The candidate rule first: a negative row scored ``-inf`` is
+not a candidate and is dropped (from the AUC and from the impressions); a
+positive row scored ``-inf`` stays, below every candidate.
 """
 
 import numpy as np
@@ -28,6 +30,7 @@ def reference_gauc(y_true, y_score, query_id, *, weighting, sample_weight=None,
     values, weights = [], []
     for q in np.unique(query_id):
         rows = query_id == q
+        rows &= labels | (y_score > -np.inf)  # the candidate rule
         yq, sq, wq = labels[rows], y_score[rows].copy(), w[rows]
         if yq.all() or not yq.any() or not wq.any():  # no AUC, or no weight
             values.append(np.nan)
@@ -101,8 +104,10 @@ def test_2d_forms_equal_roc_auc_per_row(weighting):
     qw = rng.integers(0, 4, 40).astype(float)
     r, c = np.divmod(np.arange(Y.size), Y.shape[1])
     values, _ = reference_gauc(Y.ravel(), S.ravel(), r, weighting=weighting)
-    # 2-D: the query weight times the row count ("impressions") or times 1
-    base = Y.shape[1] if weighting == "impressions" else 1.0
+    # 2-D: the query weight times the rows the AUC reads ("impressions":
+    # positives and candidate negatives, the -inf negatives left out) or 1
+    read = ((Y > 0) | (S > -np.inf)).sum(axis=1)
+    base = read if weighting == "impressions" else 1.0
     keep = ~np.isnan(values)
     mean = np.average(values[keep], weights=(base * qw)[keep])
     for y_true in (Y, sp.csr_matrix(Y), sp.csc_matrix(Y)):
@@ -262,15 +267,18 @@ def _one_pass_gauc(y, s, qid, w, weighting, skip):
         auc, total_pos, total_neg = _auc._auc_per_query(q, s_sorted, pos, None, n_q)
         rows = total_pos + total_neg
     else:
-        rows = np.bincount(codes, weights=w, minlength=n_q)
-        scale = rows[q]
+        sums = np.bincount(codes, weights=w, minlength=n_q)
+        scale = sums[q]
         row_w = np.zeros(q.shape[0])
         np.divide(w[order], scale, out=row_w, where=scale > 0)
-        auc, total_pos, _ = _auc._auc_per_query(q, s_sorted, pos, row_w, n_q)
-        total_pos = total_pos * rows
+        auc, total_pos, total_neg = _auc._auc_per_query(q, s_sorted, pos, row_w, n_q)
+        # the weight of the rows the AUC reads (candidate rule), in row order
+        read = (y > 0) | (s > -np.inf)
+        rows = np.bincount(codes, weights=w * read, minlength=n_q)
+        total_pos = total_pos * sums
     query_w = {"impressions": rows, "clicks": total_pos}.get(weighting, np.ones(n_q))
     if skip == "skip":
-        auc = np.where(_auc._constant_scores(q, s_sorted, n_q), np.nan, auc)
+        auc = np.where(_auc._constant_scores(q, s_sorted, n_q, pos), np.nan, auc)
     return auc, query_w
 
 

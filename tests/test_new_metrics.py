@@ -13,9 +13,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
+from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._ranking import KERNELS, items_per_query
+from sklearn_rankmetrics._ranking import (
+    KERNELS,
+    candidate_negatives,
+    items_per_query,
+    query_defined,
+)
 from tests._reference import NAIVE_MORE, random_case, random_weights
 
 RTOL = ATOL = 1e-12
@@ -229,11 +235,13 @@ def test_r_precision_perfect_and_reverse():
 def test_fallout_hand_worked():
     # 5 items, 2 relevant: N = 3; the top 2 holds one non-relevant item.
     assert srm.fallout_at_k([[1, 0, 1, 0, 0]], [[5, 4, 1, 2, 3]], k=2) == 1 / 3
-    # -inf items are not retrieved but still count among the non-relevant
+    # a -inf item is not a candidate (issue 27): the non-relevant candidates
+    # are item 1 alone, N = 1, and the top 3 holds it
     value = srm.fallout_at_k([[1, 0, 0]], [[1, 2, -np.inf]], k=3)
-    assert value == 0.5
-    # every item relevant: N = 0, fall-out 0
-    assert srm.fallout_at_k([[1, 1]], [[1, 2]], k=1) == 0.0
+    assert value == 1.0
+    # every item relevant: N = 0, fall-out 0/0 is undefined (skipped)
+    with pytest.warns(UndefinedMetricWarning):
+        assert np.isnan(srm.fallout_at_k([[1, 1]], [[1, 2]], k=1))
 
 
 def test_bpref_hand_worked():
@@ -348,8 +356,10 @@ def test_new_kernels_match_the_public_functions():
         extra = {}
         if "n_items" in kernel.requires:
             extra["n_items"] = items_per_query(S, None)
+        if "n_negatives" in kernel.requires:
+            extra["n_negatives"] = candidate_negatives(Y, S, None)
         values = kernel.values(rk, **opts, **extra)
-        values = np.where(getattr(rk, kernel.defined_by) > 0, values, np.nan)
+        values = np.where(query_defined(kernel, rk, extra), values, np.nan)
         kw = {} if k is None else {"k": k}
         _close(values, func(Y, S, average=None, **kw, **opts))
 

@@ -212,23 +212,31 @@ def test_group_auc_matches_reference(opts):
 def test_group_auc_hand_worked():
     # Row 0: relevant items score 0.9 and 0.4, irrelevant 0.5, 0.4, 0.1.
     #   pairs (pos, neg): (.9,.5)=1 (.9,.4)=1 (.9,.1)=1 (.4,.5)=0 (.4,.4)=1/2
-    #   (.4,.1)=1  ->  4.5 / 6 = 0.75
-    # Row 1: relevant 0.2, irrelevant 0.3, 0.3, 0.3, -inf
-    #   (.2,.3)=0 three times, (.2,-inf)=1  ->  1 / 4 = 0.25
+    #   (.4,.1)=1  ->  4.5 / 6 = 0.75; 5 rows read.
+    # Row 1: relevant 0.2, irrelevant 0.3, 0.3, 0.3, -inf.  The -inf
+    #   negative is not a candidate: left out of the pairs and of the rows.
+    #   (.2,.3)=0 three times  ->  0 / 3 = 0; 4 rows read.
     # Row 2: no relevant item -> skipped.
-    y_true = [[1, 0, 1, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 0, 0]]
+    # Row 3: relevant 0.6 and -inf, irrelevant 0.5 and -inf.  The -inf
+    #   positive is not a candidate but stays, below every candidate:
+    #   (.6,.5)=1, (-inf,.5)=0  ->  1 / 2 = 0.5; 3 rows read.
+    y_true = [[1, 0, 1, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 0, 0, 0]]
     y_score = [
         [0.9, 0.5, 0.4, 0.4, 0.1],
         [0.3, 0.2, 0.3, 0.3, -np.inf],
         [0.1, 0.2, 0.3, 0.4, 0.5],
+        [0.6, -np.inf, 0.5, -np.inf, -np.inf],
     ]
     per_query = srm.group_auc_score(y_true, y_score, average=None)
-    assert_allclose(per_query, [0.75, 0.25, np.nan], rtol=RTOL)
-    # Every row has 5 impressions, so both weightings give (0.75+0.25)/2.
-    assert srm.group_auc_score(y_true, y_score) == pytest.approx(0.5, rel=RTOL)
-    # Query weights 1 and 3: (0.75 + 3 * 0.25) / 4 = 0.375.
-    got = srm.group_auc_score(y_true, y_score, sample_weight=[1, 3, 5])
-    assert got == pytest.approx(0.375, rel=RTOL)
+    assert_allclose(per_query, [0.75, 0.0, np.nan, 0.5], rtol=RTOL)
+    # Impressions are the rows read: (5 * 0.75 + 4 * 0 + 3 * 0.5) / 12.
+    got = srm.group_auc_score(y_true, y_score)
+    assert got == pytest.approx(5.25 / 12, rel=RTOL)
+    got = srm.group_auc_score(y_true, y_score, query_weighting="uniform")
+    assert got == pytest.approx(1.25 / 3, rel=RTOL)
+    # Query weights 1, 3, 5, 2: (5 * 0.75 + 12 * 0 + 6 * 0.5) / 23.
+    got = srm.group_auc_score(y_true, y_score, sample_weight=[1, 3, 5, 2])
+    assert got == pytest.approx(6.75 / 23, rel=RTOL)
 
 
 # ---------------------------------------------------------------------------
