@@ -488,7 +488,7 @@ def test_state_compare_and_display_are_the_function(convention):
             opts = {"max_grade": 2}
             want = _function_value(spec, y, s, q, w, k, opts, convention)
             np.testing.assert_allclose(got[spec.label(k)], want, rtol=1e-14)
-    # compare_rankings: each model's mean is the function's (uniform weights)
+    # compare_rankings: each model's mean is the function's
     ranked = [m for m in _SURFACE_METRICS if METRICS[m].scorer]
     result = srm.compare_rankings(
         y,
@@ -506,11 +506,8 @@ def test_state_compare_and_display_are_the_function(convention):
         for j, name in enumerate(ranked):
             spec = METRICS[name]
             want = _function_value(spec, y, score, q, None, 3, {}, convention)
-            if name == "gauc":
-                want = spec.function(
-                    y, score, query_id=q, convention=convention,
-                    query_weighting="uniform",
-                )  # fmt: skip
+            if name == "gauc":  # weighted as the report weighs it
+                want = spec.function(y, score, query_id=q, convention=convention)
             _equal(result.mean[i, j], want)
     # MetricAtKDisplay, with query weights
     for name in ("ndcg", "map", "precision"):
