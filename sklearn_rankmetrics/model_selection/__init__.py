@@ -10,10 +10,13 @@ Read more in the :ref:`User Guide <evaluation_protocol>`.
 """
 
 from ._split import GlobalTemporalSplit, LeaveLastNOut, PerUserHoldout, TimeRangeSplit
+from ._strong import DecompositionRecommender, UserKFold
 
 __all__ = [
+    "DecompositionRecommender",
     "GlobalTemporalSplit",
     "LeaveLastNOut",
     "PerUserHoldout",
     "TimeRangeSplit",
+    "UserKFold",
 ]
