@@ -9,6 +9,7 @@ and corrected sampled metrics (:func:`sampled_metrics`).
 Read more in the :ref:`User Guide <evaluation_protocol>`.
 """
 
+from ._sampled import sampled_metrics
 from ._split import GlobalTemporalSplit, LeaveLastNOut, PerUserHoldout, TimeRangeSplit
 from ._strong import DecompositionRecommender, UserKFold
 
@@ -19,4 +20,5 @@ __all__ = [
     "PerUserHoldout",
     "TimeRangeSplit",
     "UserKFold",
+    "sampled_metrics",
 ]
