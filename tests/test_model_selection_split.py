@@ -3,7 +3,8 @@
 Checked against RecTools' TimeRangeSplitter / LastNSplitter (their
 documented examples, and a slow re-implementation of their rules written
 below from RecTools 0.19.0's source, which was compared with the installed
-RecTools 0.19.0 on 1,388 random logs when it was written), against slow
+RecTools 0.19.0 on 4,800 random logs -- and our splitters with RecTools on
+1,388 more -- when it was written), against slow
 per-user references, by property tests (hypothesis), and inside
 GridSearchCV / cross_validate with the users and times routed.  Metadata
 routing is only ever enabled inside ``sklearn.config_context``.
@@ -868,3 +869,21 @@ def test_without_routing_the_folds_can_be_passed_as_a_list():
         folds = list(cv.split(X, y, users, time=time))
         result = cross_validate(LogisticRegression(), X, y, cv=folds, scoring="roc_auc")
     assert result["test_score"].shape == (2,)
+
+
+def test_public_submodule():
+    import sklearn_rankmetrics
+    from sklearn_rankmetrics import model_selection
+
+    assert sklearn_rankmetrics.model_selection is model_selection
+    assert model_selection.__all__ == sorted(model_selection.__all__)
+    assert model_selection.__all__ == [
+        "DecompositionRecommender",
+        "GlobalTemporalSplit",
+        "LeaveLastNOut",
+        "PerUserHoldout",
+        "TimeRangeSplit",
+        "UserKFold",
+        "sampled_metrics",
+    ]
+    assert "model_selection" in dir(sklearn_rankmetrics)

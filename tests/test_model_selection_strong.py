@@ -491,3 +491,16 @@ def test_cross_validate_an_item_item_model():
         S = np.asarray(model.predict(X[test]))
         S[X[test].toarray() != 0] = -np.inf
         assert value == pytest.approx(ndcg_at_k(y[test], S, k=10), rel=1e-12)
+
+
+def test_exclude_seen_scorer_pickles():
+    import pickle
+
+    R = _interactions(11)
+    X, y = UserKFold(2, random_state=0).input_target(R)
+    rec = DecompositionRecommender(TruncatedSVD(4, random_state=0)).fit(X, y)
+    scorer = get_scorer("recall@10", exclude_seen=True)
+    again = pickle.loads(pickle.dumps(scorer))
+    assert repr(again) == repr(scorer)
+    assert again(rec, X, y) == scorer(rec, X, y)
+    assert pickle.loads(pickle.dumps(rec)).predict(X[:3]).shape == (3, 40)

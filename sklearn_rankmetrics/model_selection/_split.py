@@ -928,11 +928,17 @@ class LeaveLastNOut(_InteractionSplit):
     >>> users = np.array(["a", "a", "a", "b", "b", "c"])
     >>> time = np.array([3, 1, 2, 1, 2, 1])
     >>> cv = LeaveLastNOut(n=1)
-    >>> for train, test in cv.split(users, groups=users, time=time):
-    ...     print(train, test)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     for train, test in cv.split(users, groups=users, time=time):
+    ...         print(train, test)
     [1 2 3 5] [0 4]
     >>> cv.fold_info_[0]["n_short_users"]  # "c" has a single row: kept in train
     1
+    >>> print(caught[0].message)
+    LeaveLastNOut, fold 0: 1 users with too few rows to hold any out were kept
+    wholly in train. The counts of each fold are in fold_info_.
     """
 
     _needs_users = True
@@ -1044,7 +1050,10 @@ class PerUserHoldout(_InteractionSplit):
     >>> from sklearn_rankmetrics.model_selection import PerUserHoldout
     >>> users = np.repeat([0, 1, 2], [5, 5, 1])
     >>> cv = PerUserHoldout(test_size=0.4, random_state=0)
-    >>> train, test = next(cv.split(users, groups=users))
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # 1 user too short, said in a warning
+    ...     train, test = next(cv.split(users, groups=users))
     >>> np.bincount(users[test], minlength=3)  # 2 of 5 rows; the 1-row user trains
     array([2, 2, 0])
     """

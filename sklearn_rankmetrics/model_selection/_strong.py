@@ -185,7 +185,12 @@ class UserKFold(BaseCrossValidator):
     ...               [1, 0, 0, 0, 0],
     ...               [1, 1, 0, 1, 1]])
     >>> cv = UserKFold(n_splits=3, target_size=0.25, random_state=0)
-    >>> X, y = cv.input_target(R)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # user 2: too few to split, warned
+    ...     X, y = cv.input_target(R)
+    >>> cv.target_info_["n_users_input_only"]
+    1
     >>> np.diff(y.indptr).tolist()  # targets: ceil(25 % of 4) = 1; user 2 has 1
     [1, 1, 0, 1]
     >>> np.array_equal((X + y).toarray(), R)
