@@ -460,8 +460,8 @@ def sampled_metrics(
     entries: the cost grows as :math:`n m`, about a second for
     :math:`n = 5000, m = 99`).  With ties in ``y_score`` the value of a
     point is the mean of :math:`c` over the sampled ranks its ties span
-    (every order of the tied items equally likely).  When :math:`m = n - 1` every estimator is
-    the exact metric.
+    (every order of the tied items equally likely).  When :math:`m = n - 1`
+    every estimator is the exact metric.
 
     References
     ----------
