@@ -553,7 +553,7 @@ def test_time_column_forms_give_the_same_folds():
         series,
         pd.DatetimeIndex(series),
         series.dt.tz_localize("UTC").dt.tz_convert("Europe/Paris"),
-        list(series.dt.to_pydatetime()),
+        [stamp.to_pydatetime() for stamp in series],
         [datetime.datetime.fromisoformat(s) for s in stamps],
         np.array(stamps, dtype="datetime64[s]"),
     ]
