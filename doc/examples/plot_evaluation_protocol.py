@@ -1,7 +1,7 @@
 r"""
-==========================================================
+============================================================
 A leaky random split and a temporal split choose differently
-==========================================================
+============================================================
 
 Item popularity drifts: what users click today is not what they clicked a
 month ago.  A model tuned with a random split of the log is tested on
