@@ -107,6 +107,13 @@ API_GROUPS = [
         "Synthetic data generators for examples and tests.",
     ),
     (
+        "model_selection",
+        "Evaluation protocol",
+        "Leakage-safe splitters, strong generalisation for recommenders and "
+        "corrected sampled metrics, in :mod:`sklearn_rankmetrics.model_selection` "
+        "(see :ref:`evaluation_protocol`).",
+    ),
+    (
         "scale",
         "Evaluating at scale",
         "Reports chunk by chunk, on Dask and on Spark (see :ref:`scale`).",
@@ -154,7 +161,12 @@ def _api_group(name):
 
 # Public submodules whose functions are documented under their own path
 # (``sklearn_rankmetrics.datasets.make_click_log``), with their group.
-API_SUBMODULES = {"datasets": "datasets", "dask": "scale", "spark": "scale"}
+API_SUBMODULES = {
+    "datasets": "datasets",
+    "model_selection": "model_selection",
+    "dask": "scale",
+    "spark": "scale",
+}
 
 
 def _write_api_listing():

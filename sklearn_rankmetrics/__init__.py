@@ -91,7 +91,7 @@ _SUBMODULES = {
 }
 _WHERE = {name: module for module, names in _SUBMODULES.items() for name in names}
 # Public submodules, also importable as attributes.
-_PUBLIC_MODULES = ("dask", "datasets", "spark")
+_PUBLIC_MODULES = ("dask", "datasets", "model_selection", "spark")
 
 __all__ = sorted(_WHERE)
 

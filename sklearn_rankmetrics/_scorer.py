@@ -52,7 +52,7 @@ _RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
 # Per-sample data: routed by scikit-learn, never fixed in the scorer
 # (except ``query_id``, which may be bound for a single fixed data set).
 _ROUTED = ("sample_weight",)
-_SCORER_OPTIONS = ("pos_label", "query_id")
+_SCORER_OPTIONS = ("pos_label", "query_id", "exclude_seen")
 
 _VALID_FORMS = (
     "Ranking scorer names are "
@@ -588,6 +588,11 @@ def get_scorer(name, **options):
         relevant (default ``classes_[-1]``, as in scikit-learn), and
         ``query_id``: fixed query ids, only for a tool that scores one
         fixed data set without routing (``permutation_importance``).
+        ``exclude_seen=True``: for a users x items ``X`` (the items each
+        user has seen) and ``y`` (held-out items), rank the estimator's
+        scores without the items of ``X``, block by block as
+        :func:`factor_ranking_report` (strong generalisation, see
+        :class:`~sklearn_rankmetrics.model_selection.UserKFold`).
         Not allowed with scikit-learn's names.
 
     Returns
@@ -662,6 +667,7 @@ def get_scorer(name, **options):
     base, func, k = parsed
     options = dict(options)
     pos_label = options.pop("pos_label", None)
+    exclude_seen = options.pop("exclude_seen", False)
     allowed = _metric_options(func)
     for key in options:
         if key in _ROUTED:
@@ -685,6 +691,12 @@ def get_scorer(name, **options):
     kwargs = {} if base in _NO_CUTOFF else {"k": k}
     kwargs.update(options)
     _check_options(name, func, kwargs)
+    if not isinstance(exclude_seen, (bool, np.bool_)):
+        raise TypeError(f"exclude_seen must be True or False, got {exclude_seen!r}.")
+    if exclude_seen:  # users x items: rank without the items of X
+        from .model_selection._strong import exclude_seen_scorer
+
+        return exclude_seen_scorer(name, base, func, kwargs, pos_label)
     # scikit-learn's prediction cache when its private hooks are there
     cls = _CachedRankingScorer if _compat.HAS_SCORER_HOOKS else _RankingScorer
     return cls(name, func, kwargs, pos_label=pos_label)
@@ -752,8 +764,8 @@ def make_scoring(names, **options):
     **options : dict
         Options for the ranking scorers.  Each goes to the ranking
         scorers whose metric takes it (``gain="exponential"`` only to
-        DCG/NDCG, ``pos_label`` to all); an option no scorer takes is an
-        error.
+        DCG/NDCG, ``pos_label`` and ``exclude_seen`` to all); an option no
+        scorer takes is an error.
 
     Returns
     -------
