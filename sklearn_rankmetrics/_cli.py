@@ -21,7 +21,6 @@ import io
 import json
 import math
 import os
-import re
 import sys
 import time
 from typing import NamedTuple
@@ -29,7 +28,14 @@ from typing import NamedTuple
 import numpy as np
 
 from . import __version__
-from ._registry import METRICS, trec_measures
+from ._registry import (
+    METRICS,
+    UnknownMetricError,
+    default_metrics,
+    is_beyond,
+    parse_metric,
+    trec_measures,
+)
 from ._report import _function_options, _per_query_report, scorer_name
 from ._trec import (
     TrecFormatError,
@@ -49,10 +55,6 @@ PROG = "rankmetrics"
 # Every name, function and trec_eval measure comes from the metric
 # registry (_registry.METRICS); the command line adds trec_eval's counts,
 # its printing order and its parameter syntax.
-# package metric name -> function (the names of get_scorer)
-_FUNCTIONS = {name: spec.function for name, spec in METRICS.items()}
-# metrics of the whole list: no @k
-_NO_CUTOFF = tuple(name for name, spec in METRICS.items() if not spec.cutoff)
 _COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 # trec_eval prints its measures in this order (runid and the counts are
 # the command line's own; every other name is a registry TrecMeasure)
@@ -97,15 +99,19 @@ _NICKNAME_MISSING = {
     "all_trec": _TREC_MISSING,
     "official": "gm_map iprec_at_recall".split(),
 }
-_LONG_DEFAULT = "ndcg@10 map@10 mrr@10 precision@10 recall@10 hit_rate@10 gauc".split()
-_PACKAGE_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
+# --long without -m: the registry's one default set (that of the long
+# form, as ranking_report(query_id=...)), each at this cut-off
+_LONG_DEFAULT_K = 10
+_LONG_DEFAULT = [
+    METRICS[name].label(_LONG_DEFAULT_K) for name in default_metrics(long_form=True)
+]
 
 
 class Measure(NamedTuple):
     """One value per query: ``label`` as printed, ``metric`` and ``k``."""
 
     label: str
-    metric: str  # a key of _FUNCTIONS, a count, or "runid"
+    metric: str  # a registry name, a count, "rbp_resid" or "runid"
     k: object  # int or None
     order: tuple  # sort key: trec_eval's table order, then as requested
     options: tuple = ()  # (name, value) pairs for the metric function
@@ -127,7 +133,7 @@ def parse_measures(names, *, default, notes):
     found = {}
     trec_order = {name: i for i, name in enumerate(_TREC_MEASURES)}
     for n_given, raw in enumerate(names):
-        name = raw.strip()
+        name = raw
         if name in _NICKNAMES:
             for sub in _NICKNAMES[name]:
                 _add_trec(found, sub, None, trec_order)
@@ -146,23 +152,24 @@ def parse_measures(names, *, default, notes):
                 "this package yet. Measures available the trec_eval way: "
                 + ", ".join(_TREC_MEASURES)
             )
-        match = _PACKAGE_RE.match(name.lower())
-        if match is None or match.group(1) not in {*_FUNCTIONS, *_COUNTS}:
+        try:
+            spec, k = parse_metric(name)  # the one name rule (the scorers')
+        except UnknownMetricError as exc:
             raise UsageError(
-                f"unknown measure {raw!r}. Use the package's names "
-                f"({', '.join(sorted(_FUNCTIONS))}, with @k for a cut-off, "
-                "e.g. ndcg@10) or trec_eval's (map, P.10, recall.100, "
-                "ndcg, ndcg_cut.10, map_cut.10, recip_rank, success.1,5, "
-                "set_P, set_recall, set_F, num_ret, all_trec, ...)."
+                f"measure {raw!r}: {exc} trec_eval's names work too (map, "
+                "P.10, recall.100, ndcg, ndcg_cut.10, map_cut.10, recip_rank, "
+                "success.1,5, set_P, set_recall, set_F, num_ret, all_trec, ...)."
+            ) from None
+        except ValueError as exc:
+            raise UsageError(f"measure {exc}") from None
+        if is_beyond(spec):
+            raise UsageError(
+                f"measure {raw!r}: {spec.name} is a beyond-accuracy metric of "
+                "the set of lists; it reads item ids and the catalogue, which "
+                "the command line does not take: use "
+                f"sklearn_rankmetrics.ranking_report or {spec.function.__name__}."
             )
-        metric, k = match.group(1), match.group(2)
-        if k is not None and (metric in _NO_CUTOFF or metric in _COUNTS):
-            raise UsageError(f"measure {raw!r}: {metric} takes no cut-off @k.")
-        if k is not None and int(k) < 1:
-            raise UsageError(f"measure {raw!r}: the cut-off must be >= 1.")
-        k = None if k is None else int(k)
-        label = name.lower()
-        found.setdefault(label, Measure(label, metric, k, (1, n_given, 0)))
+        found.setdefault(name, Measure(name, spec.name, k, (1, n_given, 0)))
     return sorted(found.values(), key=lambda m: m.order)
 
 

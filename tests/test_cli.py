@@ -248,9 +248,10 @@ def test_long_parquet_weights_and_table(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "evaluate", *args)  # default: a table
     assert code == 0
     assert out.splitlines()[0].split() == ["measure", "query", "score"]
+    # the registry's default set of the long form, at k=10, in its order
     assert [line.split()[0] for line in out.splitlines()[2:]] == [
-        "ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10",
-        "hit_rate@10", "gauc",
+        "precision@10", "recall@10", "f1@10", "hit_rate@10", "mrr@10",
+        "map@10", "dcg@10", "ndcg@10", "gauc",
     ]  # fmt: skip
 
 
@@ -318,7 +319,7 @@ def test_usage_errors(tmp_path, capsys):
         (["-m", "rbp.q=0.5", qrels, run], "rbp takes p=<number>"),
         (["-m", "rbp.p=x", qrels, run], "p must be a number"),
         (["-m", "ndcg_cut.23.4", qrels, run], "cut-offs after '.' must be integers"),
-        (["-m", "nope@3", qrels, run], "unknown measure 'nope@3'"),
+        (["-m", "nope@3", qrels, run], "measure 'nope@3': unknown metric"),
         (["-m", "P.x", qrels, run], "cut-offs after '.' must be integers"),
         (["-m", "gauc@5", qrels, run], "takes no cut-off"),
         (["-l", "0", qrels, run], "-l/--level must be >= 1"),
