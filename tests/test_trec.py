@@ -128,6 +128,44 @@ def test_duplicates(tmp_path, backend):
     assert srm.read_trec_run(ok).doc_id.tolist() == ["d1", "d1"]
 
 
+# Query and document ids that a type-guessing reader would merge or turn
+# into NA; trec_eval compares them as strings.
+LOOK_ALIKE_QRELS = (
+    "007 0 d1 1\n7 0 d1 0\n7 0 D1 1\nNA 0 01 1\n1.0 0 1 1\n1 0 1.0 1\nnan 0 None 1\n"
+)
+LOOK_ALIKE_RUN = (
+    "007 Q0 d1 1 2.0 r\n007 Q0 D1 2 1.0 r\n"
+    "7 Q0 d1 1 2.0 r\n7 Q0 D1 2 1.0 r\n"
+    "NA Q0 1 1 2.0 r\nNA Q0 01 2 1.0 r\n"
+    "1.0 Q0 1 1 1.0 r\n"
+    "1 Q0 1 1 1.0 r\n"
+    "nan Q0 null 1 2.0 r\nnan Q0 None 2 1.0 r\n"
+)
+
+
+def test_look_alike_ids_are_strings_as_written(tmp_path, backend):
+    # AP by hand, each query's judged relevant document against the run:
+    #   007: d1 relevant at rank 1 (D1 is unjudged)          -> 1
+    #   7:   d1 judged non-relevant at 1, D1 relevant at 2    -> 1/2
+    #   NA:  "1" unjudged at 1, "01" relevant at 2            -> 1/2
+    #   1.0: "1" relevant at 1                                -> 1
+    #   1:   relevant "1.0" not retrieved (the run has "1")   -> 0
+    #   nan: "null" unjudged at 1, "None" relevant at 2       -> 1/2
+    # (the queries in byte order, as trec_eval sorts them)
+    qrels = write(tmp_path, "qrels", LOOK_ALIKE_QRELS)
+    run = write(tmp_path, "run", LOOK_ALIKE_RUN)
+    q = srm.read_trec_qrels(qrels)
+    assert q.query_id.tolist() == ["007", "7", "7", "NA", "1.0", "1", "nan"]
+    assert q.doc_id.tolist() == ["d1", "d1", "D1", "01", "1", "1.0", "None"]
+    r = srm.read_trec_run(run)
+    assert r.doc_id.tolist()[-2:] == ["null", "None"]
+    y, s, qid = srm.trec_to_long_form(qrels, run)
+    assert all(type(x) is str for x in qid)
+    ap = srm.average_precision_at_k(y, s, query_id=qid, ignore_ties=True, average=None)
+    assert np.unique(qid).tolist() == ["007", "1", "1.0", "7", "NA", "nan"]
+    np.testing.assert_array_equal(ap, [1.0, 0.0, 1.0, 0.5, 0.5, 0.5])
+
+
 def test_long_form_ranking_ties_unretrieved_and_options(tmp_path, backend):
     qrels = write(
         tmp_path,
