@@ -16,22 +16,6 @@ import sklearn_rankmetrics as srm
 from sklearn_rankmetrics import _trec
 
 
-def _peer_data():
-    """../shared/peer-data/trec_eval from the project root (parents[2] of
-    this file in the main checkout; a git worktree sits one level deeper)."""
-    for parent in Path(__file__).resolve().parents[2:4]:
-        candidate = parent / "shared" / "peer-data" / "trec_eval"
-        if candidate.is_dir():
-            return candidate
-    return Path(__file__).resolve().parents[2] / "shared" / "peer-data" / "trec_eval"
-
-
-PEER = _peer_data()
-needs_peer = pytest.mark.skipif(
-    not PEER.is_dir(), reason="trec_eval regression data not available"
-)
-
-
 @pytest.fixture(params=["pyarrow", "python"])
 def backend(request, monkeypatch):
     """Run a test with the pyarrow reader and with the fallback reader."""
@@ -205,9 +189,9 @@ def test_long_form_ranking_ties_unretrieved_and_options(tmp_path, backend):
             np.testing.assert_array_equal(a, b)
 
 
-def _expected(name):
+def _expected(peer, name):
     values = {}
-    for line in (PEER / f"out.test.{name}").read_text().splitlines():
+    for line in (peer / f"out.test.{name}").read_text().splitlines():
         measure, query, value = line.split("\t")
         values[measure.strip(), query] = value
     return values
@@ -222,13 +206,13 @@ REGRESSION = {
 }
 
 
-@needs_peer
 @pytest.mark.parametrize("name", sorted(REGRESSION))
-def test_trec_eval_regression_through_public_functions(name, backend):
+def test_trec_eval_regression_through_public_functions(name, backend, trec_eval_data):
     """The readers + the public metrics reproduce trec_eval's out.test.*."""
+    peer = trec_eval_data
     qrels, run, options, level = REGRESSION[name]
-    y, s, q = srm.trec_to_long_form(PEER / qrels, PEER / run, **options)
-    expected = _expected(name)
+    y, s, q = srm.trec_to_long_form(peer / qrels, peer / run, **options)
+    expected = _expected(peer, name)
     queries = np.unique(q)
     common = dict(query_id=q, ignore_ties=True, no_relevant=0.0, average=None)
     binary = dict(common, relevance_threshold=level or 1)
@@ -383,12 +367,15 @@ def test_string_hash_tells_different_ids_apart():
     np.testing.assert_array_equal(sliced, h[2:4])
 
 
-@needs_peer
-def test_bpref_with_judged_reproduces_trec_eval_on_its_regression_data():
+def test_bpref_with_judged_reproduces_trec_eval_on_its_regression_data(
+    trec_eval_data,
+):
     # out.test: bpref 0.1981; reading unjudged documents as judged
     # non-relevant gives 0.1912 instead.
     y, s, q, judged = srm.trec_to_long_form(
-        PEER / "qrels.test", PEER / "results.test", return_judged=True
+        trec_eval_data / "qrels.test",
+        trec_eval_data / "results.test",
+        return_judged=True,
     )
     assert (
         round(
