@@ -14,7 +14,9 @@ the table through every surface to prove that each gives the metric
 function's number.
 
 ``_ranking.KERNELS`` (name -> kernel) is a view of this table, kept for
-the code that reads it.
+the code that reads it.  Every surface reads metric names with
+:func:`parse_metric` (one rule, one set of messages) and its default
+metrics from :func:`default_metrics` (the ``default`` flags).
 
 Developer note -- adding a metric:
 
@@ -354,11 +356,6 @@ BEYOND_METRICS = {
     )
 }
 
-# The one rule for a metric name, on every surface (scorers, reports,
-# Displays, the command line): a registry name exactly as listed
-# (lowercase, no spaces), then, for a metric with a cut-off, "@k" with k an
-# int >= 1 written plainly ("ndcg@10", not "NDCG@10" or "ndcg@010").
-
 
 def metric_names(*, scorer=None, cutoff=None, default=None, kernel=None):
     """Registry names in table order, filtered by the given spec fields
@@ -375,6 +372,12 @@ def metric_names(*, scorer=None, cutoff=None, default=None, kernel=None):
             continue
         out.append(spec.name)
     return out
+
+
+# The one rule for a metric name, on every surface (scorers, reports,
+# Displays, the command line): a registry name exactly as listed
+# (lowercase, no spaces), then, for a metric with a cut-off, "@k" with k an
+# int >= 1 written plainly ("ndcg@10", not "NDCG@10" or "ndcg@010").
 
 
 class UnknownMetricError(ValueError):
@@ -430,6 +433,12 @@ def _canonical(name):
     if k.isdigit() and k.isascii() and int(k) >= 1:
         return f"{base}@{int(k)}"
     return None
+
+
+def get_metric(name):
+    """The :class:`MetricSpec` of ``name`` (``"ndcg"`` or ``"ndcg@10"``),
+    read by :func:`parse_metric`."""
+    return parse_metric(name)[0]
 
 
 def unknown_metric_message(name):
