@@ -430,18 +430,10 @@ def _field_rce(impressions, clicks, pred):
 
 
 def _format_report(names, table, overall, field_rce, digits):
-    """The text table: one row per group, then the overall row."""
+    """The text table: one row per group, then the overall row.  Its
+    column headers and the footer's name are the keys of ``output_dict``
+    and of ``per_group`` (one name per statistic everywhere)."""
     headers = ("group",) + _STATISTICS
-    short = {
-        "impressions": "impressions",
-        "clicks": "clicks",
-        "ctr": "ctr",
-        "mean_prediction": "mean_pred",
-        "calibration_ratio": "calib_ratio",
-        "log_loss": "log_loss",
-        "normalized_entropy": "ne",
-        "auc": "auc",
-    }
 
     def cell(stat, value):
         if stat in ("impressions", "clicks") and float(value).is_integer():
@@ -453,7 +445,7 @@ def _format_report(names, table, overall, field_rce, digits):
         for i, name in enumerate(names)
     ]
     rows.append(["overall"] + [cell(s, overall[s]) for s in _STATISTICS])
-    head = [headers[0]] + [short[s] for s in _STATISTICS]
+    head = list(headers)
     widths = [max(len(r[j]) for r in rows + [head]) for j in range(len(head))]
     lines = [
         head[0].ljust(widths[0])
@@ -467,7 +459,7 @@ def _format_report(names, table, overall, field_rce, digits):
             + "".join(c.rjust(wd + 2) for c, wd in zip(r[1:], widths[1:], strict=True))
         )
     lines.append("")
-    lines.append(f"field RCE: {field_rce:.{digits}f}")
+    lines.append(f"field_rce: {field_rce:.{digits}f}")
     return "\n".join(lines) + "\n"
 
 

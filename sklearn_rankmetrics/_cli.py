@@ -21,7 +21,6 @@ import io
 import json
 import math
 import os
-import re
 import sys
 import time
 from typing import NamedTuple
@@ -29,7 +28,14 @@ from typing import NamedTuple
 import numpy as np
 
 from . import __version__
-from ._registry import METRICS, trec_measures
+from ._registry import (
+    METRICS,
+    UnknownMetricError,
+    default_metrics,
+    is_beyond,
+    parse_metric,
+    trec_measures,
+)
 from ._report import _function_options, _per_query_report, scorer_name
 from ._trec import (
     TrecFormatError,
@@ -49,10 +55,6 @@ PROG = "rankmetrics"
 # Every name, function and trec_eval measure comes from the metric
 # registry (_registry.METRICS); the command line adds trec_eval's counts,
 # its printing order and its parameter syntax.
-# package metric name -> function (the names of get_scorer)
-_FUNCTIONS = {name: spec.function for name, spec in METRICS.items()}
-# metrics of the whole list: no @k
-_NO_CUTOFF = tuple(name for name, spec in METRICS.items() if not spec.cutoff)
 _COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 # trec_eval prints its measures in this order (runid and the counts are
 # the command line's own; every other name is a registry TrecMeasure)
@@ -97,15 +99,19 @@ _NICKNAME_MISSING = {
     "all_trec": _TREC_MISSING,
     "official": "gm_map iprec_at_recall".split(),
 }
-_LONG_DEFAULT = "ndcg@10 map@10 mrr@10 precision@10 recall@10 hit_rate@10 gauc".split()
-_PACKAGE_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
+# --long without -m: the registry's one default set (that of the long
+# form, as ranking_report(query_id=...)), each at this cut-off
+_LONG_DEFAULT_K = 10
+_LONG_DEFAULT = [
+    METRICS[name].label(_LONG_DEFAULT_K) for name in default_metrics(long_form=True)
+]
 
 
 class Measure(NamedTuple):
     """One value per query: ``label`` as printed, ``metric`` and ``k``."""
 
     label: str
-    metric: str  # a key of _FUNCTIONS, a count, or "runid"
+    metric: str  # a registry name, a count, "rbp_resid" or "runid"
     k: object  # int or None
     order: tuple  # sort key: trec_eval's table order, then as requested
     options: tuple = ()  # (name, value) pairs for the metric function
@@ -127,7 +133,7 @@ def parse_measures(names, *, default, notes):
     found = {}
     trec_order = {name: i for i, name in enumerate(_TREC_MEASURES)}
     for n_given, raw in enumerate(names):
-        name = raw.strip()
+        name = raw
         if name in _NICKNAMES:
             for sub in _NICKNAMES[name]:
                 _add_trec(found, sub, None, trec_order)
@@ -146,23 +152,24 @@ def parse_measures(names, *, default, notes):
                 "this package yet. Measures available the trec_eval way: "
                 + ", ".join(_TREC_MEASURES)
             )
-        match = _PACKAGE_RE.match(name.lower())
-        if match is None or match.group(1) not in {*_FUNCTIONS, *_COUNTS}:
+        try:
+            spec, k = parse_metric(name)  # the one name rule (the scorers')
+        except UnknownMetricError as exc:
             raise UsageError(
-                f"unknown measure {raw!r}. Use the package's names "
-                f"({', '.join(sorted(_FUNCTIONS))}, with @k for a cut-off, "
-                "e.g. ndcg@10) or trec_eval's (map, P.10, recall.100, "
-                "ndcg, ndcg_cut.10, map_cut.10, recip_rank, success.1,5, "
-                "set_P, set_recall, set_F, num_ret, all_trec, ...)."
+                f"measure {raw!r}: {exc} trec_eval's names work too (map, "
+                "P.10, recall.100, ndcg, ndcg_cut.10, map_cut.10, recip_rank, "
+                "success.1,5, set_P, set_recall, set_F, num_ret, all_trec, ...)."
+            ) from None
+        except ValueError as exc:
+            raise UsageError(f"measure {exc}") from None
+        if is_beyond(spec):
+            raise UsageError(
+                f"measure {raw!r}: {spec.name} is a beyond-accuracy metric of "
+                "the set of lists; it reads item ids and the catalogue, which "
+                "the command line does not take: use "
+                f"sklearn_rankmetrics.ranking_report or {spec.function.__name__}."
             )
-        metric, k = match.group(1), match.group(2)
-        if k is not None and (metric in _NO_CUTOFF or metric in _COUNTS):
-            raise UsageError(f"measure {raw!r}: {metric} takes no cut-off @k.")
-        if k is not None and int(k) < 1:
-            raise UsageError(f"measure {raw!r}: the cut-off must be >= 1.")
-        k = None if k is None else int(k)
-        label = name.lower()
-        found.setdefault(label, Measure(label, metric, k, (1, n_given, 0)))
+        found.setdefault(name, Measure(name, spec.name, k, (1, n_given, 0)))
     return sorted(found.values(), key=lambda m: m.order)
 
 
@@ -530,10 +537,25 @@ def _top_rows(codes, y_true, y_score, k, exact):
 # ---------------------------------------------------------------------------
 # Long-form tables (CSV, TSV, Parquet)
 # ---------------------------------------------------------------------------
-def _read_long(path, columns, sep):
-    """The requested columns of a table file, as numpy arrays."""
-    lower = path.lower()
-    if lower.endswith((".parquet", ".pq")):
+def _is_parquet(path):
+    return path.lower().endswith((".parquet", ".pq"))
+
+
+def _text_sep(path, sep):
+    if sep is not None:
+        return sep
+    return "\t" if path.lower().endswith((".tsv", ".tab", ".tsv.gz")) else ","
+
+
+def _read_long(path, columns, sep, id_col):
+    """The requested columns of a table file: numeric columns as numpy
+    arrays, and the query ids (column ``id_col``) read once, as
+    :func:`_id_column` says: a text table's ids are strings exactly as
+    written (``007`` is not ``7``, ``NA`` is an id), a Parquet column keeps
+    its type, and a missing id is an error naming the file, the column and
+    the first row."""
+    unique = list(dict.fromkeys(columns))
+    if _is_parquet(path):
         try:
             import pyarrow.parquet as pq
         except ImportError:
@@ -543,14 +565,19 @@ def _read_long(path, columns, sep):
             ) from None
         available = pq.read_schema(path).names
         _check_columns(path, columns, available)
-        table = pq.read_table(path, columns=list(dict.fromkeys(columns)))
-        return {c: _column_numpy(table.column(c)) for c in columns}
-    if sep is None:
-        sep = "\t" if lower.endswith((".tsv", ".tab", ".tsv.gz")) else ","
+        table = pq.read_table(path, columns=unique)
+        return {
+            c: _id_column(path, c, table.column(c))
+            if c == id_col
+            else _column_numpy(table.column(c))
+            for c in columns
+        }
+    sep = _text_sep(path, sep)
     with open(path, encoding="utf-8", newline="") as fh:
         header = next(csv.reader(fh, delimiter=sep), [])
     _check_columns(path, columns, header)
     try:
+        import pyarrow as pa
         import pyarrow.csv as pa_csv
     except ImportError:
         pa_csv = None
@@ -559,21 +586,116 @@ def _read_long(path, columns, sep):
             path,
             parse_options=pa_csv.ParseOptions(delimiter=sep),
             convert_options=pa_csv.ConvertOptions(
-                include_columns=list(dict.fromkeys(columns))
+                include_columns=unique,
+                # the ids as written: no type guessed, no null strings
+                column_types={id_col: pa.string()},
+                strings_can_be_null=False,
             ),
         )
-        return {c: _column_numpy(table.column(c)) for c in columns}
+        return {
+            c: _id_column(path, c, table.column(c))
+            if c == id_col
+            else _column_numpy(table.column(c))
+            for c in columns
+        }
     try:
         import pandas as pd
     except ImportError:
         pd = None
     if pd is not None:
-        frame = pd.read_csv(path, sep=sep, usecols=list(dict.fromkeys(columns)))
-        return {c: frame[c].to_numpy() for c in columns}
+        options = _pandas_id_options(id_col, unique)
+        frame = pd.read_csv(path, sep=sep, usecols=unique, **options)
+        return {
+            c: _id_column(path, c, frame[c].to_numpy(dtype=object))
+            if c == id_col
+            else frame[c].to_numpy()
+            for c in columns
+        }
     with open(path, encoding="utf-8", newline="") as fh:  # pragma: no cover
         reader = csv.DictReader(fh, delimiter=sep)
         rows = list(reader)
-    return {c: np.array([r[c] for r in rows]) for c in columns}
+    out = {c: np.array([r[c] for r in rows]) for c in columns}  # pragma: no cover
+    out[id_col] = _id_column(path, id_col, out[id_col].astype(object))
+    return out  # pragma: no cover
+
+
+def _pandas_id_options(id_col, columns):
+    """``read_csv`` options that keep the ids as written: strings, and no
+    cell of the id column read as NA (``NA``, ``nan`` and ``None`` are ids
+    in a text file; an empty cell stays empty, and is refused); in the
+    other columns an empty cell is NA (a clear error there too)."""
+    others = {c: [""] for c in columns if c != id_col}
+    return dict(dtype={id_col: str}, keep_default_na=False, na_values=others)
+
+
+def _id_column(path, name, column, first_row=0):
+    """The ids of column ``name``, read once and never re-typed.
+
+    Strings (a text table's, or a Parquet string column's) stay exactly as
+    written; another Parquet type stays what it is (integers are numbers,
+    so the same digits in a CSV table group the same rows).  A missing id
+    -- a null, a NaN, an empty cell or one of spaces only -- is an error
+    naming the file, the column and the first such row (``first_row``:
+    the file row of the column's first entry, for chunks).
+
+    Returns a pyarrow string array (the text and Parquet readers), or a
+    numpy array (numbers, or strings without pyarrow).
+    """
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa is not None and isinstance(column, pa.Array):
+        if pa.types.is_dictionary(column.type):
+            column = column.dictionary_decode()
+        if pa.types.is_large_string(column.type) or (
+            hasattr(pa.types, "is_string_view") and pa.types.is_string_view(column.type)
+        ):
+            column = column.cast(pa.string())
+        if pa.types.is_string(column.type):
+            import pyarrow.compute as pc
+
+            blank = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(column)), 0)
+            missing = _arrow_numpy(pc.fill_null(blank, True))
+            if missing.any():
+                i = int(np.flatnonzero(missing)[0])
+                _missing_id(path, name, first_row + i, column[i].as_py())
+            return column
+        if column.null_count:
+            missing = _arrow_numpy(column.is_null())
+            _missing_id(path, name, first_row + int(np.flatnonzero(missing)[0]), None)
+        column = np.asarray(column.to_numpy(zero_copy_only=False))
+    ids = np.asarray(column)
+    if ids.dtype.kind == "f":
+        nan = np.isnan(ids)
+        if nan.any():
+            _missing_id(path, name, first_row + int(np.flatnonzero(nan)[0]), None)
+    elif (ids.dtype == object or ids.dtype.kind == "U") and pa is not None:
+        # strings (pandas' chunks): checked in Arrow, returned as they are
+        _id_column(
+            path, name, pa.array(ids, type=pa.string(), from_pandas=True), first_row
+        )
+        return ids
+    elif ids.dtype == object or ids.dtype.kind == "U":  # without pyarrow
+        text = np.array([x if isinstance(x, str) else "" for x in ids], dtype=object)
+        missing = np.char.str_len(np.char.strip(text.astype(str))) == 0
+        if missing.any():
+            i = int(np.flatnonzero(missing)[0])
+            _missing_id(path, name, first_row + i, ids[i])
+        ids = text
+    return ids
+
+
+def _arrow_numpy(array):
+    return np.asarray(array.to_numpy(zero_copy_only=False))
+
+
+def _missing_id(path, name, i, value):
+    what = "is empty" if value is None or value == "" else f"is blank ({value!r})"
+    raise UsageError(
+        f"--long {path!r}: column {name!r}, {_where(path, i)}: the query id "
+        f"{what}; every row needs the id of its query: fill the cell or drop "
+        "the row."
+    )
 
 
 def _check_columns(path, wanted, available):
@@ -637,21 +759,17 @@ def _is_number(x):
 
 
 def _query_codes(q):
-    """Codes 0..n-1 in sorted id order (np.unique's), and the ids."""
-    if q.dtype == object:
-        try:
-            (codes,), vocab = _encode([_as_arrow_strings(q)], sort=True)
-            return codes, _vocab_list(vocab)
-        except ImportError:
-            pass
+    """Codes 0..n-1 in sorted id order, and the ids as read (strings as
+    written, in byte order as trec_eval sorts them; Parquet numbers as
+    numbers, in numeric order)."""
+    pa = sys.modules.get("pyarrow")
+    if pa is not None and isinstance(q, np.ndarray) and q.dtype == object:
+        q = pa.array(q, type=pa.string())  # strings (chunks of text)
+    if pa is not None and isinstance(q, pa.Array):
+        (codes,), vocab = _encode([q], sort=True)
+        return codes, _vocab_list(vocab)
     ids, codes = np.unique(q, return_inverse=True)
     return codes.reshape(-1), ids
-
-
-def _as_arrow_strings(q):
-    import pyarrow as pa
-
-    return pa.array(q.astype(str), type=pa.string())
 
 
 def _vocab_list(vocab):
@@ -687,7 +805,7 @@ def _evaluate_long(args, measures, progress):
     if not _fits_in_one_chunk(path, args.chunk_rows):
         return _evaluate_long_chunked(args, measures, columns, progress), measures
     progress.step(f"reading {path}")
-    data = _read_long(path, columns, args.sep)
+    data = _read_long(path, columns, args.sep, args.query_col)
     if len(data[args.query_col]) == 0:
         raise UsageError(f"--long {path!r}: the table has no rows.")
     progress.step("evaluating")
@@ -796,21 +914,28 @@ def _long_chunks(path, columns, sep, chunk_rows, query_col):
     """The requested columns of a table, ``chunk_rows`` rows at a time.
 
     Parquet: pyarrow's ``iter_batches``; CSV/TSV: pandas'
-    ``read_csv(chunksize=...)``, the query column's type fixed from the
-    table's first rows so that every chunk has the same type of ids.
+    ``read_csv(chunksize=...)``.  The query ids are read as by
+    :func:`_read_long` (text: strings as written; Parquet: the column's
+    type), as numpy arrays.
     """
-    lower = path.lower()
     unique = list(dict.fromkeys(columns))
-    if lower.endswith((".parquet", ".pq")):
+    row = 0  # the file row of the chunk's first row, for messages
+    if _is_parquet(path):
         import pyarrow.parquet as pq
 
         pf = pq.ParquetFile(path)
         _check_columns(path, columns, pf.schema_arrow.names)
         for batch in pf.iter_batches(batch_size=chunk_rows, columns=unique):
-            yield {
-                c: _array_numpy(batch.column(batch.schema.get_field_index(c)))
-                for c in columns
-            }
+            chunk = {}
+            for c in columns:
+                column = batch.column(batch.schema.get_field_index(c))
+                if c == query_col:
+                    column = _id_column(path, c, column, first_row=row)
+                if not isinstance(column, np.ndarray):
+                    column = _arrow_numpy(column)
+                chunk[c] = column
+            row += batch.num_rows
+            yield chunk
         return
     try:
         import pandas as pd
@@ -820,30 +945,24 @@ def _long_chunks(path, columns, sep, chunk_rows, query_col):
             "than --chunk-rows rows) needs pandas (pip install pandas), or "
             "convert it to Parquet."
         ) from None
-    if sep is None:
-        sep = "\t" if lower.endswith((".tsv", ".tab")) else ","
+    sep = _text_sep(path, sep)
     with open(path, encoding="utf-8", newline="") as fh:
         header = next(csv.reader(fh, delimiter=sep), [])
     _check_columns(path, columns, header)
-    head = pd.read_csv(path, sep=sep, usecols=[query_col], nrows=10_000)
-    q_type = head[query_col].dtype if head[query_col].dtype.kind in "iu" else str
     reader = pd.read_csv(
-        path, sep=sep, usecols=unique, chunksize=chunk_rows, dtype={query_col: q_type}
+        path,
+        sep=sep,
+        usecols=unique,
+        chunksize=chunk_rows,
+        **_pandas_id_options(query_col, unique),
     )
-    try:
-        with reader:
-            for frame in reader:
-                yield {c: frame[c].to_numpy() for c in columns}
-    except ValueError as exc:
-        raise UsageError(
-            f"--long {path!r}: could not read the table in chunks ({exc}); "
-            f"the ids of {query_col!r} look like integers at the top of the "
-            "file but not further down?"
-        ) from None
-
-
-def _array_numpy(array):
-    return np.asarray(array.to_numpy(zero_copy_only=False))
+    with reader:
+        for frame in reader:
+            chunk = {c: frame[c].to_numpy() for c in columns}
+            ids = frame[query_col].to_numpy(dtype=object)
+            chunk[query_col] = _id_column(path, query_col, ids, first_row=row)
+            row += len(frame)
+            yield chunk
 
 
 def _evaluate_long_chunked(args, measures, columns, progress):

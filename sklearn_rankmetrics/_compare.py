@@ -531,7 +531,7 @@ def compare_rankings(
     y_scores,
     *,
     k=10,
-    metrics=("ndcg", "map", "mrr", "precision", "recall"),
+    metrics=None,
     query_id=None,
     baseline=None,
     test="permutation",
@@ -569,9 +569,10 @@ array-like of shape (n_rows,) with ``query_id``
     k : int or sequence of int, default=10
         Cut-off(s); every metric is evaluated at each.
 
-    metrics : sequence of str, default=("ndcg", "map", "mrr", "precision", \
-"recall")
+    metrics : sequence of str, default=None
         Metric names as in :func:`ranking_report` (``"gauc"`` included).
+        None: the default metrics of :func:`ranking_report` (the registry's
+        one default set; ``"gauc"`` is among them in the long form).
 
     query_id : array-like of shape (n_rows,), default=None
         Query of each row of the long form; None for 2-D input.

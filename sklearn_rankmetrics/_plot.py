@@ -9,7 +9,8 @@ is imported inside ``plot`` only.
 import numpy as np
 
 from ._engine import weighted_mean
-from ._report import _check_cutoffs, _per_query_report, available_metrics
+from ._registry import is_beyond, metric_names, parse_metric
+from ._report import _check_cutoffs, _per_query_report
 from ._scorer import (
     _RESPONSE_METHOD,
     _call_response,
@@ -23,14 +24,41 @@ from ._scorer import (
 __all__ = ["MetricAtKDisplay", "PerQueryDifferenceDisplay"]
 
 
-def _check_metric(metric):
-    known = [m for m in available_metrics() if m != "gauc"]
-    if not isinstance(metric, str) or metric not in known:
+def _check_metric(metric, caller):
+    """The registry spec of a Display's ``metric`` (the registry's one name
+    rule, :func:`~sklearn_rankmetrics._registry.parse_metric`): a ranking
+    metric named without ``@k`` (the cut-offs come from ``k``)."""
+    spec, k = parse_metric(metric)
+    if k is not None:
         raise ValueError(
-            f"metric must be one of {', '.join(map(repr, known))} (a metric "
-            f"with a cut-off; gauc has none); got {metric!r}."
+            f"{caller}: metric={metric!r}: give the name without '@k' "
+            f"({spec.name!r}); the cut-offs come from k."
         )
-    return metric
+    if is_beyond(spec):
+        raise ValueError(
+            f"{caller}: metric={metric!r} is a beyond-accuracy metric of the "
+            "set of lists, which the Displays do not plot; compute it with "
+            f"{spec.function.__name__} or ranking_report."
+        )
+    return spec
+
+
+def _check_cutoff_metric(metric):
+    """MetricAtKDisplay's ``metric``: one that takes a cut-off (the
+    registry's ``cutoff`` flag).  A metric of the whole ranked list
+    (R-precision, bpref, GAUC) has one value, not a curve against k: a
+    clear error rather than a flat line that would read as "evaluated at
+    every k"."""
+    spec = _check_metric(metric, "MetricAtKDisplay")
+    if not spec.cutoff:
+        with_cutoff = ", ".join(map(repr, metric_names(cutoff=True)))
+        raise ValueError(
+            f"MetricAtKDisplay: metric={metric!r} takes no cut-off (it reads "
+            "every item of a query), so it has one value, not a curve "
+            f"against k: get it from {spec.function.__name__} or "
+            f"ranking_report. Metrics with a cut-off: {with_cutoff}."
+        )
+    return spec.name
 
 
 def _estimator_scores(estimator, X, y, query_id, pos_label, metric):
@@ -167,8 +195,12 @@ or array-like of shape (n_rows,) with ``query_id``
         y_score : array-like of the shape of ``y_true``
             Predicted scores.
         metric : str, default="ndcg"
-            A metric with a cut-off: "precision", "recall", "f1", "fbeta",
-            "hit_rate", "mrr", "map", "dcg", "ndcg".
+            A metric with a cut-off (the registry's names without ``@k``):
+            "precision", "recall", "f1", "fbeta", "hit_rate", "mrr", "map",
+            "dcg", "ndcg", "fallout", "err", "rbp", "rbp_residual",
+            "success".  A metric without one ("r_precision", "bpref",
+            "gauc") has a single value, not a curve against k: a
+            ``ValueError`` says so.
         k : sequence of int >= 1, default=range(1, 21)
             The cut-offs.
         query_id : array-like of shape (n_rows,), default=None
@@ -194,7 +226,7 @@ or array-like of shape (n_rows,) with ``query_id``
         -------
         display : MetricAtKDisplay
         """
-        metric = _check_metric(metric)
+        metric = _check_cutoff_metric(metric)
         ks = _check_cutoffs(k)
         report = _per_query_report(
             y_true,
@@ -260,6 +292,7 @@ convention, **kwargs
         -------
         display : MetricAtKDisplay
         """
+        _check_cutoff_metric(metric)  # before predicting
         y_true, y_score = _estimator_scores(
             estimator, X, y, query_id, pos_label, metric
         )
@@ -453,11 +486,7 @@ class PerQueryDifferenceDisplay:
         -------
         display : PerQueryDifferenceDisplay
         """
-        if metric not in available_metrics():
-            raise ValueError(
-                f"metric must be one of {', '.join(map(repr, available_metrics()))}"
-                f"; got {metric!r}."
-            )
+        metric = _check_metric(metric, "PerQueryDifferenceDisplay").name
         ks = _check_cutoffs(k)
         if len(ks) != 1:
             raise ValueError(f"k must be a single cut-off here; got {k!r}.")

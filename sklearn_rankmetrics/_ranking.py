@@ -696,8 +696,11 @@ def _fallout_values(rk, n_negatives):
     # Non-relevant items retrieved in the top k over the query's non-relevant
     # candidates (items scored above -inf: candidate_negatives); 0/0 where
     # every candidate is relevant, which the caller marks undefined.
+    # every candidate negative retrieved is exactly n_negatives: the
+    # difference of the expected counts can miss it by an ulp under ties
     retrieved = rk.retrieved.sum(axis=1)
-    return _divide(retrieved - rk.hits, rk.of_queries(n_negatives))
+    n_negatives = rk.of_queries(n_negatives)
+    return _divide(np.clip(retrieved - rk.hits, 0, n_negatives), n_negatives)
 
 
 def _hypergeometric_pgf(t, population, successes, draws):

@@ -14,7 +14,9 @@ the table through every surface to prove that each gives the metric
 function's number.
 
 ``_ranking.KERNELS`` (name -> kernel) is a view of this table, kept for
-the code that reads it.
+the code that reads it.  Every surface reads metric names with
+:func:`parse_metric` (one rule, one set of messages) and its default
+metrics from :func:`default_metrics` (the ``default`` flags).
 
 Developer note -- adding a metric:
 
@@ -25,6 +27,7 @@ Developer note -- adding a metric:
    public function's value.
 """
 
+import difflib
 import functools
 import inspect
 import re
@@ -126,7 +129,8 @@ class MetricSpec(NamedTuple):
         True if :func:`get_scorer` offers it (a quality, greater is
         better: fall-out and the RBP residual are not).
     default
-        True if ``ranking_report(metrics=None)`` includes it.
+        True if ``ranking_report(metrics=None)`` includes it,
+        ``"long_form"`` if only in the long form (:func:`default_metrics`).
     trec
         The trec_eval measures it computes (:class:`TrecMeasure`).
 
@@ -141,7 +145,7 @@ class MetricSpec(NamedTuple):
     kernel: Kernel | None
     cutoff: bool = True
     scorer: bool = True
-    default: bool = False
+    default: bool | str = False
     trec: tuple = ()
 
     @property
@@ -324,7 +328,8 @@ METRICS = {
             Kernel(_hit_rate_values, "n_rel"),
             trec=(TrecMeasure("success", TREC_SUCCESS_CUTOFFS, "success_"),),
         ),
-        MetricSpec("gauc", group_auc_score, None, cutoff=False),
+        # a default of the long form only (see default_metrics)
+        MetricSpec("gauc", group_auc_score, None, cutoff=False, default="long_form"),
     )
 }
 
@@ -351,8 +356,6 @@ BEYOND_METRICS = {
     )
 }
 
-_NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
-
 
 def metric_names(*, scorer=None, cutoff=None, default=None, kernel=None):
     """Registry names in table order, filtered by the given spec fields
@@ -371,40 +374,139 @@ def metric_names(*, scorer=None, cutoff=None, default=None, kernel=None):
     return out
 
 
+# The one rule for a metric name, on every surface (scorers, reports,
+# Displays, the command line): a registry name exactly as listed
+# (lowercase, no spaces), then, for a metric with a cut-off, "@k" with k an
+# int >= 1 written plainly ("ndcg@10", not "NDCG@10" or "ndcg@010").
+
+
+class UnknownMetricError(ValueError):
+    """A name that is not a registry metric (the message lists the names,
+    or suggests the one meant).  A ``ValueError``: surfaces that also take
+    other names (scikit-learn's scorers, trec_eval's measures) catch it."""
+
+
+def all_metrics():
+    """Every registry metric, those read from a ranking (:data:`METRICS`)
+    then the beyond-accuracy ones (:data:`BEYOND_METRICS`): name -> spec."""
+    return {**METRICS, **BEYOND_METRICS}
+
+
+def is_beyond(spec):
+    """True for a beyond-accuracy metric (read from the set of lists)."""
+    return BEYOND_METRICS.get(spec.name) is spec
+
+
+def default_metrics(long_form):
+    """The one default metric set: ``ranking_report(metrics=None)``, the
+    mergeable state, Dask/Spark, :func:`compare_rankings` and the command
+    line all read it.
+
+    The registry's ``default`` flag: True in every input form,
+    ``"long_form"`` in the long form only.  GAUC needs a full sort of
+    every query's items: in the long form a second sort of the rows (the
+    report then costs about 2.1 ndcg_at_k calls instead of 1.2), on a wide
+    2-D matrix 10 to 20 times the top-k selection the other metrics need.
+    So it is a default of the long form (CTR logs, where it is the usual
+    metric) only; ``metrics=[..., "gauc"]`` adds it for 2-D input.
+    """
+    return [
+        name
+        for name, spec in METRICS.items()
+        if spec.default is True or (long_form and spec.default == "long_form")
+    ]
+
+
+def _canonical(name):
+    """The exact name a user probably meant: case, spaces and leading
+    zeros ignored (``" NDCG@010"`` -> ``"ndcg@10"``); else the closest
+    registry name (``"ndgc@10"`` -> ``"ndcg@10"``); None if nothing is near."""
+    table = all_metrics()
+    base, at, k = re.sub(r"\s+", "", name).lower().partition("@")
+    if base not in table:
+        close = difflib.get_close_matches(base, list(table), n=1, cutoff=0.75)
+        if not close:
+            return None
+        base = close[0]
+    if not at or not table[base].cutoff:
+        return base
+    if k.isdigit() and k.isascii() and int(k) >= 1:
+        return f"{base}@{int(k)}"
+    return None
+
+
 def get_metric(name):
-    """The :class:`MetricSpec` of ``name`` (``"ndcg"`` or ``"ndcg@10"``);
-    ValueError listing the names for an unknown one."""
-    base = name.partition("@")[0] if isinstance(name, str) else name
-    if not isinstance(base, str) or base not in METRICS:
-        raise ValueError(
-            f"unknown metric {name!r}; choose among {', '.join(map(repr, METRICS))}."
+    """The :class:`MetricSpec` of ``name`` (``"ndcg"`` or ``"ndcg@10"``),
+    read by :func:`parse_metric`."""
+    return parse_metric(name)[0]
+
+
+def unknown_metric_message(name):
+    """The message for a name that is no registry metric: the name meant,
+    or every name (ranking and beyond-accuracy metrics)."""
+    canonical = _canonical(name) if isinstance(name, str) else None
+    if canonical is not None:
+        return (
+            f"unknown metric {name!r}; did you mean {canonical!r}? Metric names "
+            "are exact: lowercase, no spaces, '@k' with an int k >= 1 such as "
+            "'ndcg@10'."
         )
-    return METRICS[base]
+    return (
+        f"unknown metric {name!r}; choose among the ranking metrics "
+        f"{', '.join(map(repr, METRICS))} and the beyond-accuracy metrics "
+        f"{', '.join(map(repr, BEYOND_METRICS))}, with '@k' (k an int >= 1, "
+        "e.g. 'ndcg@10') for those with a cut-off."
+    )
 
 
 def parse_metric(name):
     """``"ndcg@10"`` -> (spec, 10); ``"ndcg"`` -> (spec, None).
 
-    ValueError for an unknown name, a cut-off on a metric that takes none
-    (``"gauc@10"``) or a cut-off that is not an int >= 1 written plainly.
+    The one reader of metric names (the rule above), for every surface:
+    the scorers, the reports, the Displays and the command line.  Knows
+    the beyond-accuracy metrics too (:func:`is_beyond`); a surface that
+    does not compute them says so.
+
+    Raises :class:`UnknownMetricError` (a ``ValueError``) for a name that
+    is not a registry metric -- suggesting the exact spelling of a name
+    that differs only by case, spaces or leading zeros, or a close one --
+    ``ValueError`` for a cut-off on a metric that takes none
+    (``"gauc@10"``) or a cut-off that is not an int >= 1 written plainly,
+    and ``TypeError`` for a name that is not a str.
     """
-    match = _NAME_RE.match(name) if isinstance(name, str) else None
-    if match is None or match.group(1) not in METRICS:
-        raise ValueError(
-            f"unknown metric {name!r}; choose among "
-            f"{', '.join(map(repr, METRICS))}, with '@k' (k an int >= 1) for "
-            "those with a cut-off."
+    if not isinstance(name, str):
+        raise TypeError(
+            f"a metric name must be a str such as 'ndcg@10' or 'gauc'; got "
+            f"{name!r} of type {type(name).__name__}."
         )
-    spec, k = METRICS[match.group(1)], match.group(2)
-    if k is None:
+    table = all_metrics()
+    base, at, k = name.partition("@")
+    if base not in table:
+        raise UnknownMetricError(unknown_metric_message(name))
+    spec = table[base]
+    if not at:
         return spec, None
     if not spec.cutoff:
         raise ValueError(
             f"{name!r}: {spec.name} ranks every item of a query and takes no "
             f"cut-off; use {spec.name!r}."
         )
-    if int(k) < 1 or k != str(int(k)):
-        raise ValueError(f"{name!r}: the cut-off must be an int >= 1 such as @10.")
+    if not (k.isascii() and k.isdigit()) or int(k) < 1:
+        canonical = _canonical(name)
+        if canonical is not None:  # "ndcg@ 10", "ndcg@10 "
+            raise ValueError(
+                f"{name!r}: did you mean {canonical!r}? Metric names are exact: "
+                "no spaces."
+            )
+        raise ValueError(
+            f"{name!r}: the cut-off after '@' must be an int >= 1 written "
+            f"plainly, such as '{spec.name}@10'."
+        )
+    if k != str(int(k)):
+        raise ValueError(
+            f"{name!r}: did you mean '{spec.name}@{int(k)}'? Write the cut-off "
+            "without leading zeros."
+        )
     return spec, int(k)
 
 

@@ -45,7 +45,8 @@ from ._ranking import (
     query_defined,
     rank_per_query,
 )
-from ._registry import METRICS, metric_names
+from ._registry import METRICS, is_beyond, parse_metric
+from ._registry import default_metrics as registry_default_metrics
 from ._validation import (
     check_no_relevant,
     check_option,
@@ -65,19 +66,9 @@ def available_metrics():
 
 
 def default_metrics(long_form):
-    """The metrics of a report when ``metrics=None``.
-
-    GAUC needs a full sort of every query's items: in the long form a
-    second sort of the rows (the report then costs about 2.1 ndcg_at_k
-    calls instead of 1.2), on a wide 2-D matrix 10 to 20 times the top-k
-    selection the other metrics need.  So GAUC is in the default for the
-    long form (CTR logs, where it is the usual metric) only;
-    ``metrics=[..., "gauc"]`` adds it for 2-D input.
-    """
-    # the registry's default metrics: those read from the one ranking at
-    # the largest cut-off
-    names = metric_names(default=True)
-    return [*names, _GAUC] if long_form else names
+    """The metrics of a report when ``metrics=None``: the registry's one
+    default set (:func:`~sklearn_rankmetrics._registry.default_metrics`)."""
+    return registry_default_metrics(long_form)
 
 
 def _whole_list(metric):
@@ -179,21 +170,20 @@ def _check_metrics(metrics, long_form, per_row=()):
         return out
     if isinstance(metrics, str):
         metrics = [metrics]
-    known = available_metrics()
     out = []
     for m in metrics:
-        if split_report_metrics([m])[1]:
+        spec, k = parse_metric(m)  # the one name rule; unknown names listed
+        if k is not None:
+            raise ValueError(
+                f"{m!r} in metrics: give the name without '@k' ({spec.name!r}); "
+                "the cut-offs come from k."
+            )
+        if is_beyond(spec):
             raise ValueError(
                 f"{m!r} is a beyond-accuracy metric of the set of lists: "
                 "ranking_report computes it (with item_popularity= / "
                 "item_features=), this surface does not yet; use the metric "
                 "function or ranking_report."
-            )
-        if not isinstance(m, str) or m not in known:
-            raise ValueError(
-                f"unknown metric {m!r} in metrics; choose among "
-                f"{', '.join(map(repr, known))} (without '@k': the cut-offs "
-                "come from k)."
             )
         if m not in out:
             out.append(m)
@@ -361,7 +351,9 @@ def _plan(metric, k, convention, options, per_row=False):
     kernel_options = {
         o: _check_kernel_option(o, opts[o]) for o in kernel.options if o in opts
     }
-    kind = "whole_list" if k is None else _ranking_kind(kernel.requires)
+    kind = _ranking_kind(kernel.requires)
+    if k is None and kind == "cut":
+        kind = "whole_list"  # (ERR's ranking of exponential gains stays its own)
     needs_ideal = kernel.needs_ideal
     if callable(needs_ideal):
         needs_ideal = needs_ideal(**kernel_options)
@@ -536,7 +528,7 @@ def _per_query_report(
             Y,
             S,
             read_kernels,
-            k=None if kind == "whole_list" else max(cut),
+            k=None if kind == "whole_list" or None in cut else max(cut),
             chunks=kind != "exponential_gain",
             threshold=threshold,
             gain="linear" if gain is None else check_gain(gain),

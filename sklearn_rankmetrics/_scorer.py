@@ -21,7 +21,6 @@ The scorer turns whatever the estimator returns into the
 """
 
 import inspect
-import re
 import warnings
 
 import numpy as np
@@ -33,7 +32,13 @@ from sklearn.metrics import get_scorer_names as _sklearn_get_scorer_names
 from sklearn.metrics import make_scorer
 
 from . import _sklearn_compat as _compat
-from ._registry import METRICS, metric_names
+from ._registry import (
+    METRICS,
+    UnknownMetricError,
+    is_beyond,
+    metric_names,
+    parse_metric,
+)
 
 __all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
 
@@ -42,7 +47,6 @@ __all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
 # residual (not a quality) have no scorer (MetricSpec.scorer).
 _METRICS = {name: METRICS[name].function for name in metric_names(scorer=True)}
 _NO_CUTOFF = tuple(metric_names(scorer=True, cutoff=False))
-_NAME_RE = re.compile(r"^([a-z_0-9]+?)(?:@(\d+))?$")
 
 # Tried in this order, as sklearn's "roc_auc" does, so that both share one
 # cached prediction inside a multi-metric search.  "predict" comes last
@@ -54,14 +58,20 @@ _RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
 _ROUTED = ("sample_weight",)
 _SCORER_OPTIONS = ("pos_label", "query_id", "exclude_seen")
 
+_SKLEARN_NAMES = (
+    "Any name of sklearn.metrics.get_scorer_names() such as 'roc_auc' or "
+    "'neg_log_loss' also works."
+)
 _VALID_FORMS = (
     "Ranking scorer names are "
     + ", ".join(repr(n) for n in _METRICS if n not in _NO_CUTOFF)
     + " followed by '@k' with an int k >= 1 such as 'ndcg@10' or "
     "'precision@5' (without '@k', no cut-off, except 'precision', 'recall' "
     "and 'f1', which are scikit-learn's classification scorers), and "
-    "'gauc'; any name of sklearn.metrics.get_scorer_names() such as "
-    "'roc_auc' or 'neg_log_loss' also works."
+    + ", ".join(repr(n) for n in _NO_CUTOFF)
+    + "; "
+    + _SKLEARN_NAMES[0].lower()
+    + _SKLEARN_NAMES[1:]
 )
 
 
@@ -478,50 +488,41 @@ def _long_form(estimator, X, y_true, method, predict_fn, pos_label, name):
 # Public helpers
 # ---------------------------------------------------------------------------
 def _parse(name):
-    """``"ndcg@10"`` -> ("ndcg", ndcg_at_k, 10); None if not one of ours.
+    """``"ndcg@10"`` -> ("ndcg", ndcg_at_k, 10); None for scikit-learn's
+    names and the calibration scorers.
 
-    Names are exact, as in :func:`sklearn.metrics.get_scorer`: a spelling
-    of one of ours that differs only by case, spaces or leading zeros is
-    an error that gives the canonical name (which is also the key of
-    :func:`make_scoring`'s dict and the ``refit=`` value).
+    Our names are read by the registry's one parser
+    (:func:`~sklearn_rankmetrics._registry.parse_metric`), as on every
+    surface: exact, as in :func:`sklearn.metrics.get_scorer`.  A spelling
+    that differs only by case, spaces or leading zeros is an error that
+    gives the canonical name (which is also the key of
+    :func:`make_scoring`'s dict and the ``refit=`` value); a name that is
+    neither ours nor scikit-learn's is an error listing both.
     """
-    if not isinstance(name, str) or name in _sklearn_get_scorer_names():
+    if not isinstance(name, str):
+        return None  # get_scorer says a name is a str
+    if name in _CALIBRATION_SCORERS or name in _sklearn_get_scorer_names():
         return None  # "precision", "recall", "f1": scikit-learn's scorers
-    match = _NAME_RE.match(name)
-    if match is None or match.group(1) not in _METRICS:
-        canonical = _canonical_name(name)
-        if canonical is not None:
-            raise ValueError(
-                f"{name!r} is not a scorer name; did you mean {canonical!r}? "
-                "Scorer names are exact: lowercase, no spaces."
+    try:
+        spec, k = parse_metric(name)
+    except UnknownMetricError as exc:
+        raise ValueError(f"{exc} {_SKLEARN_NAMES}") from None
+    if not spec.scorer:
+        if is_beyond(spec):
+            why = (
+                "it is a beyond-accuracy metric of the set of lists, reported "
+                f"(ranking_report, {spec.function.__name__}) rather than "
+                "optimised; sklearn.metrics.make_scorer can wrap it if a "
+                "search must select by it"
             )
-        return None
-    base, k = match.group(1), match.group(2)
-    if k is None:
-        return base, _METRICS[base], None
-    if base in _NO_CUTOFF:
-        raise ValueError(
-            f"{name!r}: {base} ranks every item of a query and takes no "
-            f"cut-off; use {base!r}."
-        )
-    if int(k) < 1:
-        raise ValueError(f"{name!r}: k must be >= 1. {_VALID_FORMS}")
-    if k != str(int(k)):
-        raise ValueError(
-            f"{name!r} is not a scorer name; did you mean '{base}@{int(k)}'?"
-        )
-    return base, _METRICS[base], int(k)
-
-
-def _canonical_name(name):
-    """The exact name a user probably meant (``" NDCG@010"`` -> ``"ndcg@10"``)."""
-    match = _NAME_RE.match(re.sub(r"\s+", "", name).lower())
-    if match is None or match.group(1) not in _METRICS:
-        return None
-    base, k = match.group(1), match.group(2)
-    if k is None or base in _NO_CUTOFF:
-        return base
-    return f"{base}@{int(k)}" if int(k) >= 1 else None
+        else:
+            why = (
+                f"{spec.name} is not a quality to maximise (greater is not "
+                f"better); compute it with {spec.function.__name__} or "
+                "ranking_report"
+            )
+        raise ValueError(f"{name!r} has no scorer: {why}. {_VALID_FORMS}")
+    return spec.name, spec.function, k
 
 
 def _metric_options(func):

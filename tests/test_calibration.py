@@ -410,14 +410,26 @@ def test_report_text_and_per_group():
     text = srm.calibration_report(y, p, groups=groups, sample_weight=w, digits=3)
     d = srm.calibration_report(y, p, groups=groups, sample_weight=w, output_dict=True)
     lines = text.splitlines()
-    assert lines[0].split()[0] == "group"
-    assert f"field RCE: {d['field_rce']:.3f}" in text
-    row = next(line for line in lines if line.startswith("fr "))
-    assert f"{d['groups']['fr']['normalized_entropy']:.3f}" in row.split()
+    # the printed columns are the keys of output_dict and of per_group (the
+    # table named mean_prediction "mean_pred", normalized_entropy "ne", ...)
+    header = lines[0].split()
+    assert header == ["group", *d["overall"]]
+    assert f"field_rce: {d['field_rce']:.3f}" in text
+    for line in lines[1:]:
+        if not line.strip() or line.startswith("field_rce"):
+            continue
+        cells = dict(zip(header, line.split(), strict=True))
+        stats = d["overall"] if cells["group"] == "overall" else d["groups"]
+        values = stats if cells["group"] == "overall" else stats[cells["group"]]
+        for key, value in values.items():
+            assert cells[key] == f"{value:.3f}" or (
+                key in ("impressions", "clicks") and cells[key] == f"{value:.0f}"
+            ), (cells["group"], key)
     table = srm.calibration_report(
         y, p, groups=groups, sample_weight=w, per_group=True, output_dict=True
     )
     assert isinstance(table, dict)
+    assert list(table) == header
     assert table["group"].tolist() == sorted(set(groups))
     i = table["group"].tolist().index("fr")
     assert table["auc"][i] == d["groups"]["fr"]["auc"]

@@ -18,7 +18,7 @@ import scipy.stats
 
 import sklearn_rankmetrics as srm
 from sklearn_rankmetrics._cli import main
-from tests.test_trec import PEER, needs_peer, random_files, write
+from tests.test_trec import random_files, write
 
 
 @pytest.fixture(autouse=True)
@@ -59,13 +59,13 @@ def in_scope(line):
     return name in IN_SCOPE_EXACT or name.startswith(IN_SCOPE_PREFIX)
 
 
-@needs_peer
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_trec_eval_output_byte_for_byte(capsys, case):
-    args = [a if a.startswith("-") else str(PEER / a) for a in CASES[case]]
+def test_trec_eval_output_byte_for_byte(capsys, case, trec_eval_data):
+    peer = trec_eval_data
+    args = [a if a.startswith("-") else str(peer / a) for a in CASES[case]]
     code, out, err = run_cli(capsys, "evaluate", "-q", "-m", "all_trec", *args)
     assert code == 0
-    expected = (PEER / f"out.test.{case}").read_text()
+    expected = (peer / f"out.test.{case}").read_text()
     expected = "".join(
         line for line in expected.splitlines(keepends=True) if in_scope(line)
     )
@@ -73,10 +73,10 @@ def test_trec_eval_output_byte_for_byte(capsys, case):
     assert "skipping trec_eval measures not in this package: gm_map" in err
 
 
-@needs_peer
-def test_trec_eval_default_measures_and_single_measures(capsys):
-    qrels, run = str(PEER / "qrels.test"), str(PEER / "results.test")
-    expected = (PEER / "out.test.aq").read_text().splitlines(keepends=True)
+def test_trec_eval_default_measures_and_single_measures(capsys, trec_eval_data):
+    peer = trec_eval_data
+    qrels, run = str(peer / "qrels.test"), str(peer / "results.test")
+    expected = (peer / "out.test.aq").read_text().splitlines(keepends=True)
     code, out, _ = run_cli(capsys, "evaluate", qrels, run)
     official = ("runid", *IN_SCOPE, "Rprec", "bpref")
     want = [
@@ -128,10 +128,10 @@ def test_cli_matches_pytrec_eval_on_generated_files(tmp_path, capsys, level, neg
         assert value == pytest.approx(total, rel=1e-12)
 
 
-@needs_peer
-def test_formats_csv_table_and_several_runs(tmp_path, capsys):
-    qrels, run = str(PEER / "qrels.test"), str(PEER / "results.test")
-    trunc = str(PEER / "results.trunc")
+def test_formats_csv_table_and_several_runs(tmp_path, capsys, trec_eval_data):
+    peer = trec_eval_data
+    qrels, run = str(peer / "qrels.test"), str(peer / "results.test")
+    trunc = str(peer / "results.trunc")
     code, out, _ = run_cli(
         capsys, "evaluate", "--format", "csv", "-q", "-m", "map", qrels, run
     )
@@ -248,9 +248,10 @@ def test_long_parquet_weights_and_table(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "evaluate", *args)  # default: a table
     assert code == 0
     assert out.splitlines()[0].split() == ["measure", "query", "score"]
+    # the registry's default set of the long form, at k=10, in its order
     assert [line.split()[0] for line in out.splitlines()[2:]] == [
-        "ndcg@10", "map@10", "mrr@10", "precision@10", "recall@10",
-        "hit_rate@10", "gauc",
+        "precision@10", "recall@10", "f1@10", "hit_rate@10", "mrr@10",
+        "map@10", "dcg@10", "ndcg@10", "gauc",
     ]  # fmt: skip
 
 
@@ -318,7 +319,7 @@ def test_usage_errors(tmp_path, capsys):
         (["-m", "rbp.q=0.5", qrels, run], "rbp takes p=<number>"),
         (["-m", "rbp.p=x", qrels, run], "p must be a number"),
         (["-m", "ndcg_cut.23.4", qrels, run], "cut-offs after '.' must be integers"),
-        (["-m", "nope@3", qrels, run], "unknown measure 'nope@3'"),
+        (["-m", "nope@3", qrels, run], "measure 'nope@3': unknown metric"),
         (["-m", "P.x", qrels, run], "cut-offs after '.' must be integers"),
         (["-m", "gauc@5", qrels, run], "takes no cut-off"),
         (["-l", "0", qrels, run], "-l/--level must be >= 1"),
@@ -383,12 +384,12 @@ def test_quiet_and_no_progress_when_stderr_is_not_a_terminal(tmp_path, capsys):
     assert code == 0 and err == ""  # the note on skipped measures is quiet too
 
 
-@needs_peer
-def test_module_runs_as_a_script():
+def test_module_runs_as_a_script(trec_eval_data):
+    peer = trec_eval_data
     proc = subprocess.run(
         [
             sys.executable, "-m", "sklearn_rankmetrics._cli", "evaluate",
-            "-m", "map", str(PEER / "qrels.test"), str(PEER / "results.test"),
+            "-m", "map", str(peer / "qrels.test"), str(peer / "results.test"),
         ],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -700,11 +701,12 @@ def test_run_line_scored_minus_inf_is_retrieved(tmp_path, capsys):
     assert result["r"]["all"] == {"num_ret": 2, "map": 0.5}
 
 
-@needs_peer
-def test_rbp_persistence_and_package_names_of_whole_list_metrics(capsys):
+def test_rbp_persistence_and_package_names_of_whole_list_metrics(
+    capsys, trec_eval_data
+):
     # rbp.p=0.5 is rank_biased_precision_at_k with trec_eval's graded rule;
     # the package's names of the whole-list metrics are accepted too.
-    qrels, run = PEER / "qrels.test", PEER / "results.test"
+    qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
     y, s, q = srm.trec_to_long_form(qrels, run)
     common = dict(query_id=q, ignore_ties=True, no_relevant=0.0)
     got = _json(
@@ -736,9 +738,9 @@ def test_rbp_persistence_and_package_names_of_whole_list_metrics(capsys):
 def test_every_registry_metric_is_a_cli_measure(tmp_path, capsys):
     # A metric added to the registry is a measure of the command line: its
     # package name (with @k where it takes a cut-off) on an impression
-    # table, and each of its trec_eval names on a TREC run, give the
-    # metric function's value.
-    from sklearn_rankmetrics._registry import METRICS, trec_measures
+    # table, and each of its trec_eval names on a TREC run (next test),
+    # give the metric function's value.
+    from sklearn_rankmetrics._registry import METRICS
 
     path = tmp_path / "clicks.csv"
     user, click, a, _ = write_table(path, ",")
@@ -752,7 +754,12 @@ def test_every_registry_metric_is_a_cli_measure(tmp_path, capsys):
         extra = {"k": 3} if spec.cutoff else {}
         want = spec.function(click, a, **extra, **kw)
         assert result["model_a"]["all"][label] == pytest.approx(want, rel=1e-12), name
-    qrels, run = PEER / "qrels.test", PEER / "results.test"
+
+
+def test_every_registry_trec_measure_is_a_cli_measure(capsys, trec_eval_data):
+    from sklearn_rankmetrics._registry import METRICS, trec_measures
+
+    qrels, run = trec_eval_data / "qrels.test", trec_eval_data / "results.test"
     y, s, q = srm.trec_to_long_form(qrels, run)
     for trec_name, (metric, measure) in trec_measures().items():
         result = _json(capsys, "-m", trec_name, str(qrels), str(run))
@@ -827,13 +834,13 @@ def test_judged_only_matches_pytrec_eval(tmp_path, capsys, seed):
 
 
 @pytest.fixture(scope="module")
-def trec_eval_binary(tmp_path_factory):
+def trec_eval_binary(tmp_path_factory, peer_data):
     """trec_eval built with ``make`` in a temporary copy of its source."""
     import shutil
 
-    source = PEER.parent / "trec_eval_src"
-    if not source.is_dir() or shutil.which("make") is None:
-        pytest.skip("trec_eval's source or make is not available")
+    source = peer_data("trec_eval_src")
+    if shutil.which("make") is None:
+        pytest.skip("make is not available to build trec_eval")
     dest = tmp_path_factory.mktemp("trec_eval") / "src"
     shutil.copytree(source, dest)
     done = subprocess.run(["make"], cwd=dest, capture_output=True, text=True)
@@ -983,3 +990,61 @@ def test_cut_measures_equal_with_and_without_the_top_rows(tmp_path, capsys, seed
     assert small_lines == [
         line for line in full.splitlines() if line.split("\t")[0].strip() in kept
     ]
+
+
+def test_long_whole_list_metrics_beside_err(tmp_path, capsys):
+    # -m r_precision -m err@10 failed on a table ("ERR reads exponential
+    # gains"): the whole-list ranking and ERR's exponential gains are two
+    # rankings; every measure equals its function alone.
+    path = tmp_path / "clicks.csv"
+    user, click, a, _ = write_table(path, ",")
+    grade = click  # binary grades: ERR's top grade is 1
+    measures = ["r_precision", "err@10", "err", "bpref", "ndcg@5", "gauc", "rbp@5"]
+    got = _json(
+        capsys, "--long", str(path), *LONG_ARGS, "--score-col", "model_a",
+        *[x for m in measures for x in ("-m", m)],
+    )["model_a"]["all"]  # fmt: skip
+    kw = dict(query_id=user)
+    want = {
+        "r_precision": srm.r_precision_score(grade, a, **kw),
+        "err@10": srm.expected_reciprocal_rank_at_k(grade, a, k=10, **kw),
+        "err": srm.expected_reciprocal_rank_at_k(grade, a, **kw),
+        "bpref": srm.bpref_score(grade, a, **kw),
+        "ndcg@5": srm.ndcg_at_k(grade, a, k=5, **kw),
+        "gauc": srm.group_auc_score(grade, a, **kw),
+        "rbp@5": srm.rank_biased_precision_at_k(grade, a, k=5, **kw),
+    }
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+# The printing order of mixed measures, as command_line.rst states it:
+# trec_eval's measures first, in trec_eval's own order whatever the order
+# of -m (each measure's cut-offs increasing), then the package's in the
+# order given; a measure named twice prints once.
+MIXED = ["ndcg@10", "P.10,5", "gauc", "map", "mrr@3", "recip_rank", "num_ret"]
+MIXED += ["ndcg@10", "map"]
+MIXED_ORDER = ["num_ret", "map", "recip_rank", "P_5", "P_10"]
+MIXED_ORDER += ["ndcg@10", "gauc", "mrr@3"]
+
+
+def test_printing_order_of_mixed_measures_on_a_table(tmp_path, capsys):
+    path = tmp_path / "clicks.csv"
+    write_table(path, ",")
+    argv = ["--long", str(path), *LONG_ARGS, "--score-col", "model_a"]
+    code, out, err = run_cli(
+        capsys, "evaluate", *argv, *[x for m in MIXED for x in ("-m", m)]
+    )
+    assert code == 0, err
+    assert [line.split()[0] for line in out.splitlines()[2:]] == MIXED_ORDER
+    # json keeps the same order
+    got = _json(capsys, *argv, *[x for m in MIXED for x in ("-m", m)])
+    assert list(got["model_a"]["all"]) == MIXED_ORDER
+
+
+def test_printing_order_of_mixed_measures_on_a_trec_run(tmp_path, capsys):
+    qrels, run = random_files(tmp_path, 3)
+    code, out, err = run_cli(
+        capsys, "evaluate", *[x for m in MIXED for x in ("-m", m)], qrels, run
+    )
+    assert code == 0, err
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == MIXED_ORDER

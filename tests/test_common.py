@@ -1,11 +1,15 @@
 """Invariance and API properties shared by every metric (dense 2-D form).
 
-``METRICS`` is the registry: name -> (callable, fixed kwargs, value range,
-per_query, perfect).  ``per_query`` tells whether ``average=None`` applies
-(not for the micro averages); ``perfect`` whether ``y_score = y_true`` on
-rows with exactly 3 relevant items out of 8 must give 1.
+The cases are read from the registry (``_registry.METRICS``): every metric
+at a cut-off (``name@3``) when it takes one, and on the whole list
+(``name``), plus a few option variants.  What the registry does not hold
+-- the range of the values and the value of a perfect ranking -- has
+defaults ([0, 1]; 1 for a quality) and the exceptions below, with their
+arithmetic; a metric added to the registry is walked by every test here,
+and one that is not a quality must state its values first.
 """
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -17,75 +21,126 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
+from sklearn_rankmetrics._registry import METRICS as REGISTRY
 from tests._reference import random_case, random_weights
 
 RTOL = ATOL = 1e-12
 
-Metric = namedtuple("Metric", "func kwargs low high per_query perfect")
+# func, kwargs, value range [low, high], whether average=None applies,
+# the value of y_score = y_true on rows with 3 relevant items out of 8
+# (``perfect``; None: not checked) and of retrieving exactly those 3
+# (the others scored -inf; ``only_relevant``).
+Metric = namedtuple("Metric", "func kwargs low high per_query perfect only_relevant")
 
-METRICS = {
-    "precision@3": Metric(srm.precision_at_k, {"k": 3}, 0, 1, True, True),
-    "precision": Metric(srm.precision_at_k, {}, 0, 1, True, False),
-    "precision@3 micro": Metric(
-        srm.precision_at_k, {"k": 3, "average": "micro"}, 0, 1, False, True
+P = 0.8  # the default persistence of RBP and its residual
+DCG3 = 1 + 1 / math.log2(3) + 1 / 2  # three relevant items at ranks 1-3
+# Values of a perfect ranking (3 relevant of 8, all 8 retrieved) that are
+# not 1, by (registry name, k); k=None is the whole list.
+PERFECT = {
+    ("precision", None): 3 / 8,  # k=None divides by the 8 retrieved items
+    ("f1", None): 6 / 11,  # P = 3/8, R = 1: 2PR / (P + R) = (6/8) / (11/8)
+    ("fbeta", None): 6 / 11,  # beta = 1 by default
+    ("dcg", 3): DCG3,
+    ("dcg", None): DCG3,
+    ("fallout", 3): 0.0,  # no non-relevant item in the top 3
+    ("fallout", None): 1.0,  # all 5 non-relevant items retrieved: 5 / 5
+    # binary grades: each relevant item stops the user with probability
+    # (2**1 - 1) / 2**1 = 1/2: 1/2 + (1/2)(1/2)/2 + (1/4)(1/2)/3 = 2/3
+    ("err", 3): 2 / 3,
+    ("err", None): 2 / 3,
+    ("rbp", 3): (1 - P) * (1 + P + P**2),  # 0.488
+    ("rbp", None): (1 - P) * (1 + P + P**2),
+    ("rbp_residual", 3): P**3,  # the unseen depth after 3 ranks
+    ("rbp_residual", None): P**8,  # after all 8 retrieved
+}
+# Values of retrieving exactly the 3 relevant items that are not 1.
+ONLY_RELEVANT = {
+    **{key: value for key, value in PERFECT.items() if key[0] in ("dcg", "err")},
+    **{key: value for key, value in PERFECT.items() if key[0] == "rbp"},
+    # the candidate rule: the non-relevant items scored -inf are not
+    # candidates, so fall-out has no candidate negative: undefined
+    ("fallout", 3): np.nan,
+    ("fallout", None): np.nan,
+    ("rbp_residual", 3): P**3,  # 3 ranks retrieved, either way
+    ("rbp_residual", None): P**3,
+    # the candidate rule: the -inf negatives are not candidates, so no query
+    # has a candidate negative and GAUC is undefined
+    ("gauc", None): np.nan,
+}
+HIGH = {"dcg": np.inf}
+
+
+def _facts(name, k):
+    """(perfect, only_relevant) of a registry metric at ``k``."""
+    key = (name, k)
+    if not REGISTRY[name].scorer and (key not in PERFECT or key not in ONLY_RELEVANT):
+        raise AssertionError(
+            f"{name} is not a quality (its registry entry has no scorer): "
+            f"state its perfect and only-relevant values at k={k} in "
+            "tests/test_common.py"
+        )
+    return PERFECT.get(key, 1.0), ONLY_RELEVANT.get(key, 1.0)
+
+
+def _registry_cases():
+    cases = {}
+    for name, spec in REGISTRY.items():
+        for k in (3, None) if spec.cutoff else (None,):
+            label = name if k is None else f"{name}@{k}"
+            kwargs = {} if k is None else {"k": k}
+            cases[label] = Metric(
+                spec.function, kwargs, 0, HIGH.get(name, 1), True, *_facts(name, k)
+            )
+    return cases
+
+
+def _variant(name, kwargs, perfect=1.0, only_relevant=1.0, per_query=True):
+    func = REGISTRY[name].function
+    return Metric(func, kwargs, 0, HIGH.get(name, 1), per_query, perfect, only_relevant)
+
+
+# Option variants (micro averages, denominators, gains, thresholds, ...)
+VARIANTS = {
+    "precision@3 micro": _variant("precision", {"k": 3, "average": "micro"}),
+    "recall@3 micro": _variant("recall", {"k": 3, "average": "micro"}),
+    # R = 3 > k = 1: one of the three relevant items fits in the cut
+    "recall@1": _variant("recall", {"k": 1}, 1 / 3, 1 / 3),
+    "f2@3": _variant("fbeta", {"k": 3, "beta": 2.0}),
+    "f0.5@3 micro": _variant(
+        "fbeta", {"k": 3, "beta": 0.5, "average": "micro"}, per_query=False
     ),
-    "recall@3": Metric(srm.recall_at_k, {"k": 3}, 0, 1, True, True),
-    "recall@1": Metric(srm.recall_at_k, {"k": 1}, 0, 1, True, False),
-    "recall": Metric(srm.recall_at_k, {}, 0, 1, True, True),
-    "recall@3 micro": Metric(
-        srm.recall_at_k, {"k": 3, "average": "micro"}, 0, 1, False, True
+    "hit_rate@1": _variant("hit_rate", {"k": 1}),
+    "map@2 min_k": _variant("map", {"k": 2, "ap_denominator": "min_k"}),
+    # binary relevance below the threshold: every query is skipped (nan)
+    "map@2 threshold=2": _variant(
+        "map", {"k": 2, "relevance_threshold": 2}, None, None
     ),
-    "f1@3": Metric(srm.f1_at_k, {"k": 3}, 0, 1, True, True),
-    "f1": Metric(srm.f1_at_k, {}, 0, 1, True, False),
-    "f2@3": Metric(srm.fbeta_at_k, {"k": 3, "beta": 2.0}, 0, 1, True, True),
-    "f0.5@3 micro": Metric(
-        srm.fbeta_at_k, {"k": 3, "beta": 0.5, "average": "micro"}, 0, 1, False, True
+    # exponential gains of binary grades are the grades; base-10 discounts
+    "dcg exp base10": _variant(
+        "dcg",
+        {"gain": "exponential", "log_base": 10},
+        1 / math.log10(2) + 1 / math.log10(3) + 1 / math.log10(4),
+        1 / math.log10(2) + 1 / math.log10(3) + 1 / math.log10(4),
     ),
-    "hit_rate@1": Metric(srm.hit_rate_at_k, {"k": 1}, 0, 1, True, True),
-    "hit_rate@3": Metric(srm.hit_rate_at_k, {"k": 3}, 0, 1, True, True),
-    "mrr@3": Metric(srm.reciprocal_rank_at_k, {"k": 3}, 0, 1, True, True),
-    "mrr": Metric(srm.reciprocal_rank_at_k, {}, 0, 1, True, True),
-    "map@3": Metric(srm.average_precision_at_k, {"k": 3}, 0, 1, True, True),
-    "map@2 min_k": Metric(
-        srm.average_precision_at_k,
-        {"k": 2, "ap_denominator": "min_k"},
-        0,
-        1,
-        True,
-        True,
-    ),  # fmt: skip
-    "map": Metric(srm.average_precision_at_k, {}, 0, 1, True, True),
-    "map@2 threshold=2": Metric(
-        srm.average_precision_at_k,
-        {"k": 2, "relevance_threshold": 2},
-        0,
-        1,
-        True,
-        False,
-    ),  # fmt: skip
-    "dcg@3": Metric(srm.dcg_at_k, {"k": 3}, 0, np.inf, True, False),
-    "dcg exp base10": Metric(
-        srm.dcg_at_k, {"gain": "exponential", "log_base": 10}, 0, np.inf, True, False
-    ),
-    "ndcg@3": Metric(srm.ndcg_at_k, {"k": 3}, 0, 1, True, True),
-    "ndcg": Metric(srm.ndcg_at_k, {}, 0, 1, True, True),
-    "ndcg@5 exp": Metric(
-        srm.ndcg_at_k, {"k": 5, "gain": "exponential"}, 0, 1, True, True
-    ),
-    "ndcg@3 no_relevant=1": Metric(
-        srm.ndcg_at_k, {"k": 3, "no_relevant": 1.0}, 0, 1, True, True
-    ),
-    "precision@3 no_relevant=0": Metric(
-        srm.precision_at_k, {"k": 3, "no_relevant": 0.0}, 0, 1, True, False
-    ),
-    "gauc": Metric(srm.group_auc_score, {}, 0, 1, True, True),
-    "gauc uniform": Metric(
-        srm.group_auc_score, {"query_weighting": "uniform"}, 0, 1, True, True
+    "ndcg@5 exp": _variant("ndcg", {"k": 5, "gain": "exponential"}),
+    "ndcg@3 no_relevant=1": _variant("ndcg", {"k": 3, "no_relevant": 1.0}),
+    "precision@3 no_relevant=0": _variant("precision", {"k": 3, "no_relevant": 0.0}),
+    "gauc uniform": _variant(
+        "gauc", {"query_weighting": "uniform"}, only_relevant=np.nan
     ),
 }
+VARIANTS["precision@3 micro"] = VARIANTS["precision@3 micro"]._replace(per_query=False)
+VARIANTS["recall@3 micro"] = VARIANTS["recall@3 micro"]._replace(per_query=False)
+
+METRICS = {**_registry_cases(), **VARIANTS}
 ALL = sorted(METRICS)
 PER_QUERY = [name for name in ALL if METRICS[name].per_query]
 RANKING = [name for name in ALL if METRICS[name].func is not srm.group_auc_score]
+
+
+def test_every_registry_metric_is_walked():
+    walked = {m.func for m in METRICS.values()}
+    assert walked == {spec.function for spec in REGISTRY.values()}
 
 
 def _call(name, y_true, y_score, **kwargs):
@@ -215,37 +270,33 @@ def _three_relevant_of_eight(seed=3, n_queries=10):
     return y_true
 
 
-@pytest.mark.parametrize("name", [n for n in ALL if METRICS[n].perfect])
-def test_perfect_ranking_scores_one(name):
+@pytest.mark.parametrize("name", [n for n in ALL if METRICS[n].perfect is not None])
+def test_perfect_ranking(name):
     # y_score = y_true: the 3 relevant items share the top score, so every
-    # ordering of the ties is perfect.
+    # ordering of the ties is perfect (1 for a quality; PERFECT otherwise).
     y_true = _three_relevant_of_eight()
-    assert _call(name, y_true, y_true.astype(float)) == pytest.approx(1.0, rel=RTOL)
-    assert _call(name, y_true, y_true) == pytest.approx(1.0, rel=RTOL)
-    assert _call(name, y_true.astype(bool), y_true) == pytest.approx(1.0, rel=RTOL)
+    want = METRICS[name].perfect
+    assert _call(name, y_true, y_true.astype(float)) == pytest.approx(want, rel=RTOL)
+    assert _call(name, y_true, y_true) == pytest.approx(want, rel=RTOL)
+    assert _call(name, y_true.astype(bool), y_true) == pytest.approx(want, rel=RTOL)
 
 
 @pytest.mark.parametrize(
-    "name", [n for n in ALL if not n.startswith("dcg") and "threshold" not in n]
+    "name", [n for n in ALL if METRICS[n].only_relevant is not None]
 )
-def test_retrieving_exactly_the_relevant_items_scores_one(name):
+def test_retrieving_exactly_the_relevant_items(name):
     # Retrieve only the relevant items (the others score -inf): precision
-    # with k=None is 1 too.
+    # with k=None is 1 too; recall@1 is 1/3 (R = 3 > k = 1).
     y_true = _three_relevant_of_eight()
     y_score = np.where(
         y_true > 0, np.random.default_rng(0).random(y_true.shape), -np.inf
     )
-    if name.startswith("gauc"):
-        # the candidate rule: the -inf negatives are not candidates, so no
-        # query has a candidate negative and GAUC is undefined
+    want = METRICS[name].only_relevant
+    if np.isnan(want):  # undefined: no candidate negative (GAUC, fall-out)
         with pytest.warns(UndefinedMetricWarning):
             assert np.isnan(_call(name, y_true, y_score))
         return
-    value = _call(name, y_true, y_score)
-    if name == "recall@1":
-        assert value < 1.0  # R = 3 > k: the cut hides relevant items
-    else:
-        assert value == pytest.approx(1.0, rel=RTOL)
+    assert _call(name, y_true, y_score) == pytest.approx(want, rel=RTOL)
 
 
 @pytest.mark.parametrize("k", [None, 1, 3, 20])

@@ -149,8 +149,10 @@ def test_bad_frames(client):
         ranking_report(frame, **COLS)
     with pytest.raises(ValueError, match="ignore_ties=True"):
         ranking_report(df, **COLS, ignore_ties=True)
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(ValueError, match="without '@k'"):
         ranking_report(df, **COLS, metrics=["ndcg@10"])
+    with pytest.raises(ValueError, match="unknown metric"):
+        ranking_report(df, **COLS, metrics=["nope"])
     with pytest.raises(ValueError, match="no rows"):
         ranking_report(df[df["score"] > 2], **COLS, output_dict=True)
     with_null = frame.astype({"qid": "float64"})

@@ -126,3 +126,34 @@ def test_command_line_run_imports_no_heavy_module(tmp_path):
 
 def test_public_submodules_are_attributes():
     assert sklearn_rankmetrics.datasets.make_interactions is not None
+
+
+def test_every_registry_function_is_public():
+    # A metric added to the registry is a public function of the package:
+    # listed in __all__, importable from the root, the very object.  And
+    # the root's lazy map of the metric modules names exactly the
+    # registry's functions (none left behind, none extra), so a new metric
+    # fails here until __init__._SUBMODULES lists it.  (The root cannot
+    # derive that map from the registry: importing the registry loads numpy
+    # and the engine, which `import sklearn_rankmetrics` must not.)
+    from sklearn_rankmetrics._registry import BEYOND_METRICS, METRICS
+
+    specs = [*METRICS.values(), *BEYOND_METRICS.values()]
+    for spec in specs:
+        name = spec.function.__name__
+        assert name in sklearn_rankmetrics.__all__, name
+        assert getattr(sklearn_rankmetrics, name) is spec.function, name
+        module = sklearn_rankmetrics._WHERE[name]
+        assert spec.function.__module__ == f"sklearn_rankmetrics.{module}", name
+    metric_modules = ("_ranking", "_beyond", "_auc")  # metric functions only
+    listed = {
+        name
+        for module in metric_modules
+        for name in sklearn_rankmetrics._SUBMODULES[module]
+    }
+    in_registry = {
+        spec.function.__name__
+        for spec in specs
+        if spec.function.__module__.rpartition(".")[2] in metric_modules
+    }
+    assert listed == in_registry

@@ -11,7 +11,6 @@ inside ``sklearn.config_context`` (the ``routing`` fixture).
 """
 
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -49,17 +48,6 @@ SKLEARN_VERSION = tuple(int(p) for p in sklearn.__version__.split(".")[:2])
 needs_curve_routing = pytest.mark.skipif(
     SKLEARN_VERSION < (1, 6),
     reason="validation_curve/learning_curve route metadata from scikit-learn 1.6",
-)
-# ../shared/peer-data from the project root (CI keeps it beside the
-# repository); parents[3] covers a git worktree kept one folder further down.
-_ROOT = Path(__file__).resolve().parents[1]
-LAMBDARANK = next(
-    (
-        parent / "shared" / "peer-data" / "lightgbm_lambdarank"
-        for parent in (_ROOT.parent, _ROOT.parent.parent)
-        if (parent / "shared" / "peer-data" / "lightgbm_lambdarank").is_dir()
-    ),
-    _ROOT.parent / "shared" / "peer-data" / "lightgbm_lambdarank",
 )
 
 
@@ -913,20 +901,19 @@ def test_early_stopping_on_an_eval_set(make, data):
 # ---------------------------------------------------------------------------
 # LightGBM's lambdarank example
 # ---------------------------------------------------------------------------
-def _load(name):
-    if not LAMBDARANK.is_dir():
-        pytest.skip(f"LightGBM's lambdarank example is not at {LAMBDARANK}")
+def _load(root, name):
+    """LightGBM's lambdarank example (``root``: the lambdarank_data fixture)."""
     from sklearn.datasets import load_svmlight_file
 
-    X, y = load_svmlight_file(str(LAMBDARANK / name), n_features=300)
-    sizes = np.loadtxt(LAMBDARANK / f"{name}.query", dtype=int)
+    X, y = load_svmlight_file(str(root / name), n_features=300)
+    sizes = np.loadtxt(root / f"{name}.query", dtype=int)
     return X, y, np.repeat(np.arange(sizes.size), sizes)
 
 
 @pytest.mark.parametrize("make", [_lightgbm, _xgboost])
-def test_tune_on_lambdarank_shuffled(make, routing):
+def test_tune_on_lambdarank_shuffled(make, routing, lambdarank_data):
     estimator = make()
-    X, y, qid = _load("rank.train")
+    X, y, qid = _load(lambdarank_data, "rank.train")
     perm = np.random.default_rng(0).permutation(y.size)
     X, y, qid = X[perm], y[perm], qid[perm]
     grid = {"estimator__learning_rate": [0.05, 0.3]}
@@ -954,10 +941,10 @@ def _with_unlabelled_query(X, y, qid):
     return X, y, qid
 
 
-def test_lightgbm_printed_ndcg_convention():
+def test_lightgbm_printed_ndcg_convention(lambdarank_data):
     lightgbm = pytest.importorskip("lightgbm")
-    Xtr, ytr, qtr = _load("rank.train")
-    Xte, yte, qte = _with_unlabelled_query(*_load("rank.test"))
+    Xtr, ytr, qtr = _load(lambdarank_data, "rank.train")
+    Xte, yte, qte = _with_unlabelled_query(*_load(lambdarank_data, "rank.test"))
     ranker = QueryRanker(
         lightgbm.LGBMRanker(
             n_estimators=10, n_jobs=1, verbose=-1, metric=["ndcg", "map"]
@@ -991,10 +978,10 @@ def test_lightgbm_printed_ndcg_convention():
         )  # ties and no_relevant differ
 
 
-def test_xgboost_printed_ndcg_convention():
+def test_xgboost_printed_ndcg_convention(lambdarank_data):
     xgboost = pytest.importorskip("xgboost")
-    Xtr, ytr, qtr = _load("rank.train")
-    Xte, yte, qte = _with_unlabelled_query(*_load("rank.test"))
+    Xtr, ytr, qtr = _load(lambdarank_data, "rank.train")
+    Xte, yte, qte = _with_unlabelled_query(*_load(lambdarank_data, "rank.test"))
     metrics = ["ndcg@1", "ndcg@5", "ndcg@10", "ndcg@10-", "ndcg"]
     ranker = QueryRanker(
         xgboost.XGBRanker(n_estimators=10, n_jobs=1, eval_metric=metrics)

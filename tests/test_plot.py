@@ -6,6 +6,7 @@ from numpy.testing import assert_array_equal
 
 import sklearn_rankmetrics as srm
 from sklearn_rankmetrics import MetricAtKDisplay, PerQueryDifferenceDisplay
+from sklearn_rankmetrics._registry import METRICS
 
 mpl = pytest.importorskip("matplotlib")
 mpl.use("Agg")
@@ -113,10 +114,45 @@ def test_metric_at_k_from_estimator_multilabel_and_long_form():
 
 def test_metric_at_k_bad_metric():
     Y, good, _ = _data()
-    with pytest.raises(ValueError, match="gauc has none"):
-        MetricAtKDisplay.from_predictions(Y, good, metric="gauc")
     with pytest.raises(ValueError, match="k must hold ints"):
         MetricAtKDisplay.from_predictions(Y, good, k=[0, 1])
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_metric_at_k_follows_the_registry_cutoff_flag(name):
+    # A metric with a cut-off draws one point per k (its function at that
+    # k); one without (r_precision, bpref, gauc: one value of the whole
+    # list) is a clear error before any plotting -- it used to be accepted
+    # and then failed inside matplotlib.
+    Y, good, _ = _data()
+    spec = METRICS[name]
+    if spec.cutoff:
+        disp = MetricAtKDisplay.from_predictions(Y, good, metric=name, k=[1, 3])
+        want = [spec.function(Y, good, k=k) for k in (1, 3)]
+        assert_array_equal(disp.line_.get_ydata(), want)
+    else:
+        with pytest.raises(ValueError, match=f"metric='{name}' takes no cut-off"):
+            MetricAtKDisplay.from_predictions(Y, good, metric=name, k=[1, 3])
+
+
+@pytest.mark.parametrize(
+    "metric, error, message",
+    [
+        ("ndcg@5", ValueError, "without '@k'"),
+        ("NDCG", ValueError, "did you mean 'ndcg'"),
+        ("catalog_coverage", ValueError, "beyond-accuracy"),
+        ("no_such_metric", ValueError, "'serendipity'"),  # every name listed
+        (5, TypeError, "must be a str"),
+    ],
+)
+def test_display_metric_names_follow_the_registry_rule(metric, error, message):
+    Y, good, bad = _data()
+    with pytest.raises(error, match=message):
+        MetricAtKDisplay.from_predictions(Y, good, metric=metric, plot=False)
+    with pytest.raises(error, match=message):
+        PerQueryDifferenceDisplay.from_predictions(
+            Y, good, bad, metric=metric, k=5, plot=False
+        )
 
 
 @pytest.mark.parametrize("kind", ["sorted", "hist"])

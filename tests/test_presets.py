@@ -6,7 +6,6 @@ against worked examples that follow the cited source of the library.
 
 import inspect
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -131,15 +130,6 @@ def test_sklearn_preset_is_ndcg_score(k):
 # ---------------------------------------------------------------------------
 # trec_eval: its own regression data, per query and overall
 # ---------------------------------------------------------------------------
-def _peer_dir():
-    here = Path(__file__).resolve()
-    for up in (2, 3):  # the main checkout, or a worktree one level deeper
-        path = here.parents[up] / "shared" / "peer-data" / "trec_eval"
-        if path.is_dir():
-            return path
-    pytest.skip("trec_eval's regression data (../shared/peer-data) is absent")
-
-
 def _read_qrels(path):
     qrels = {}
     for line in path.read_text().splitlines():
@@ -221,8 +211,10 @@ def _our_measures(y, s, q, y_judged, s_judged, q_judged, level):
 
 
 @pytest.mark.parametrize("out, qrels, run, all_queries, max_ret, level", TREC_FILES)
-def test_trec_eval_regression_files(out, qrels, run, all_queries, max_ret, level):
-    peer = _peer_dir()
+def test_trec_eval_regression_files(
+    out, qrels, run, all_queries, max_ret, level, trec_eval_data
+):
+    peer = trec_eval_data
     qrels, run = _read_qrels(peer / qrels), _read_run(peer / run)
     expected = _read_expected(peer / out)
     y, s, q, queries = _long_form(qrels, run, all_queries, max_ret)
@@ -240,10 +232,10 @@ def test_trec_eval_regression_files(out, qrels, run, all_queries, max_ret, level
     assert checked == len(ours) * len(queries) >= 40 * 3
 
 
-def test_trec_eval_measure_parameters():
+def test_trec_eval_measure_parameters(trec_eval_data):
     # out.test.meas_params: -m P.3,5,7 -m success.2,5,20 -m ndcg.1=3,2=9,4=4.5
     # -m ndcg_cut.10,20,23 -m recall.20,2000 on qrels.test and results.test.
-    peer = _peer_dir()
+    peer = trec_eval_data
     qrels, run = _read_qrels(peer / "qrels.test"), _read_run(peer / "results.test")
     expected = _read_expected(peer / "out.test.meas_params")
     y, s, q, queries = _long_form(qrels, run, all_queries=False)
@@ -797,14 +789,14 @@ def test_ranx_preset_rbp_is_graded():
 
 
 @pytest.fixture(scope="session")
-def trec_eval_binary(tmp_path_factory):
+def trec_eval_binary(tmp_path_factory, peer_data):
     """trec_eval built once per session from ../shared/peer-data."""
     import shutil
     import subprocess
 
-    src = _peer_dir().parent / "trec_eval_src"
-    if not src.is_dir() or shutil.which("make") is None or shutil.which("cc") is None:
-        pytest.skip("no trec_eval source or no C compiler")
+    src = peer_data("trec_eval_src")
+    if shutil.which("make") is None or shutil.which("cc") is None:
+        pytest.skip("no C compiler to build trec_eval")
     build = tmp_path_factory.mktemp("trec_eval") / "src"
     shutil.copytree(src, build)
     done = subprocess.run(["make", "-C", str(build)], capture_output=True, text=True)

@@ -1,11 +1,18 @@
 """The registry walk: every metric of the table, through every surface
 wired so far, gives its public function's number."""
 
+import re
+
 import numpy as np
 import pytest
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._registry import METRICS, metric_names, parse_metric
+from sklearn_rankmetrics._registry import (
+    BEYOND_METRICS,
+    METRICS,
+    metric_names,
+    parse_metric,
+)
 
 
 def _case(seed, n_q=7, n_items=6):
@@ -538,3 +545,215 @@ def test_report_with_a_gain_array_beside_graded_rbp(metrics):
     )
     _equal(got["ndcg@2"], srm.ndcg_at_k(Y, S, k=2, gain=gain))
     _equal(got["rbp@2"], srm.rank_biased_precision_at_k(Y, S, k=2, rbp_gain="raw"))
+
+
+# ---------------------------------------------------------------------------
+# One name rule on every surface (parse_metric), one default metric set
+# ---------------------------------------------------------------------------
+# (name, what every surface must do): a (registry name, k) pair for a name
+# it accepts, else a fragment of the error.
+NAME_TABLE = [
+    ("ndcg@10", ("ndcg", 10)),
+    ("ndcg", ("ndcg", None)),
+    ("map@1", ("map", 1)),
+    ("hit_rate@100", ("hit_rate", 100)),
+    ("err@10", ("err", 10)),
+    ("r_precision", ("r_precision", None)),
+    ("gauc", ("gauc", None)),
+    # spellings of ours: exact names only, the canonical one suggested
+    ("NDCG@10", "did you mean 'ndcg@10'"),
+    ("Map@5", "did you mean 'map@5'"),
+    (" ndcg@10", "did you mean 'ndcg@10'"),
+    ("ndcg@10 ", "did you mean 'ndcg@10'"),
+    ("ndcg @ 10", "did you mean 'ndcg@10'"),
+    ("ndcg@010", "did you mean 'ndcg@10'"),
+    ("ndgc@10", "did you mean 'ndcg@10'"),
+    ("GAUC", "did you mean 'gauc'"),
+    # cut-offs
+    ("ndcg@0", "int >= 1 written plainly"),
+    ("ndcg@", "int >= 1 written plainly"),
+    ("ndcg@k", "int >= 1 written plainly"),
+    ("ndcg@+5", "int >= 1 written plainly"),
+    ("ndcg@1.0", "int >= 1 written plainly"),
+    ("gauc@10", "takes no cut-off; use 'gauc'"),
+    ("bpref@5", "takes no cut-off; use 'bpref'"),
+    # unknown: every name listed, the beyond-accuracy ones too
+    ("no_such_metric", "'gauc' and the beyond-accuracy metrics 'catalog_coverage'"),
+    ("", "'gauc' and the beyond-accuracy metrics 'catalog_coverage'"),
+]
+GOOD = [(n, want) for n, want in NAME_TABLE if isinstance(want, tuple)]
+BAD = [(n, want) for n, want in NAME_TABLE if isinstance(want, str)]
+
+
+@pytest.mark.parametrize("name, want", NAME_TABLE)
+def test_parse_metric_name_table(name, want):
+    if isinstance(want, tuple):
+        spec, k = parse_metric(name)
+        assert (spec.name, k) == want
+    else:
+        with pytest.raises(ValueError, match=re.escape(want)):
+            parse_metric(name)
+
+
+def test_parse_metric_knows_every_registry_name():
+    for name, spec in {**METRICS, **BEYOND_METRICS}.items():
+        assert parse_metric(name) == (spec, None)
+        if spec.cutoff:
+            assert parse_metric(f"{name}@7") == (spec, 7)
+        else:
+            with pytest.raises(ValueError, match="takes no cut-off"):
+                parse_metric(f"{name}@7")
+    with pytest.raises(TypeError, match="must be a str"):
+        parse_metric(10)
+
+
+@pytest.mark.parametrize("name, want", NAME_TABLE)
+def test_scorers_follow_the_name_table(name, want):
+    if isinstance(want, tuple):
+        scorer = srm.get_scorer(name)
+        assert scorer._metric is METRICS[want[0]].function
+        assert scorer._options.get("k") == want[1]
+        assert list(srm.make_scoring([name, "roc_auc"])) == [name, "roc_auc"]
+    else:
+        with pytest.raises(ValueError, match=re.escape(want)):
+            srm.get_scorer(name)
+        with pytest.raises(ValueError, match=re.escape(want)):
+            srm.make_scoring(["roc_auc", name])
+
+
+@pytest.fixture(scope="module")
+def impressions(tmp_path_factory):
+    """A CSV table of impressions with graded labels, and its columns."""
+    Y, S = _case(3, n_q=6, n_items=5)
+    q = np.repeat([f"u{i}" for i in range(Y.shape[0])], Y.shape[1])
+    path = tmp_path_factory.mktemp("names") / "t.csv"
+    lines = ["user,label,score"]
+    rows = zip(q, Y.ravel(), S.ravel(), strict=True)
+    lines += [f"{a},{b:g},{float(c)!r}" for a, b, c in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path), Y.ravel(), S.ravel(), q
+
+
+_TREC_NAMES = ("ndcg", "map")  # registry names that are trec_eval's too
+
+
+def _cli(capsys, path, *measures):
+    from sklearn_rankmetrics._cli import main
+
+    argv = ["evaluate", "--long", path, "--query-col", "user", "--label-col"]
+    argv += ["label", "--score-col", "score", "--format", "json"]
+    for m in measures:
+        argv += ["-m", m]
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("name, want", NAME_TABLE)
+def test_command_line_follows_the_name_table(name, want, impressions, capsys):
+    import json
+
+    path, y, s, q = impressions
+    code, out, err = _cli(capsys, path, name)
+    if isinstance(want, str):
+        assert code == 2 and want in err, err
+        return
+    assert code == 0, err
+    (values,) = [r["all"] for r in json.loads(out).values()]
+    if name in _TREC_NAMES:  # trec_eval's measure of that name comes first
+        assert name in values
+        return
+    metric, k = want
+    kw = {} if k is None else {"k": k}
+    expected = METRICS[metric].function(y, s, query_id=q, **kw)
+    assert values == {name: pytest.approx(expected, rel=1e-12)}
+
+
+@pytest.mark.parametrize("name, want", NAME_TABLE)
+def test_reports_and_displays_follow_the_name_table(name, want):
+    # They take names without '@k' (the cut-offs come from k); the rest of
+    # the rule, and the messages, are the same.
+    Y, S = _case(4)
+    surfaces = [
+        lambda m: srm.ranking_report(Y, S, k=2, metrics=[m], output_dict=True),
+        lambda m: srm.compare_rankings(Y, {"a": S, "b": -S}, k=2, metrics=[m]),
+        lambda m: srm.RankingEvaluator(k=2, metrics=[m]),
+        lambda m: srm.PerQueryDifferenceDisplay.from_predictions(
+            Y, S, -S, metric=m, k=2, plot=False
+        ),
+    ]
+    for surface in surfaces:
+        if isinstance(want, tuple) and want[1] is None:
+            surface(name)  # accepted
+        elif isinstance(want, tuple):
+            with pytest.raises(ValueError, match="without '@k'"):
+                surface(name)
+        else:
+            with pytest.raises(ValueError, match=re.escape(want)):
+                surface(name)
+
+
+def _registry_defaults(long_form):
+    """The default set, read from the flags (not from default_metrics)."""
+    names = [n for n, spec in METRICS.items() if spec.default is True]
+    if long_form:
+        names += [n for n, spec in METRICS.items() if spec.default == "long_form"]
+    return names
+
+
+def test_one_default_metric_set_on_every_surface(impressions, capsys):
+    import json
+
+    from sklearn_rankmetrics._registry import default_metrics
+
+    two_d, long = _registry_defaults(False), _registry_defaults(True)
+    assert "gauc" in long and "gauc" not in two_d
+    assert default_metrics(False) == two_d and default_metrics(True) == long
+    Y, S = _case(5)
+    q = np.repeat(np.arange(Y.shape[0]), Y.shape[1])
+    y, s = Y.ravel(), S.ravel()
+
+    def labels(names, k):
+        return [METRICS[n].label(k) for n in names]
+
+    # ranking_report, both forms
+    assert list(srm.ranking_report(Y, S, k=3, output_dict=True)) == labels(two_d, 3)
+    report = srm.ranking_report(y, s, query_id=q, k=3, output_dict=True)
+    assert list(report) == labels(long, 3)
+    # the mergeable state (long form)
+    evaluator = srm.RankingEvaluator(k=3)
+    evaluator.update(y, s, query_id=q)
+    assert list(evaluator.result(output_dict=True)) == labels(long, 3)
+    # compare_rankings, both forms
+    assert srm.compare_rankings(Y, {"a": S, "b": -S}, k=3).metrics == labels(two_d, 3)
+    comparison = srm.compare_rankings(y, {"a": s, "b": -s}, query_id=q, k=3)
+    assert comparison.metrics == labels(long, 3)
+    # factor_ranking_report (a user-item matrix: the 2-D set)
+    U, V = np.where(np.isfinite(S), S, -5.0), np.eye(S.shape[1])
+    factor = srm.factor_ranking_report(Y, U, V, k=3, output_dict=True)
+    assert list(factor) == labels(two_d, 3)
+    # the command line's --long, at k=10
+    path = impressions[0]
+    code, out, err = _cli(capsys, path)
+    assert code == 0, err
+    (values,) = [r["all"] for r in json.loads(out).values()]
+    assert list(values) == labels(long, 10)
+
+
+def test_dask_default_metric_set():
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    from sklearn_rankmetrics.dask import ranking_report as dask_report
+
+    Y, S = _case(6)
+    q = np.repeat(np.arange(Y.shape[0]), Y.shape[1])
+    frame = pd.DataFrame({"q": q, "y": Y.ravel(), "s": S.ravel()})
+    got = dask_report(
+        dd.from_pandas(frame, npartitions=2),
+        query_col="q",
+        label_col="y",
+        score_col="s",
+        k=3,
+        output_dict=True,
+    )
+    assert list(got) == [METRICS[n].label(3) for n in _registry_defaults(True)]

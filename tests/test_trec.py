@@ -16,22 +16,6 @@ import sklearn_rankmetrics as srm
 from sklearn_rankmetrics import _trec
 
 
-def _peer_data():
-    """../shared/peer-data/trec_eval from the project root (parents[2] of
-    this file in the main checkout; a git worktree sits one level deeper)."""
-    for parent in Path(__file__).resolve().parents[2:4]:
-        candidate = parent / "shared" / "peer-data" / "trec_eval"
-        if candidate.is_dir():
-            return candidate
-    return Path(__file__).resolve().parents[2] / "shared" / "peer-data" / "trec_eval"
-
-
-PEER = _peer_data()
-needs_peer = pytest.mark.skipif(
-    not PEER.is_dir(), reason="trec_eval regression data not available"
-)
-
-
 @pytest.fixture(params=["pyarrow", "python"])
 def backend(request, monkeypatch):
     """Run a test with the pyarrow reader and with the fallback reader."""
@@ -128,6 +112,44 @@ def test_duplicates(tmp_path, backend):
     assert srm.read_trec_run(ok).doc_id.tolist() == ["d1", "d1"]
 
 
+# Query and document ids that a type-guessing reader would merge or turn
+# into NA; trec_eval compares them as strings.
+LOOK_ALIKE_QRELS = (
+    "007 0 d1 1\n7 0 d1 0\n7 0 D1 1\nNA 0 01 1\n1.0 0 1 1\n1 0 1.0 1\nnan 0 None 1\n"
+)
+LOOK_ALIKE_RUN = (
+    "007 Q0 d1 1 2.0 r\n007 Q0 D1 2 1.0 r\n"
+    "7 Q0 d1 1 2.0 r\n7 Q0 D1 2 1.0 r\n"
+    "NA Q0 1 1 2.0 r\nNA Q0 01 2 1.0 r\n"
+    "1.0 Q0 1 1 1.0 r\n"
+    "1 Q0 1 1 1.0 r\n"
+    "nan Q0 null 1 2.0 r\nnan Q0 None 2 1.0 r\n"
+)
+
+
+def test_look_alike_ids_are_strings_as_written(tmp_path, backend):
+    # AP by hand, each query's judged relevant document against the run:
+    #   007: d1 relevant at rank 1 (D1 is unjudged)          -> 1
+    #   7:   d1 judged non-relevant at 1, D1 relevant at 2    -> 1/2
+    #   NA:  "1" unjudged at 1, "01" relevant at 2            -> 1/2
+    #   1.0: "1" relevant at 1                                -> 1
+    #   1:   relevant "1.0" not retrieved (the run has "1")   -> 0
+    #   nan: "null" unjudged at 1, "None" relevant at 2       -> 1/2
+    # (the queries in byte order, as trec_eval sorts them)
+    qrels = write(tmp_path, "qrels", LOOK_ALIKE_QRELS)
+    run = write(tmp_path, "run", LOOK_ALIKE_RUN)
+    q = srm.read_trec_qrels(qrels)
+    assert q.query_id.tolist() == ["007", "7", "7", "NA", "1.0", "1", "nan"]
+    assert q.doc_id.tolist() == ["d1", "d1", "D1", "01", "1", "1.0", "None"]
+    r = srm.read_trec_run(run)
+    assert r.doc_id.tolist()[-2:] == ["null", "None"]
+    y, s, qid = srm.trec_to_long_form(qrels, run)
+    assert all(type(x) is str for x in qid)
+    ap = srm.average_precision_at_k(y, s, query_id=qid, ignore_ties=True, average=None)
+    assert np.unique(qid).tolist() == ["007", "1", "1.0", "7", "NA", "nan"]
+    np.testing.assert_array_equal(ap, [1.0, 0.0, 1.0, 0.5, 0.5, 0.5])
+
+
 def test_long_form_ranking_ties_unretrieved_and_options(tmp_path, backend):
     qrels = write(
         tmp_path,
@@ -167,9 +189,9 @@ def test_long_form_ranking_ties_unretrieved_and_options(tmp_path, backend):
             np.testing.assert_array_equal(a, b)
 
 
-def _expected(name):
+def _expected(peer, name):
     values = {}
-    for line in (PEER / f"out.test.{name}").read_text().splitlines():
+    for line in (peer / f"out.test.{name}").read_text().splitlines():
         measure, query, value = line.split("\t")
         values[measure.strip(), query] = value
     return values
@@ -184,13 +206,13 @@ REGRESSION = {
 }
 
 
-@needs_peer
 @pytest.mark.parametrize("name", sorted(REGRESSION))
-def test_trec_eval_regression_through_public_functions(name, backend):
+def test_trec_eval_regression_through_public_functions(name, backend, trec_eval_data):
     """The readers + the public metrics reproduce trec_eval's out.test.*."""
+    peer = trec_eval_data
     qrels, run, options, level = REGRESSION[name]
-    y, s, q = srm.trec_to_long_form(PEER / qrels, PEER / run, **options)
-    expected = _expected(name)
+    y, s, q = srm.trec_to_long_form(peer / qrels, peer / run, **options)
+    expected = _expected(peer, name)
     queries = np.unique(q)
     common = dict(query_id=q, ignore_ties=True, no_relevant=0.0, average=None)
     binary = dict(common, relevance_threshold=level or 1)
@@ -345,12 +367,15 @@ def test_string_hash_tells_different_ids_apart():
     np.testing.assert_array_equal(sliced, h[2:4])
 
 
-@needs_peer
-def test_bpref_with_judged_reproduces_trec_eval_on_its_regression_data():
+def test_bpref_with_judged_reproduces_trec_eval_on_its_regression_data(
+    trec_eval_data,
+):
     # out.test: bpref 0.1981; reading unjudged documents as judged
     # non-relevant gives 0.1912 instead.
     y, s, q, judged = srm.trec_to_long_form(
-        PEER / "qrels.test", PEER / "results.test", return_judged=True
+        trec_eval_data / "qrels.test",
+        trec_eval_data / "results.test",
+        return_judged=True,
     )
     assert (
         round(
