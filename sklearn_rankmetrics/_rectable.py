@@ -225,10 +225,17 @@ def _read_ids(values, arg):
 # ---------------------------------------------------------------------------
 
 
+def _show(value):
+    """``repr`` of a value as the user wrote it (numpy scalars as Python's)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _id_kind(values, text, where):
-    """``"str"``, ``"int"``, ``"float"`` or ``"bytes"``; a TypeError for
-    booleans, other types or a column mixing them."""
+    """``"str"``, ``"int"``, ``"float"`` or ``"bytes"`` (None for an empty
+    column); a TypeError for booleans, other types or a column mixing them."""
     kind = values.dtype.kind
+    if values.size == 0:
+        return None
     if text or kind == "U":
         return "str"
     if kind in "iu":
@@ -237,7 +244,7 @@ def _id_kind(values, text, where):
         return "float"
     if kind == "S":
         return "bytes"
-    if kind == "O" and values.size:
+    if kind == "O":
         types = set(map(type, values))
         if all(issubclass(t, str) for t in types):
             return "str"
@@ -252,8 +259,6 @@ def _id_kind(values, text, where):
             f"{_CALLER}: {where} mixes ids of types {', '.join(names)}; ids "
             "are compared exactly as written ('7' is not 7): use one type."
         )
-    if kind == "O":
-        return None  # empty
     raise TypeError(
         f"{_CALLER}: {where} must hold ids (ints or strings); got dtype {values.dtype}."
     )
@@ -342,7 +347,7 @@ def _check_ranks(rank, user, n_users, where):
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{_CALLER}: {where} must hold ranks 1, 2, ... (integers >= 1); "
-            f"row {row} has {rank[row]!r}."
+            f"row {row} has {_show(rank[row])}."
         )
     counts = np.bincount(user, minlength=n_users)
     over = r > counts[user]
@@ -357,7 +362,7 @@ def _check_ranks(rank, user, n_users, where):
             row = int(np.flatnonzero(slot == twice)[1])
         raise ValueError(
             f"{_CALLER}: {where} must number each user's rows 1..n without "
-            f"gaps or repeats; row {row} (rank {rank[row]!r}) breaks that for "
+            f"gaps or repeats; row {row} (rank {_show(rank[row])}) breaks that for "
             f"a user with {counts[user[row]]} row(s)."
         )
     return -r
@@ -371,7 +376,7 @@ def _check_labels(label, where):
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{_CALLER}: {where} must hold finite relevance grades >= 0; row "
-            f"{row} has {label[row]!r}."
+            f"{row} has {_show(label[row])}."
         )
     return y
 
@@ -388,8 +393,8 @@ def _refuse_duplicates(keys, arg, user_ids, item_ids, user, item):
         j = int(np.flatnonzero(same)[0])
         first, again = int(order[j]), int(order[j + 1])
         raise ValueError(
-            f"{_CALLER}: {arg} has the pair (user {user_ids[user[again]]!r}, "
-            f"item {item_ids[item[again]]!r}) twice, at rows {first} and "
+            f"{_CALLER}: {arg} has the pair (user {_show(user_ids[user[again]])}, "
+            f"item {_show(item_ids[item[again]])}) twice, at rows {first} and "
             f"{again}; each (user, item) pair may appear once (aggregate or "
             "drop the repeats)."
         )
@@ -743,7 +748,7 @@ default=None
             seen = np.bincount(cat_codes, minlength=n_items)
             twice = cat_codes[seen[cat_codes] > 1][0]
             raise ValueError(
-                f"{_CALLER}: catalog has the item {item_ids[twice]!r} more than "
+                f"{_CALLER}: catalog has the item {_show(item_ids[twice])} more than "
                 "once; pass each item id once."
             )
         in_catalog = position >= 0
@@ -753,7 +758,7 @@ default=None
             raise ValueError(
                 f"{_CALLER}: recommendations has {int(outside.sum())} row(s) "
                 f"whose item is not in catalog, the first at row {row} (item "
-                f"{item_ids[ri[row]]!r}); every recommended item must be in "
+                f"{_show(item_ids[ri[row]])}); every recommended item must be in "
                 "the catalogue."
             )
         if pop:
@@ -764,7 +769,7 @@ default=None
                 raise ValueError(
                     f"{_CALLER}: item_popularity has {int(outside.sum())} row(s) "
                     f"whose item is not in catalog, the first at row {row} (item "
-                    f"{item_ids[pi[row]]!r}); filter the training table to the "
+                    f"{_show(item_ids[pi[row]])}); filter the training table to the "
                     "catalogue (items outside it would shift the popularity "
                     "ranks)."
                 )
