@@ -339,7 +339,8 @@ def _numeric(values, where):
 
 
 def _check_ranks(rank, user, n_users, where):
-    """Ranks 1..n of each user's n rows, as float64 scores ``-rank``."""
+    """Check that each user's n rows are ranked 1..n; return each row's
+    position in the (user, rank) order."""
     _numeric(rank, where)
     r = rank.astype(np.float64)
     bad = ~np.isfinite(r) | (r != np.floor(r)) | (r < 1)
@@ -365,7 +366,7 @@ def _check_ranks(rank, user, n_users, where):
             f"gaps or repeats; row {row} (rank {_show(rank[row])}) breaks that for "
             f"a user with {counts[user[row]]} row(s)."
         )
-    return -r
+    return slot
 
 
 def _check_labels(label, where):
@@ -385,16 +386,23 @@ def _pair_keys(user, item, n_items):
     return user.astype(np.int64) * np.int64(n_items) + item
 
 
-def _refuse_duplicates(keys, arg, user_ids, item_ids, user, item):
-    """ValueError naming the first repeated (user, item) pair of ``arg``."""
-    order = np.argsort(keys, kind="stable")
-    same = keys[order][1:] == keys[order][:-1]
-    if same.any():
+def _refuse_duplicates(keys, arg, user_ids, item_ids, user, item, rows=None):
+    """ValueError naming the first repeated (user, item) pair of ``arg``
+    (``rows``: the table row of each entry, if they were reordered);
+    returns the order that sorts ``keys``."""
+    order = np.argsort(keys, kind="stable")  # timsort: fast on runs of a user
+    sorted_keys = keys[order]
+    if (sorted_keys[1:] == sorted_keys[:-1]).any():
+        rows = np.arange(keys.shape[0]) if rows is None else rows
+        order = np.lexsort((rows, keys))  # a pair's rows in table order
+        same = keys[order][1:] == keys[order][:-1]
         j = int(np.flatnonzero(same)[0])
         first, again = int(order[j]), int(order[j + 1])
+        user, item = user[again], item[again]
+        first, again = int(rows[first]), int(rows[again])
         raise ValueError(
-            f"{_CALLER}: {arg} has the pair (user {_show(user_ids[user[again]])}, "
-            f"item {_show(item_ids[item[again]])}) twice, at rows {first} and "
+            f"{_CALLER}: {arg} has the pair (user {_show(user_ids[user])}, "
+            f"item {_show(item_ids[item])}) twice, at rows {first} and "
             f"{again}; each (user, item) pair may appear once (aggregate or "
             "drop the repeats)."
         )
@@ -582,8 +590,8 @@ default=None
     (a user whose held-out rows all have grade 0 is a query without a
     relevant item: ``no_relevant`` decides); the beyond-accuracy metrics
     read every list of ``recommendations``, as RecTools does.  With
-    ``rank_col``, user ``u``'s item of rank ``r`` is scored ``-r``.  The
-    values equal :func:`ranking_report` on the long form these rows make
+    ``rank_col``, a user's items are ranked by their ranks, as if scored
+    ``-rank``.  The values equal :func:`ranking_report` on the long form these rows make
     (``query_id`` the user, ``y_score`` the scores, ``-inf`` for the
     held-out pairs not recommended), and, for a small table, on the dense
     matrices of :func:`ranked_lists_to_arrays`.
@@ -775,13 +783,23 @@ default=None
                 )
 
     # -- scores, labels, pairs ----------------------------------------------------
+    rows = None  # the table row of each recommendation, if reordered
     if rank_col is not None:
-        score = _check_ranks(
+        slot = _check_ranks(
             reco["rank_col"],
             ru,
             n_users,
             f"column {rank_col!r} (rank_col) of recommendations",
         )
+        # The rows in (user, rank) order, each scored minus its position:
+        # every user's ranking is that of its ranks (no ties), and the
+        # engine's sorts find the scores in order (bench_rectable.py, 1M
+        # rows: 0.15 s for the ranking against 0.20 s with -rank scores in
+        # the table's order).
+        rows = np.empty_like(slot)
+        rows[slot] = np.arange(slot.shape[0])
+        ru, ri = ru[rows], ri[rows]
+        score = -np.arange(slot.shape[0], dtype=np.float64)
     else:
         score = _numeric(
             reco["score_col"], f"column {score_col!r} (score_col) of recommendations"
@@ -799,7 +817,7 @@ default=None
         )
     rkey = _pair_keys(ru, ri, n_items)
     ikey = _pair_keys(iu, ii, n_items)
-    _refuse_duplicates(rkey, "recommendations", user_ids, item_ids, ru, ri)
+    _refuse_duplicates(rkey, "recommendations", user_ids, item_ids, ru, ri, rows)
     i_order = _refuse_duplicates(ikey, "interactions", user_ids, item_ids, iu, ii)
 
     # -- exclusion -------------------------------------------------------------
