@@ -949,8 +949,8 @@ def _footer(counters, ks, n_eval, n_scored):
     other = counters["n_lists_without_held_out"]
     if other:
         lines.append(
-            f"{other} lists of users without held-out interactions (read by "
-            "the beyond-accuracy metrics only)."
+            f"{other} list{'' if other == 1 else 's'} of users without held-out "
+            "interactions (read by the beyond-accuracy metrics only)."
         )
     return "\n" + "\n".join(lines) + "\n"
 

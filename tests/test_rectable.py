@@ -865,7 +865,7 @@ def test_beyond_with_ranking_metrics_and_text():
     assert got.splitlines()[2].split() == ["catalog_coverage", "0.7500"]
     assert "6 users evaluated, 6 with a relevant item." in got
     assert "Lists: 1 empty, 1 shorter than 3 items." in got
-    assert "1 lists of users without held-out interactions" in got
+    assert "1 list of users without held-out interactions" in got
 
 
 # ---------------------------------------------------------------------------
