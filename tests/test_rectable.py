@@ -487,6 +487,38 @@ def test_equals_dense_report(seed, by):
             np.testing.assert_allclose(got[name], value, rtol=1e-12, err_msg=name)
 
 
+def test_large_table_in_parts_equals_dense():
+    # above the engine's part size (2**18 rows): the items per user of
+    # fall-out and bpref follow the queries into each part
+    rng = np.random.default_rng(0)
+    n_users, n_items, length = 15_000, 200, 20
+    user = np.repeat(np.arange(n_users), length)
+    item = np.argsort(rng.random((n_users, n_items)), axis=1)[:, :length].ravel()
+    rank = np.tile(np.arange(1, length + 1), n_users)
+    key = np.unique(rng.integers(0, n_users * n_items, 40_000))
+    held_user, held_item = key // n_items, key % n_items
+    Y = np.zeros((n_users, n_items))
+    Y[held_user, held_item] = 1
+    S = np.full((n_users, n_items), -np.inf)
+    S[user, item] = -rank
+    evaluated = np.unique(held_user)
+    names = ["fallout", "bpref", "ndcg", "r_precision"]
+    got = recommendation_table_report(
+        {"user_id": user, "item_id": item, "rank": rank},
+        {"user_id": held_user, "item_id": held_item},
+        rank_col="rank",
+        k=(5, 20),
+        metrics=names,
+        catalog=np.arange(n_items),
+        output_dict=True,
+    )
+    want = ranking_report(
+        Y[evaluated], S[evaluated], k=(5, 20), metrics=names, output_dict=True
+    )
+    for name, value in want.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-12, err_msg=name)
+
+
 def test_gauc_per_user_against_pairs():
     # AUC of the recommended list with the held-out items not recommended
     # ranked below every recommended item (none of them ties): the rule of
@@ -1083,6 +1115,22 @@ def test_inputs_not_modified():
     )
     for before, after in zip(copies, (reco, held, excl), strict=True):
         pd.testing.assert_frame_equal(before, after)
+    reco, held, excl = tables(case)  # dicts of arrays, scores as given
+    copies = [{c: v.copy() for c, v in t.items()} for t in (reco, held, excl)]
+    quiet(
+        recommendation_table_report,
+        reco,
+        held,
+        score_col="score",
+        label_col="label",
+        exclude=excl,
+        k=3,
+        metrics=["ndcg", "catalog_coverage"],
+        catalog=case.catalog,
+    )
+    for before, after in zip(copies, (reco, held, excl), strict=True):
+        for c in before:
+            np.testing.assert_array_equal(before[c], after[c])
 
 
 def test_per_query_dataframe_with_user_column():
