@@ -27,6 +27,7 @@ private on purpose: the frames layer of the column-name API can replace it.
 import numbers
 import warnings
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -382,10 +383,6 @@ def _check_labels(label, where):
     return y
 
 
-def _pair_keys(user, item, n_items):
-    return user.astype(np.int64) * np.int64(n_items) + item
-
-
 def _refuse_duplicates(keys, arg, user_ids, item_ids, user, item, rows=None):
     """ValueError naming the first repeated (user, item) pair of ``arg``
     (``rows``: the table row of each entry, if they were reordered);
@@ -691,197 +688,34 @@ default=None
                 "catalog= (the ids of the items that could be recommended)."
             )
 
-    # -- the tables ------------------------------------------------------------
-    order_col = (
-        ("rank_col", rank_col) if rank_col is not None else ("score_col", score_col)
-    )
-    reco, reco_text = _read_table(
+    t = _read_inputs(
         recommendations,
-        "recommendations",
-        {"user_col": user_col, "item_col": item_col, order_col[0]: order_col[1]},
+        interactions,
+        exclude,
+        item_popularity,
+        catalog,
+        user_col=user_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        label_col=label_col,
     )
-    inter_cols = {"user_col": user_col, "item_col": item_col}
-    if label_col is not None:
-        inter_cols["label_col"] = label_col
-    inter, inter_text = _read_table(interactions, "interactions", inter_cols)
-    pairs = {"user_col": user_col, "item_col": item_col}
-    excl, excl_text = (
-        ({}, set()) if exclude is None else _read_table(exclude, "exclude", pairs)
-    )
-    pop, pop_text = {}, set()
-    if item_popularity is not None and _is_table(item_popularity):
-        pop, pop_text = _read_table(item_popularity, "item_popularity", pairs)
-    cat = None if catalog is None else _read_ids(catalog, "catalog")
-
-    def where(arg, role):
-        col = user_col if role == "user_col" else item_col
-        return f"column {col!r} ({role}) of {arg}"
-
-    tables = [("recommendations", reco, reco_text), ("interactions", inter, inter_text)]
-    if excl:
-        tables.append(("exclude", excl, excl_text))
-    (ru, iu, *eu), user_ids = _encode(
-        [
-            (where(a, "user_col"), t["user_col"], "user_col" in tx)
-            for a, t, tx in tables
-        ],
-        "user",
-    )
-    eu = eu[0] if eu else np.zeros(0, dtype=np.intp)
-    item_parts = [
-        (where(a, "item_col"), t["item_col"], "item_col" in tx) for a, t, tx in tables
-    ]
-    if pop:
-        item_parts.append(
-            (
-                where("item_popularity", "item_col"),
-                pop["item_col"],
-                "item_col" in pop_text,
-            )
-        )
-    if cat is not None:
-        item_parts.append(("catalog", cat, False))
-    item_codes, item_ids = _encode(item_parts, "item")
-    ri, ii = item_codes[0], item_codes[1]
-    ei = item_codes[2] if excl else np.zeros(0, dtype=np.intp)
-    n_users, n_items = user_ids.shape[0], item_ids.shape[0]
-
-    # catalogue: item codes -> positions in the catalogue as given
-    in_catalog = None
-    if cat is not None:
-        cat_codes = item_codes[-1]
-        position = np.full(n_items, -1, dtype=np.intp)
-        position[cat_codes] = np.arange(cat_codes.shape[0])
-        if np.unique(cat_codes).shape[0] != cat_codes.shape[0]:
-            seen = np.bincount(cat_codes, minlength=n_items)
-            twice = cat_codes[seen[cat_codes] > 1][0]
-            raise ValueError(
-                f"{_CALLER}: catalog has the item {_show(item_ids[twice])} more than "
-                "once; pass each item id once."
-            )
-        in_catalog = position >= 0
-        outside = ~in_catalog[ri]
-        if outside.any():
-            row = int(np.flatnonzero(outside)[0])
-            raise ValueError(
-                f"{_CALLER}: recommendations has {int(outside.sum())} row(s) "
-                f"whose item is not in catalog, the first at row {row} (item "
-                f"{_show(item_ids[ri[row]])}); every recommended item must be in "
-                "the catalogue."
-            )
-        if pop:
-            pi = item_codes[3 if excl else 2]
-            outside = ~in_catalog[pi]
-            if outside.any():
-                row = int(np.flatnonzero(outside)[0])
-                raise ValueError(
-                    f"{_CALLER}: item_popularity has {int(outside.sum())} row(s) "
-                    f"whose item is not in catalog, the first at row {row} (item "
-                    f"{_show(item_ids[pi[row]])}); filter the training table to the "
-                    "catalogue (items outside it would shift the popularity "
-                    "ranks)."
-                )
-
-    # -- scores, labels, pairs ----------------------------------------------------
-    rows = None  # the table row of each recommendation, if reordered
-    if rank_col is not None:
-        slot = _check_ranks(
-            reco["rank_col"],
-            ru,
-            n_users,
-            f"column {rank_col!r} (rank_col) of recommendations",
-        )
-        # The rows in (user, rank) order, each scored minus its position:
-        # every user's ranking is that of its ranks (no ties), and the
-        # engine's sorts find the scores in order (bench_rectable.py, 1M
-        # rows: 0.15 s for the ranking against 0.20 s with -rank scores in
-        # the table's order).
-        rows = np.empty_like(slot)
-        rows[slot] = np.arange(slot.shape[0])
-        ru, ri = ru[rows], ri[rows]
-        score = -np.arange(slot.shape[0], dtype=np.float64)
-    else:
-        score = _numeric(
-            reco["score_col"], f"column {score_col!r} (score_col) of recommendations"
-        ).astype(np.float64, copy=False)
-    if label_col is not None:
-        label = _check_labels(
-            inter["label_col"], f"column {label_col!r} (label_col) of interactions"
-        )
-    else:
-        label = np.ones(iu.shape[0])
-    if n_users * n_items >= 2**62:
-        raise ValueError(
-            f"{_CALLER}: {n_users} users x {n_items} items is beyond the pair "
-            "numbering (2**62 pairs)."
-        )
-    rkey = _pair_keys(ru, ri, n_items)
-    ikey = _pair_keys(iu, ii, n_items)
-    _refuse_duplicates(rkey, "recommendations", user_ids, item_ids, ru, ri, rows)
-    i_order = _refuse_duplicates(ikey, "interactions", user_ids, item_ids, iu, ii)
-
-    # -- exclusion -------------------------------------------------------------
-    r_keep = np.ones(rkey.shape[0], dtype=bool)
-    i_keep = np.ones(ikey.shape[0], dtype=bool)
-    ekey_sorted = np.zeros(0, dtype=np.int64)
-    if excl:
-        ekey_sorted = np.unique(_pair_keys(eu, ei, n_items))
-        r_keep = _lookup(ekey_sorted, rkey) < 0
-        i_keep = _lookup(ekey_sorted, ikey) < 0
-        n_removed = int(np.count_nonzero(~i_keep))
-        if n_removed:
-            warnings.warn(
-                f"exclude removes {n_removed} held-out (user, item) pair(s): "
-                "they are neither candidates nor relevant.",
-                UserWarning,
-                stacklevel=2,
-            )
-
-    # -- users, lists, counters ------------------------------------------------
-    evaluated = np.zeros(n_users, dtype=bool)
-    evaluated[iu[i_keep]] = True
-    retrieved = r_keep & (score > -np.inf)
-    length = np.bincount(ru[retrieved], minlength=n_users)
-    n_eval = int(np.count_nonzero(evaluated))
-    counters = {
-        "n_users": n_eval,
-        "n_users_without_list": int(np.count_nonzero(evaluated & (length == 0))),
-    }
-    for kk in ks:
-        short = evaluated & (length > 0) & (length < kk)
-        counters[f"n_short_lists@{kk}"] = int(np.count_nonzero(short))
-    counters["n_lists_without_held_out"] = int(
-        np.count_nonzero(~evaluated & (length > 0))
-    )
-
-    # held-out label of each recommended pair (0 without one)
-    ikey_sorted = ikey[i_order]
-    match = _lookup(ikey_sorted, rkey)
-    matched = match >= 0
-    reco_label = np.zeros(rkey.shape[0])
-    reco_label[matched] = label[i_order[match[matched]]]
-    reco_label[~r_keep] = 0.0
+    j = _join(t)
+    evaluated, counters = _counters(t, j, ks)
+    n_eval = counters["n_users"]
 
     values, report = {}, None
     if names:
         if n_eval == 0:
             raise ValueError(
                 f"{_CALLER}: no user has a held-out interaction"
-                + (" left after exclude" if excl else "")
+                + (" left after exclude" if t.excluded is not None else "")
                 + "; there is nothing to evaluate."
             )
-        found = np.zeros(ikey.shape[0], dtype=bool)
-        found[i_order[match[matched & r_keep]]] = True
-        rows = r_keep & evaluated[ru]
-        missed = i_keep & ~found
-        y = np.concatenate([reco_label[rows], label[missed]])
-        s = np.concatenate([score[rows], np.full(int(missed.sum()), -np.inf)])
-        q = np.concatenate([ru[rows], iu[missed]])
+        y, s, q = _long_form(t, j, evaluated)
         extra = {}
         if any("n_items" in METRICS[m].requires for m in names):
-            extra["n_items_per_query"] = _items_per_user(
-                in_catalog, iu, ii, i_keep, eu, ei, ekey_sorted, n_items, evaluated
-            )
+            extra["n_items_per_query"] = _items_per_user(t, j, evaluated)
         report = _per_query_report(
             y,
             s,
@@ -895,24 +729,16 @@ default=None
             **options,
         )
         if per_query:
-            table = {user_col: user_ids[report.query_id], **report.values}
+            table = {user_col: t.user_ids[report.query_id], **report.values}
             return table_output(table, output_dict)
         values = _means(report)
-
     if beyond:
         values.update(
             _beyond_values(
+                t,
+                j,
                 beyond,
                 ks,
-                score[r_keep],
-                reco_label[r_keep],
-                ru[r_keep],
-                ri[r_keep] if cat is None else position[ri[r_keep]],
-                n_items=n_items if cat is None else cat.shape[0],
-                catalog_given=cat is not None,
-                pop_users=pop.get("user_col"),
-                pop_items=None if not pop else item_codes[3 if excl else 2],
-                position=None if cat is None else position,
                 beyond_options=beyond_options,
                 convention=convention,
                 options=options,
@@ -927,12 +753,270 @@ default=None
         first = next(iter(report.values.values()))
         n_scored = int(np.count_nonzero(~np.isnan(first)))
     else:
-        relevant = np.zeros(n_users, dtype=bool)
-        relevant[iu[i_keep & (label > 0)]] = True
+        relevant = np.zeros(t.user_ids.shape[0], dtype=bool)
+        relevant[t.held_user[j.held_kept & (t.held_label > 0)]] = True
         n_scored = int(np.count_nonzero(relevant))
-    table = _format(values, shown, ks, digits, n_eval, n_scored)
-    table = table.rstrip("\n").rsplit("\n", 1)[0]  # the footer is ours
-    return table + _footer(counters, ks, n_eval, n_scored)
+    text = _format(values, shown, ks, digits, n_eval, n_scored)
+    text = text.rstrip("\n").rsplit("\n", 1)[0]  # the footer is ours
+    return text + _footer(counters, ks, n_eval, n_scored)
+
+
+class _Tables(NamedTuple):
+    """The tables read, checked and numbered.
+
+    Users and items are codes into ``user_ids`` / ``item_ids`` (the sorted
+    distinct ids of every table).  The recommendations come in table order,
+    or in (user, rank) order with ``reco_row`` giving each one's table row
+    (None when not reordered).  Pairs are keyed ``user * n_items + item``.
+    """
+
+    user_ids: np.ndarray
+    item_ids: np.ndarray
+    reco_user: np.ndarray
+    reco_item: np.ndarray
+    reco_score: np.ndarray  # -position with rank_col (see _read_inputs)
+    reco_row: np.ndarray | None
+    held_user: np.ndarray
+    held_item: np.ndarray
+    held_label: np.ndarray
+    excluded: np.ndarray | None  # sorted unique keys of the excluded pairs
+    position: np.ndarray | None  # item code -> place in catalog (-1: outside)
+    pop_user: np.ndarray | None  # item_popularity's user ids, as given
+    pop_item: np.ndarray | None  # item_popularity's item codes
+
+    def keys(self, user, item):
+        return user.astype(np.int64) * np.int64(self.item_ids.shape[0]) + item
+
+
+def _read_inputs(
+    recommendations,
+    interactions,
+    exclude,
+    item_popularity,
+    catalog,
+    *,
+    user_col,
+    item_col,
+    rank_col,
+    score_col,
+    label_col,
+):
+    """Read the tables, number their ids together and check them:
+    :class:`_Tables`."""
+    pairs = {"user_col": user_col, "item_col": item_col}
+    order = ("rank_col", rank_col) if rank_col is not None else ("score_col", score_col)
+    reco, reco_text = _read_table(
+        recommendations, "recommendations", {**pairs, order[0]: order[1]}
+    )
+    held_cols = dict(pairs) if label_col is None else {**pairs, "label_col": label_col}
+    held, held_text = _read_table(interactions, "interactions", held_cols)
+    tables = [("recommendations", reco, reco_text), ("interactions", held, held_text)]
+    if exclude is not None:
+        tables.append(("exclude", *_read_table(exclude, "exclude", pairs)))
+    pop = None
+    if item_popularity is not None and _is_table(item_popularity):
+        pop, pop_text = _read_table(item_popularity, "item_popularity", pairs)
+    cat = None if catalog is None else _read_ids(catalog, "catalog")
+
+    def where(arg, role):
+        col = user_col if role == "user_col" else item_col
+        return f"column {col!r} ({role}) of {arg}"
+
+    users, user_ids = _encode(
+        [(where(a, "user_col"), t["user_col"], "user_col" in x) for a, t, x in tables],
+        "user",
+    )
+    item_parts = [
+        (where(a, "item_col"), t["item_col"], "item_col" in x) for a, t, x in tables
+    ]
+    if pop is not None:
+        _id_kind(
+            pop["user_col"],
+            "user_col" in pop_text,
+            where("item_popularity", "user_col"),
+        )
+        pop_where = where("item_popularity", "item_col")
+        item_parts.append((pop_where, pop["item_col"], "item_col" in pop_text))
+    if cat is not None:
+        item_parts.append(("catalog", cat, False))
+    items, item_ids = _encode(item_parts, "item")
+    n_users, n_items = user_ids.shape[0], item_ids.shape[0]
+    if n_users * n_items >= 2**62:
+        raise ValueError(
+            f"{_CALLER}: {n_users} users x {n_items} items is beyond the pair "
+            "numbering (2**62 pairs)."
+        )
+    pop_item = items[len(tables)] if pop is not None else None
+    position = None
+    if cat is not None:
+        position = _catalog_positions(items[-1], item_ids, items[0], pop_item)
+
+    reco_user, reco_item = users[0], items[0]
+    reco_row = None
+    if rank_col is not None:
+        slot = _check_ranks(
+            reco["rank_col"],
+            reco_user,
+            n_users,
+            f"column {rank_col!r} (rank_col) of recommendations",
+        )
+        # The rows in (user, rank) order, each scored minus its position:
+        # every user's ranking is that of its ranks (no ties), and the
+        # engine's sorts find the scores in order (bench_rectable.py, 1M
+        # rows: 0.15 s for the ranking against 0.20 s with -rank scores in
+        # the table's order).
+        reco_row = np.empty_like(slot)
+        reco_row[slot] = np.arange(slot.shape[0])
+        reco_user, reco_item = reco_user[reco_row], reco_item[reco_row]
+        reco_score = -np.arange(slot.shape[0], dtype=np.float64)
+    else:
+        where_score = f"column {score_col!r} (score_col) of recommendations"
+        reco_score = _numeric(reco["score_col"], where_score).astype(
+            np.float64, copy=False
+        )
+    if label_col is not None:
+        where_label = f"column {label_col!r} (label_col) of interactions"
+        held_label = _check_labels(held["label_col"], where_label)
+    else:
+        held_label = np.ones(users[1].shape[0])
+    excluded = None
+    if exclude is not None:
+        excluded = np.unique(users[2].astype(np.int64) * n_items + items[2])
+    return _Tables(
+        user_ids,
+        item_ids,
+        reco_user,
+        reco_item,
+        reco_score,
+        reco_row,
+        users[1],
+        items[1],
+        held_label,
+        excluded,
+        position,
+        None if pop is None else pop["user_col"],
+        pop_item,
+    )
+
+
+def _catalog_positions(cat_codes, item_ids, reco_item, pop_item):
+    """Each item code's place in the catalogue as given (-1 outside it);
+    errors for a repeated catalogue item and for a recommended or popularity
+    item outside it."""
+    n_items = item_ids.shape[0]
+    seen = np.bincount(cat_codes, minlength=n_items)
+    if (seen > 1).any():
+        raise ValueError(
+            f"{_CALLER}: catalog has the item "
+            f"{_show(item_ids[np.flatnonzero(seen > 1)[0]])} more than once; "
+            "pass each item id once."
+        )
+    position = np.full(n_items, -1, dtype=np.intp)
+    position[cat_codes] = np.arange(cat_codes.shape[0])
+    for arg, codes, fix in (
+        (
+            "recommendations",
+            reco_item,
+            "every recommended item must be in the catalogue",
+        ),
+        (
+            "item_popularity",
+            pop_item,
+            "filter the training table to the "
+            "catalogue (items outside it would shift the popularity ranks)",
+        ),
+    ):
+        if codes is None:
+            continue
+        outside = position[codes] < 0
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise ValueError(
+                f"{_CALLER}: {arg} has {int(outside.sum())} row(s) whose item is "
+                f"not in catalog, the first at row {row} (item "
+                f"{_show(item_ids[codes[row]])}); {fix}."
+            )
+    return position
+
+
+class _Joined(NamedTuple):
+    """The recommendations matched with the held-out pairs, after
+    ``exclude``: which rows of each table are kept, each recommendation's
+    held-out grade (0 without one) and which held-out rows were
+    recommended."""
+
+    reco_kept: np.ndarray
+    held_kept: np.ndarray
+    reco_label: np.ndarray
+    found: np.ndarray
+
+
+def _join(t):
+    rkey = t.keys(t.reco_user, t.reco_item)
+    hkey = t.keys(t.held_user, t.held_item)
+    _refuse_duplicates(
+        rkey,
+        "recommendations",
+        t.user_ids,
+        t.item_ids,
+        t.reco_user,
+        t.reco_item,
+        t.reco_row,
+    )
+    order = _refuse_duplicates(
+        hkey, "interactions", t.user_ids, t.item_ids, t.held_user, t.held_item
+    )
+    reco_kept = np.ones(rkey.shape[0], dtype=bool)
+    held_kept = np.ones(hkey.shape[0], dtype=bool)
+    if t.excluded is not None:
+        reco_kept = _lookup(t.excluded, rkey) < 0
+        held_kept = _lookup(t.excluded, hkey) < 0
+        n_removed = int(np.count_nonzero(~held_kept))
+        if n_removed:
+            warnings.warn(
+                f"exclude removes {n_removed} held-out (user, item) pair(s): "
+                "they are neither candidates nor relevant.",
+                UserWarning,
+                stacklevel=3,
+            )
+    match = _lookup(hkey[order], rkey)
+    matched = (match >= 0) & reco_kept
+    reco_label = np.zeros(rkey.shape[0])
+    reco_label[matched] = t.held_label[order[match[matched]]]
+    found = np.zeros(hkey.shape[0], dtype=bool)
+    found[order[match[matched]]] = True
+    return _Joined(reco_kept, held_kept, reco_label, found)
+
+
+def _counters(t, j, ks):
+    """The users evaluated (a mask over user codes) and the counters."""
+    n_users = t.user_ids.shape[0]
+    evaluated = np.zeros(n_users, dtype=bool)
+    evaluated[t.held_user[j.held_kept]] = True
+    retrieved = j.reco_kept & (t.reco_score > -np.inf)
+    length = np.bincount(t.reco_user[retrieved], minlength=n_users)
+    counters = {
+        "n_users": int(np.count_nonzero(evaluated)),
+        "n_users_without_list": int(np.count_nonzero(evaluated & (length == 0))),
+    }
+    for kk in ks:
+        short = evaluated & (length > 0) & (length < kk)
+        counters[f"n_short_lists@{kk}"] = int(np.count_nonzero(short))
+    counters["n_lists_without_held_out"] = int(
+        np.count_nonzero(~evaluated & (length > 0))
+    )
+    return evaluated, counters
+
+
+def _long_form(t, j, evaluated):
+    """``(y_true, y_score, query_id)``: the recommendations of the evaluated
+    users, then the held-out pairs not recommended, at ``-inf``."""
+    reco = j.reco_kept & evaluated[t.reco_user]
+    missed = j.held_kept & ~j.found
+    y = np.concatenate([j.reco_label[reco], t.held_label[missed]])
+    s = np.concatenate([t.reco_score[reco], np.full(int(missed.sum()), -np.inf)])
+    q = np.concatenate([t.reco_user[reco], t.held_user[missed]])
+    return y, s, q
 
 
 def _footer(counters, ks, n_eval, n_scored):
@@ -955,84 +1039,74 @@ def _footer(counters, ks, n_eval, n_scored):
     return "\n" + "\n".join(lines) + "\n"
 
 
-def _items_per_user(
-    in_catalog, iu, ii, i_keep, eu, ei, ekey_sorted, n_items, evaluated
-):
-    """Items of each evaluated user (sorted by code) for fall-out and bpref:
+def _items_per_user(t, j, evaluated):
+    """Items of each evaluated user (in code order) for fall-out and bpref:
     the catalogue and the user's held-out items outside it, less the
     excluded pairs of those items."""
-    n_users = evaluated.shape[0]
-    n_cat = int(np.count_nonzero(in_catalog))
-    outside = np.bincount(iu[i_keep & ~in_catalog[ii]], minlength=n_users)
+    n_users, n_items = t.user_ids.shape[0], t.item_ids.shape[0]
+    in_catalog = t.position >= 0
+    held_outside = j.held_kept & ~in_catalog[t.held_item]
+    outside = np.bincount(t.held_user[held_outside], minlength=n_users)
     excluded = np.zeros(n_users)
-    if ekey_sorted.shape[0]:
-        users = ekey_sorted // n_items
-        items = ekey_sorted % n_items
+    if t.excluded is not None:
+        users, items = np.divmod(t.excluded, n_items)
         excluded = np.bincount(users[in_catalog[items]], minlength=n_users)
-    total = n_cat + outside - excluded
+    total = np.count_nonzero(in_catalog) + outside - excluded
     return total[evaluated].astype(np.float64)
 
 
-def _beyond_values(
-    names,
-    ks,
-    score,
-    label,
-    user,
-    item,
-    *,
-    n_items,
-    catalog_given,
-    pop_users,
-    pop_items,
-    position,
-    beyond_options,
-    convention,
-    options,
-    alone,
-):
-    """The beyond-accuracy metrics of the recommended lists (rows of every
-    user, excluded pairs dropped; ``item``: column numbers < ``n_items``),
-    through the report's beyond-accuracy path (its refusals and presets)."""
+def _beyond_values(t, j, names, ks, *, beyond_options, convention, options, alone):
+    """The beyond-accuracy metrics of every list of the recommendations
+    (excluded pairs dropped), through the report's beyond-accuracy path (its
+    refusals and presets); items numbered by their place in the catalogue
+    (or by code without one)."""
     import scipy.sparse as sp
 
+    kept = j.reco_kept
+    if not kept.any():
+        raise ValueError(
+            f"{_CALLER}: {', '.join(names)} read the recommended lists, and "
+            "recommendations has no row (left after exclude)."
+        )
+    items = t.reco_item[kept]
+    n_items = t.item_ids.shape[0]
+    if t.position is not None:
+        items = t.position[items]
+        n_items = int(np.count_nonzero(t.position >= 0))
     own = {o: v for o, v in beyond_options.items() if v is not None}
-    if pop_users is not None:
+    if t.pop_user is not None:
         # the training table as a users x items matrix: an item's count is
         # its number of distinct users, novelty's share that over the users
-        if pop_users.shape[0]:
-            codes, ids = check_query_id(pop_users, pop_users.shape[0])
-        else:
-            codes, ids = np.zeros(0, dtype=np.intp), np.zeros(0)
-        cols = pop_items if position is None else position[pop_items]
-        own["item_popularity"] = sp.csr_matrix(
-            (np.ones(codes.shape[0]), (codes, cols)), shape=(ids.shape[0], n_items)
+        n_rows = t.pop_user.shape[0]
+        codes, ids = (
+            check_query_id(t.pop_user, n_rows)
+            if n_rows
+            else (np.zeros(0, dtype=np.intp), np.zeros(0))
         )
-    elif "item_popularity" in own and not catalog_given:
+        cols = t.pop_item if t.position is None else t.position[t.pop_item]
+        own["item_popularity"] = sp.csr_matrix(
+            (np.ones(n_rows), (codes, cols)), shape=(ids.shape[0], n_items)
+        )
+    elif "item_popularity" in own and t.position is None:
         raise ValueError(
             f"{_CALLER}: item_popularity given as counts per item needs "
             "catalog= (the counts follow its order); or pass the training "
             "interactions as a table with user_col and item_col."
         )
-    if "item_features" in own and not catalog_given:
+    if "item_features" in own and t.position is None:
         raise ValueError(
             f"{_CALLER}: item_features needs catalog= (one row per item of "
             "the catalogue, in its order)."
         )
-    if user.shape[0] == 0:
-        raise ValueError(
-            f"{_CALLER}: {', '.join(names)} read the recommended lists, and "
-            "recommendations has no row (left after exclude)."
-        )
     # the ranking metrics' options: refused when no ranking metric reads
     # them (alone), checked against serendipity's relevance
-    call = {**options, **own, "item_id": item, "n_items": n_items}
+    call = {**options, **own, "item_id": items, "n_items": n_items}
     values, _, _ = report_values(
-        label,
-        score,
+        j.reco_label[kept],
+        t.reco_score[kept],
         ks,
         names,
-        query_id=user,
+        query_id=t.reco_user[kept],
         per_query=False,
         sample_weight=None,
         convention=convention,
