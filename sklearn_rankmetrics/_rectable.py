@@ -86,7 +86,20 @@ def _column_names(table, kind):
     return list(table.columns)
 
 
-def _pandas_column(table, col, arg):
+class _Coded(NamedTuple):
+    """An id column numbered by its library: ``codes`` per row (-1: null)
+    into the distinct ids ``uniques`` (text ids are hashed where they live,
+    not turned into Python strings row by row)."""
+
+    codes: np.ndarray
+    uniques: np.ndarray
+
+    @property
+    def shape(self):
+        return self.codes.shape
+
+
+def _pandas_column(table, col, arg, as_ids):
     import pandas as pd  # the table is a pandas DataFrame: already imported
 
     s = table[col]
@@ -95,28 +108,60 @@ def _pandas_column(table, col, arg):
             f"{_CALLER}: {arg} has several columns named {col!r}; rename them."
         )
     dtype = s.dtype
+    categorical = isinstance(dtype, pd.CategoricalDtype)
     text = isinstance(dtype, pd.StringDtype) or (
-        isinstance(dtype, pd.CategoricalDtype)
-        and isinstance(dtype.categories.dtype, pd.StringDtype)
+        categorical and isinstance(dtype.categories.dtype, pd.StringDtype)
     )
+    if as_ids and (text or categorical):
+        codes, uniques = pd.factorize(s)
+        uniques = np.asarray(uniques, dtype=object if text else None)
+        return _Coded(codes.astype(np.intp, copy=False), uniques), None, text
     return s.to_numpy(), s.isna().to_numpy(), text
 
 
-def _polars_column(table, col):
+def _arrow_ids(column):
+    """:class:`_Coded` of a pyarrow text column (dictionary-encoded once)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = pc.cast(column, column.type.value_type)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = pc.cast(column, pa.large_string())  # string views
+    encoded = pc.dictionary_encode(column)
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+    return _Coded(codes.astype(np.intp), uniques.astype(object, copy=False))
+
+
+def _is_arrow_text(kind):
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    views = getattr(pa.types, "is_string_view", lambda t: False)
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or views(kind)
+
+
+def _polars_column(table, col, as_ids):
     import polars as pl  # the table is a polars DataFrame: already imported
 
     s = table.get_column(col)
     text = s.dtype == pl.String or isinstance(s.dtype, (pl.Categorical, pl.Enum))
+    if as_ids and text:
+        return _arrow_ids(s.to_arrow()), None, text
     return s.to_numpy(), s.is_null().to_numpy(), text
 
 
-def _arrow_column(table, col):
-    import pyarrow as pa  # the table is a pyarrow Table: already imported
-    import pyarrow.compute as pc
+def _arrow_column(table, col, as_ids):
+    import pyarrow.compute as pc  # the table is a pyarrow Table: already imported
 
     c = table.column(col)
-    kind = c.type.value_type if pa.types.is_dictionary(c.type) else c.type
-    text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    text = _is_arrow_text(c.type)
+    if as_ids and text:
+        return _arrow_ids(c), None, text
     null = None
     if c.null_count:
         null = np.asarray(pc.is_null(c).to_numpy(zero_copy_only=False))
@@ -137,6 +182,8 @@ def _dict_column(table, col, arg):
 
 def _null_rows(values, null):
     """Rows holding a missing value: the library's nulls, NaN and None."""
+    if isinstance(values, _Coded):
+        return values.codes < 0
     missing = np.zeros(values.shape[0], dtype=bool) if null is None else null
     if values.dtype.kind == "f":
         missing = missing | np.isnan(values)
@@ -145,10 +192,14 @@ def _null_rows(values, null):
     return missing
 
 
+_ID_ROLES = ("user_col", "item_col")
+
+
 def _read_table(table, arg, columns):
-    """``{argument: 1-D ndarray}`` of the columns ``columns`` names
-    (``{"user_col": "user_id", ...}``), and which of them the table types
-    as text, with a clear error for a missing column or a null cell."""
+    """``{argument: column}`` of the columns ``columns`` names
+    (``{"user_col": "user_id", ...}``): a 1-D ndarray, or for a text id
+    column a :class:`_Coded`; and which of them the table types as text.
+    A clear error for a missing column or a null cell."""
     kind = _table_kind(table, arg)
     available = _column_names(table, kind)
     for role, col in columns.items():
@@ -162,12 +213,13 @@ def _read_table(table, arg, columns):
         kind = "polars"
     out, text, n_rows = {}, set(), None
     for role, col in columns.items():
+        as_ids = role in _ID_ROLES
         if kind == "pandas":
-            values, null, is_text = _pandas_column(table, col, arg)
+            values, null, is_text = _pandas_column(table, col, arg, as_ids)
         elif kind == "polars":
-            values, null, is_text = _polars_column(table, col)
+            values, null, is_text = _polars_column(table, col, as_ids)
         elif kind == "pyarrow":
-            values, null, is_text = _arrow_column(table, col)
+            values, null, is_text = _arrow_column(table, col, as_ids)
         else:
             values, null, is_text = _dict_column(table, col, arg)
         if n_rows is not None and values.shape[0] != n_rows:
@@ -286,14 +338,19 @@ def _as_int_ids(values, where):
 def _encode(parts, what):
     """Number the ids of several columns together.
 
-    ``parts``: ``(where, values, text)`` per column holding ``what`` ids
-    (``where`` names the column in errors).  Returns the codes of each
-    column (in the order of the sorted distinct ids, as ``np.unique``) and
-    the sorted distinct ids.  Strings never meet numbers: ``"007"``, ``"7"``
-    and ``7`` are three ids, and a column of strings beside a column of
-    numbers is an error (nothing would match).
+    ``parts``: ``(where, column, text)`` per column holding ``what`` ids
+    (``where`` names the column in errors; ``column`` an ndarray or a
+    :class:`_Coded`).  Returns the codes of each column (in the order of the
+    sorted distinct ids, as ``np.unique``) and the sorted distinct ids.
+    Strings never meet numbers: ``"007"``, ``"7"`` and ``7`` are three ids,
+    and a column of strings beside a column of numbers is an error (nothing
+    would match).
     """
-    kinds = [(where, _id_kind(v, text, where)) for where, v, text in parts]
+    values = [c.uniques if isinstance(c, _Coded) else c for _, c, _ in parts]
+    kinds = [
+        (where, _id_kind(v, text, where))
+        for (where, _, text), v in zip(parts, values, strict=True)
+    ]
     family = {"int": "numbers", "float": "numbers", "str": "strings", "bytes": "bytes"}
     seen = {}
     for where, kind in kinds:
@@ -308,21 +365,28 @@ def _encode(parts, what):
                 "would match: convert one of the columns."
             )
     present = {kind for _, kind in kinds if kind is not None}
-    arrays = [v for _, v, _ in parts]
+    wheres = [where for where, _, _ in parts]
     if present == {"int", "float"}:
-        arrays = [_as_int_ids(v, w) for (w, v, _) in parts]
+        values = [_as_int_ids(v, w) for w, v in zip(wheres, values, strict=True)]
     elif present == {"int"}:
-        arrays = [v if v.dtype.kind == "i" else _as_int_ids(v, w) for w, v, _ in parts]
+        values = [
+            v if v.dtype.kind == "i" else _as_int_ids(v, w)
+            for w, v in zip(wheres, values, strict=True)
+        ]
     elif present == {"str"}:
-        arrays = [v if v.dtype.kind in "UO" else v.astype(object) for v in arrays]
-    sizes = [a.shape[0] for a in arrays]
+        values = [v if v.dtype.kind in "UO" else v.astype(object) for v in values]
+    sizes = [v.shape[0] for v in values]
     n = sum(sizes)
     if n == 0:
         return [np.zeros(0, dtype=np.intp) for _ in parts], np.zeros(0)
-    allv = np.concatenate(arrays)
-    codes, uniques = check_query_id(allv, n)
-    codes = np.asarray(codes, dtype=np.intp)
-    return np.split(codes, np.cumsum(sizes)[:-1]), uniques
+    codes, uniques = check_query_id(np.concatenate(values), n)
+    codes = np.split(np.asarray(codes, dtype=np.intp), np.cumsum(sizes)[:-1])
+    # a library-numbered column: its rows' codes through its distinct ids'
+    out = [
+        part_codes[c.codes] if isinstance(c, _Coded) else part_codes
+        for (_, c, _), part_codes in zip(parts, codes, strict=True)
+    ]
+    return out, uniques
 
 
 # ---------------------------------------------------------------------------
@@ -781,7 +845,7 @@ class _Tables(NamedTuple):
     held_label: np.ndarray
     excluded: np.ndarray | None  # sorted unique keys of the excluded pairs
     position: np.ndarray | None  # item code -> place in catalog (-1: outside)
-    pop_user: np.ndarray | None  # item_popularity's user ids, as given
+    pop_user: np.ndarray | None  # item_popularity's users (codes of its own)
     pop_item: np.ndarray | None  # item_popularity's item codes
 
     def keys(self, user, item):
@@ -829,11 +893,12 @@ def _read_inputs(
     item_parts = [
         (where(a, "item_col"), t["item_col"], "item_col" in x) for a, t, x in tables
     ]
+    pop_user = None
     if pop is not None:
-        _id_kind(
-            pop["user_col"],
-            "user_col" in pop_text,
-            where("item_popularity", "user_col"),
+        # its users are counted only: numbered alone
+        pop_where = where("item_popularity", "user_col")
+        (pop_user,), _ = _encode(
+            [(pop_where, pop["user_col"], "user_col" in pop_text)], "user"
         )
         pop_where = where("item_popularity", "item_col")
         item_parts.append((pop_where, pop["item_col"], "item_col" in pop_text))
@@ -894,7 +959,7 @@ def _read_inputs(
         held_label,
         excluded,
         position,
-        None if pop is None else pop["user_col"],
+        pop_user,
         pop_item,
     )
 
@@ -1077,15 +1142,11 @@ def _beyond_values(t, j, names, ks, *, beyond_options, convention, options, alon
     if t.pop_user is not None:
         # the training table as a users x items matrix: an item's count is
         # its number of distinct users, novelty's share that over the users
-        n_rows = t.pop_user.shape[0]
-        codes, ids = (
-            check_query_id(t.pop_user, n_rows)
-            if n_rows
-            else (np.zeros(0, dtype=np.intp), np.zeros(0))
-        )
         cols = t.pop_item if t.position is None else t.position[t.pop_item]
+        n_pop_users = int(t.pop_user.max()) + 1 if t.pop_user.shape[0] else 0
         own["item_popularity"] = sp.csr_matrix(
-            (np.ones(n_rows), (codes, cols)), shape=(ids.shape[0], n_items)
+            (np.ones(t.pop_user.shape[0]), (t.pop_user, cols)),
+            shape=(n_pop_users, n_items),
         )
     elif "item_popularity" in own and t.position is None:
         raise ValueError(

@@ -1064,23 +1064,35 @@ KINDS = [
 def test_table_kinds_give_the_same_values(kind):
     case = Case(4, labels=True, exclude=True, ties=True)
     reco, held, excl = tables(case)
+    # training pairs: every held-out user with every second catalogue item
+    train = [(u, i) for u, *_ in case.held for i in case.catalog[::2]]
+    train = as_dict(sorted(set(train)), PAIR_COLS)
     kw = dict(
         score_col="score",
         label_col="label",
         k=(2, 5),
         catalog=case.catalog,
-        metrics=["ndcg", "map", "fallout", "catalog_coverage"],
+        metrics=["ndcg", "map", "fallout", "catalog_coverage", "serendipity"],
         output_dict=True,
     )
-    want = quiet(recommendation_table_report, reco, held, exclude=excl, **kw)
+    want = quiet(
+        recommendation_table_report,
+        reco,
+        held,
+        exclude=excl,
+        item_popularity=train,
+        **kw,
+    )
     got = quiet(
         recommendation_table_report,
         convert(reco, kind),
         convert(held, kind),
         exclude=convert(excl, kind),
+        item_popularity=convert(train, kind),
         **kw,
     )
     assert got == want
+    assert want["serendipity@5"] > 0
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])
