@@ -77,8 +77,9 @@ def _table_kind(table, arg):
 
 
 def _column_names(table, kind):
-    if kind == "polars-lazy":
-        return list(table.collect_schema().names())
+    if kind == "polars-lazy":  # polars < 1.0 has no collect_schema
+        schema = getattr(table, "collect_schema", None)
+        return list(table.columns if schema is None else schema().names())
     if kind == "pyarrow":
         return list(table.column_names)
     if kind == "dict":
@@ -149,7 +150,8 @@ def _polars_column(table, col, as_ids):
     import polars as pl  # the table is a polars DataFrame: already imported
 
     s = table.get_column(col)
-    text = s.dtype == pl.String or isinstance(s.dtype, (pl.Categorical, pl.Enum))
+    categorical = (pl.Categorical, getattr(pl, "Enum", pl.Categorical))
+    text = s.dtype == pl.Utf8 or isinstance(s.dtype, categorical)
     if as_ids and text:
         return _arrow_ids(s.to_arrow()), None, text
     return s.to_numpy(), s.is_null().to_numpy(), text
