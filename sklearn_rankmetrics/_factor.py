@@ -783,8 +783,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         if not return_top_k:
             return report
         columns = zip(*(tops[a] for a, _ in bounds), strict=True)
-        names = ("user_id", "item_id", "rank", "score")
-        table = {n: np.concatenate(c) for n, c in zip(names, columns, strict=True)}
+        labels = ("user_id", "item_id", "rank", "score")
+        table = {n: np.concatenate(c) for n, c in zip(labels, columns, strict=True)}
         return report, table_output(table, False)
 
     values, weights, n_removed = {}, {}, 0

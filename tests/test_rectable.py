@@ -1312,6 +1312,15 @@ def test_options_and_metrics_checked():
         call(held={"user_id": [], "item_id": []})
 
 
+def test_catalogue_metrics_by_their_function_refused():
+    # fall-out with a tie rule no shared ranking serves would be computed
+    # by fallout_at_k, which counts a user's rows, not the catalogue
+    with pytest.raises(ValueError, match="fallout@1 with these options"):
+        call(metrics=["fallout"], catalog=["x", "y", "z"], k=1, ties="pessimistic")
+    got = call(metrics=["recall"], k=2, ties="pessimistic", output_dict=True)
+    assert got["recall@2"] == 0.5  # a: y at rank 2 of [x, y]; b: z not listed
+
+
 def test_duplicate_pandas_column_names():
     pd = pytest.importorskip("pandas")
     reco = pd.DataFrame(
