@@ -1133,7 +1133,9 @@ def _beyond_values(t, j, names, ks, *, beyond_options, convention, options, alon
     if not kept.any():
         raise ValueError(
             f"{_CALLER}: {', '.join(names)} read the recommended lists, and "
-            "recommendations has no row (left after exclude)."
+            "recommendations has no row"
+            + (" left after exclude" if t.excluded is not None else "")
+            + "."
         )
     items = t.reco_item[kept]
     n_items = t.item_ids.shape[0]
