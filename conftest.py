@@ -9,6 +9,7 @@ import pytest
 _DOCTEST_NEEDS = {
     "sklearn_rankmetrics.dask": "dask.dataframe",
     "sklearn_rankmetrics.spark": "pyspark",
+    "recommenders": "pandas",  # doc/user_guide/recommenders.rst's tables
 }
 
 

@@ -133,6 +133,7 @@ REPORTS = (
     "compare_rankings",
     "RankingComparison",
     "factor_ranking_report",
+    "recommendation_table_report",
 )
 
 

@@ -76,6 +76,7 @@ _SUBMODULES = {
         "reciprocal_rank_at_k",
         "success_at_k",
     ),
+    "_rectable": ("recommendation_table_report",),
     "_report": ("ranking_report",),
     "_scorer": (
         "get_scorer",

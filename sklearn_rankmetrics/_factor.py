@@ -16,6 +16,7 @@ from ._config import _check_n_threads, config_context, effective_n_threads
 from ._config import get_config as get_package_config
 from ._conventions import check_convention
 from ._ranking import KERNELS
+from ._rectable import top_k_rows
 from ._report import (
     PerQueryReport,
     _as_table,
@@ -26,6 +27,7 @@ from ._report import (
     _means,
     _per_query_report,
     same_option,
+    table_output,
 )
 
 
@@ -300,6 +302,7 @@ def factor_ranking_report(
     working_memory=None,
     n_threads=None,
     convention=None,
+    return_top_k=False,
     **options,
 ):
     """Ranking report of a factor model, scoring the catalogue by blocks.
@@ -363,6 +366,13 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     convention : str or None, default=None
         A preset of the ranking metrics' options, as in
         :func:`ranking_report` (``"trec_eval"``, ``"lightgbm"``, ...).
+    return_top_k : bool, default=False
+        Also return each user's top ``max(k)`` items, in the table form of
+        :func:`recommendation_table_report`: columns ``"user_id"`` and
+        ``"item_id"`` (row and column numbers), ``"rank"`` (1, 2, ...) and
+        ``"score"``; excluded and ``-inf`` items left out, tied scores
+        ordered by item number (the order ``ignore_ties=True`` ranks).  A
+        :class:`pandas.DataFrame`, or a dict of arrays without pandas.
     **options
         The other options of the ranking metric functions, as in
         :func:`ranking_report` (``ties``, ``precision_denominator``,
@@ -372,6 +382,12 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     -------
     report : str, dict or DataFrame
         As :func:`ranking_report`.
+    top_k : DataFrame or dict
+        With ``return_top_k=True`` only (then ``(report, top_k)`` is
+        returned): the lists.  :func:`recommendation_table_report` on them
+        (``rank_col="rank"``) gives this report's values under
+        ``ignore_ties=True``, and the default's when no two scores tie at
+        the cut.
 
     See Also
     --------
@@ -460,6 +476,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    if not isinstance(return_top_k, (bool, np.bool_)):
+        raise TypeError(f"return_top_k must be True or False; got {return_top_k!r}.")
     if not (sp.issparse(y_true) or np.ndim(y_true) == 2):
         raise ValueError(
             "y_true must be a 2-D array or sparse matrix (users x items) of "
@@ -688,9 +706,11 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         scores (None if some tile cannot be packed), the count of relevant
         items excluded and the beyond-accuracy lists (None without them)."""
         out = np.empty((tile, n_items), dtype=VT.dtype)
-        parts, tiles, removed = [], [], 0
+        parts, tiles, removed, top = [], [], 0, []
         for a in range(start, stop, tile):
             S, Yb, n_out = scores(a, min(a + tile, stop), out)
+            if return_top_k:  # before the buffer is reused
+                top.append(top_k_rows(S, max(ks), a))
             packed = _candidates(S, Yb, k_max)
             if packed is None:
                 return None, 0, None
@@ -701,6 +721,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         lists = None
         if beyond:
             lists = {kk: _concat_lists([t[kk] for t in tiles]) for kk in ks}
+        if return_top_k:
+            tops[start] = [np.concatenate(c) for c in zip(*top, strict=True)]
         return _stack_padded(parts), removed, lists
 
     def one_block(start, stop):
@@ -709,6 +731,8 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
             packed, removed, lists = packed_block(start, stop)
         if packed is None:
             S, Yb, removed = scores(start, stop)
+            if return_top_k:
+                tops[start] = top_k_rows(S, max(ks), start)
             if beyond:
                 lists = block_lists(S, Yb)
                 if not names:
@@ -737,6 +761,16 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
             name: rep.weights[name][:n] if wb is None else wb for name in rep.values
         }
         return values, weights, removed, lists
+
+    tops = {}  # first user of a block -> its top-k table columns
+
+    def returned(report):
+        if not return_top_k:
+            return report
+        columns = zip(*(tops[a] for a, _ in bounds), strict=True)
+        labels = ("user_id", "item_id", "rank", "score")
+        table = {n: np.concatenate(c) for n, c in zip(labels, columns, strict=True)}
+        return report, table_output(table, False)
 
     values, weights, n_removed = {}, {}, 0
     with warnings.catch_warnings():
@@ -770,25 +804,25 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         beyond_means = _beyond_values(sums, [r[3] for r in results])
     if not names:  # only beyond-accuracy metrics
         if output_dict:
-            return beyond_means
+            return returned(beyond_means)
         if sp.issparse(y_true):
             n_rel = np.count_nonzero(np.diff((y_true > 0).tocsr().indptr))
         else:
             n_rel = np.count_nonzero((y_true > 0).any(axis=1))
-        return _format(beyond_means, beyond, ks, digits, n_users, int(n_rel))
+        return returned(_format(beyond_means, beyond, ks, digits, n_users, int(n_rel)))
     report = PerQueryReport(
         np.arange(n_users),
         {n: np.concatenate(v) for n, v in values.items()},
         {n: np.concatenate(v) for n, v in weights.items()},
     )
     if per_query:
-        return _as_table(report, output_dict)
+        return returned(_as_table(report, output_dict))
     means = _means(report)
     means.update(beyond_means)
     if output_dict:
-        return means
+        return returned(means)
     shown = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
     shown += beyond
     first = next(iter(report.values.values()))
     n_scored = int(np.count_nonzero(~np.isnan(first)))
-    return _format(means, shown, ks, digits, n_users, n_scored)
+    return returned(_format(means, shown, ks, digits, n_users, n_scored))

@@ -434,6 +434,7 @@ def _per_query_report(
     allow_whole_list=False,
     propensity=None,
     item_weight=None,
+    n_items_per_query=None,
     **options,
 ):
     """Per-query values of every metric at every cut-off.
@@ -462,6 +463,11 @@ def _per_query_report(
     computed by its function; a metric whose function does not take one
     given is an error naming it, and with ``metrics=None`` the default
     metrics are those whose functions take them.
+
+    ``n_items_per_query`` (long form, in the order of the query ids) gives
+    the items of each query when they are not its rows -- a catalogue's,
+    for the recommendation tables -- to the metrics that read it (fall-out,
+    bpref).
     """
     _check_report_options(options, caller)
     if convention is not None:
@@ -498,6 +504,8 @@ def _per_query_report(
         # one number for 2-D inputs: the kernels may read it on chunks
         n_items = items_per_query(S, codes) if form == "long" else None
         n_items = float(np.shape(S)[1]) if n_items is None else n_items
+        if n_items_per_query is not None:
+            n_items = np.asarray(n_items_per_query, dtype=np.float64)
     query_w = None
     for (kind, rule, gain, threshold), group in _group_plans(
         [p for p in ranked if p.ranking is not None]
@@ -556,6 +564,12 @@ def _per_query_report(
             continue
         # options no shared ranking serves: the metric function itself
         name = scorer_name(plan.metric, plan.k)
+        if n_items_per_query is not None and "n_items" in METRICS[plan.metric].requires:
+            raise ValueError(
+                f"{caller}: {name} with these options is computed by its "
+                "function, which counts a query's rows as its items, not the "
+                "catalogue; use the default tie rule or drop it."
+            )
         func = METRICS[plan.metric].function
         call = dict(plan.options)
         if plan.k is not None:
