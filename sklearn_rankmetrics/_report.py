@@ -30,6 +30,14 @@ from ._engine import (
     query_weights,
     weighted_mean,
 )
+from ._propensity import (
+    ESTIMATORS,
+    PARTS,
+    above_one,
+    diagnostic_totals,
+    diagnostics_from_totals,
+    format_diagnostics,
+)
 from ._ranking import (
     AP_DENOMINATORS,
     PRECISION_DENOMINATORS,
@@ -52,6 +60,8 @@ from ._validation import (
 __all__ = ["ranking_report"]
 
 _GAUC = "gauc"
+# The key of output_dict holding propensity_diagnostics(), with propensity=.
+DIAGNOSTICS_KEY = "propensity_diagnostics"
 
 
 def available_metrics():
@@ -92,6 +102,10 @@ class PerQueryReport(NamedTuple):
     query_id: np.ndarray  # long form: np.unique(query_id); 2-D: 0..n-1
     values: dict  # scorer name -> float64 (n_queries,), nan = skipped
     weights: dict  # scorer name -> float64 (n_queries,) query weights
+    # with propensity=: the totals of the diagnostics
+    # (_propensity.DIAGNOSTIC_TOTALS) and, per scorer name of an estimator
+    # bounded by 1, (per-query estimates above 1, defined estimates)
+    propensity: tuple | None = None
 
 
 def _check_cutoffs(k, allow_none=False):
@@ -132,14 +146,37 @@ def _check_cutoffs(k, allow_none=False):
 PER_ROW = ("propensity", "item_weight")
 # Options that only mean something with ``propensity``.
 _IPS_OPTIONS = ("min_propensity", "self_normalized")
+# A report's averages: over queries, or the pooled IPS ratio (propensity=).
+_AVERAGES = ("queries", "micro")
+
+
+def check_report_average(average, caller="ranking_report"):
+    """``average`` of a report: "queries" or "micro"."""
+    if not isinstance(average, str) or average not in _AVERAGES:
+        raise ValueError(
+            f"{caller}: average must be 'queries' (the mean over queries) or "
+            "'micro' (with propensity=: the pooled ratio of every estimator); "
+            f"got average={average!r}. For per-query values pass "
+            "per_query=True."
+        )
+    return average
+
+
+def ips_options_given(options):
+    """The IPS options set in ``options``: those of :data:`_IPS_OPTIONS`
+    given, and ``average="micro"``, the pooled IPS ratio."""
+    given = [o for o in _IPS_OPTIONS if options.get(o) not in (None, False)]
+    if options.get("average", "queries") == "micro":
+        given.append("average='micro'")
+    return given
 
 
 def check_per_row_options(options, per_row, caller="ranking_report"):
-    """ValueError for an IPS option (``min_propensity``, ...) given without
-    ``propensity``: no metric would read it."""
+    """ValueError for an IPS option (``min_propensity``, ``average="micro"``,
+    ...) given without ``propensity``: no metric would read it."""
     if "propensity" in per_row:
         return
-    given = [o for o in _IPS_OPTIONS if options.get(o) not in (None, False)]
+    given = ips_options_given(options)
     if given:
         raise ValueError(
             f"{caller}: {', '.join(given)} only "
@@ -243,7 +280,11 @@ def report_options():
 
 def _check_report_options(options, caller="ranking_report"):
     """TypeError for a name no metric function takes; the values given are
-    checked as the functions check them, whichever metrics read them."""
+    checked as the functions check them, whichever metrics read them.
+    ``average`` is the report's own (:func:`check_report_average`)."""
+    if "average" in options:
+        options = dict(options)
+        check_report_average(options.pop("average"), caller)
     unknown = sorted(set(options) - set(report_options()))
     if unknown:
         raise TypeError(
@@ -437,6 +478,7 @@ def _per_query_report(
     allow_whole_list=False,
     propensity=None,
     item_weight=None,
+    average="queries",
     **options,
 ):
     """Per-query values of every metric at every cut-off.
@@ -464,9 +506,13 @@ def _per_query_report(
     passed with the rows to the functions that take them, each metric then
     computed by its function; a metric whose function does not take one
     given is an error naming it, and with ``metrics=None`` the default
-    metrics are those whose functions take them.
+    metrics are those whose functions take them.  With ``propensity``,
+    ``average="micro"`` gives each estimator's per-query values with the
+    weights of its pooled form (:class:`~._propensity.IPSParts`), and the
+    report carries the totals of :func:`propensity_diagnostics`.
     """
     _check_report_options(options, caller)
+    average = check_report_average(average, caller)
     if convention is not None:
         check_convention(convention)
     per_row = {
@@ -474,6 +520,7 @@ def _per_query_report(
         for name, array in (("propensity", propensity), ("item_weight", item_weight))
         if array is not None
     }
+    check_per_row_options({"average": average}, per_row, caller)
     ks = _check_cutoffs(k, allow_none=allow_whole_list)
     metrics = _check_metrics(metrics, query_id is not None, per_row)
     plans = []
@@ -549,9 +596,20 @@ def _per_query_report(
         # options no shared ranking serves: the metric function itself
         name = scorer_name(plan.metric, plan.k)
         func = METRICS[plan.metric].function
-        call = dict(plan.options)
+        call = _estimator_options(func, plan.options, propensity)
         if plan.k is not None:
             call["k"] = plan.k
+        if average == "micro":  # the pooled IPS ratio: its own weights
+            values[name], weights[name] = func(
+                y_true,
+                y_score,
+                query_id=query_id,
+                sample_weight=sample_weight,
+                average=PARTS,
+                **call,
+                **per_row,
+            )
+            continue
         values[name] = func(
             y_true,
             y_score,
@@ -600,15 +658,19 @@ def _per_query_report(
             form, Y, S, codes, n_q, row_w, t, query_weighting, constant_scores
         )
         if per_row:  # the function's estimator, with the same query weights
-            values[_GAUC] = METRICS[_GAUC].function(
+            parts = METRICS[_GAUC].function(
                 y_true,
                 y_score,
                 query_id=query_id,
                 sample_weight=sample_weight,
-                average=None,
-                **opts,
+                average=PARTS if average == "micro" else None,
+                **_estimator_options(METRICS[_GAUC].function, opts, propensity),
                 **per_row,
             )
+            if average == "micro":  # the pooled pairs: their own weights
+                values[_GAUC], weights[_GAUC] = parts
+            else:
+                values[_GAUC] = parts
     # Order the keys as the report prints them: metric by metric.
     order = [scorer_name(m, kk) for m in metrics for kk in ks]
     order = list(dict.fromkeys(order))
@@ -616,11 +678,50 @@ def _per_query_report(
         query_ids = ids
     else:
         query_ids = np.arange(next(iter(values.values())).shape[0])
+    diagnostics = None
+    if propensity is not None:
+        diagnostics = _diagnostic_parts(
+            y_true, propensity, query_id, plans, values, options
+        )
     return PerQueryReport(
         query_ids,
         {n: values[n] for n in order},
         {n: weights[n] for n in order},
+        diagnostics,
     )
+
+
+def _estimator_options(func, options, propensity):
+    """The options ``func`` is called with in a report: with
+    ``propensity``, ``self_normalized`` picks one of the two estimators of
+    the metrics that have both (``dcg``) and is left out for the others,
+    which have one each (a ratio by construction, or precision's sum)."""
+    call = dict(options)
+    if propensity is not None and ESTIMATORS[func.__name__].form != "choice":
+        call.pop("self_normalized", None)
+    return call
+
+
+def _diagnostic_parts(y_true, propensity, query_id, plans, values, options):
+    """``PerQueryReport.propensity``: the diagnostics' totals of the rows,
+    and the per-query estimates above 1 of each metric bounded by 1."""
+    totals = diagnostic_totals(
+        y_true,
+        propensity,
+        query_id=query_id,
+        min_propensity=options.get("min_propensity"),
+        relevance_threshold=options.get("relevance_threshold"),
+    )
+    above = {}
+    for plan in plans:
+        estimator = ESTIMATORS[METRICS[plan.metric].function.__name__]
+        bounded = estimator.fraction or (
+            estimator.form == "choice" and bool(plan.options.get("self_normalized"))
+        )
+        if bounded:
+            name = scorer_name(plan.metric, plan.k)
+            above[name] = above_one(values[name])
+    return totals, above
 
 
 def _means(per_query):
@@ -661,8 +762,9 @@ def table_output(table, output_dict):
     return pd.DataFrame(table)
 
 
-def _format(means, metrics, ks, digits, n_queries, n_scored):
-    """The text table: one row per metric, one column per cut-off."""
+def _format(means, metrics, ks, digits, n_queries, n_scored, diagnostics=None):
+    """The text table: one row per metric, one column per cut-off; with
+    ``diagnostics`` (``propensity=``), their footer."""
     width = max(len(m) for m in metrics)
     col = max(digits + 4, max(len(f"@{kk}") for kk in ks) + 2)
     lines = [" " * width + "".join(f"@{kk}".rjust(col) for kk in ks)]
@@ -674,7 +776,11 @@ def _format(means, metrics, ks, digits, n_queries, n_scored):
             cells = [f"{means[scorer_name(m, kk)]:.{digits}f}".rjust(col) for kk in ks]
         lines.append(m.ljust(width) + "".join(cells))
     lines.append("")
-    lines.append(f"{n_queries} queries, {n_scored} with a relevant item.")
+    if diagnostics is None:
+        lines.append(f"{n_queries} queries, {n_scored} with a relevant item.")
+    else:  # n_scored: the queries with an observed relevant item
+        lines.append(f"{n_queries} queries, {n_scored} with an observed relevant item.")
+        lines.extend(format_diagnostics(diagnostics))
     return "\n".join(lines) + "\n"
 
 
@@ -694,6 +800,7 @@ def ranking_report(
     min_propensity=None,
     self_normalized=None,
     item_weight=None,
+    average="queries",
     **options,
 ):
     """Report every ranking metric at every cut-off, from one ranking.
@@ -771,15 +878,29 @@ default=None
         (``"precision"``, ``"recall"``, ``"dcg"``, ...); asking for another
         raises a ``ValueError`` naming it, and ``metrics=None`` then means
         the default metrics that have one.  The values follow the rows: in
-        the long form, in any order, one per row.
+        the long form, in any order, one per row.  The footer of the text
+        table (and the key ``"propensity_diagnostics"`` of ``output_dict``)
+        then holds the figures of :func:`propensity_diagnostics`.
 
     min_propensity : float in (0, 1], default=None
         With ``propensity``: clip propensities below it, as the functions
         do.
 
     self_normalized : bool, default=None
-        With ``propensity``: the self-normalised (SNIPS) estimate, for the
-        metrics whose function takes it (None: each function's default).
+        With ``propensity``: True picks the self-normalised (SNIPS)
+        estimate, False the IPS sum, for the metrics that have both
+        (``"dcg"``); the others have one estimator each (precision the IPS
+        sum; recall, NDCG and GAUC a ratio) and take it whatever this
+        option.  None: each function's default.
+
+    average : {"queries", "micro"}, default="queries"
+        "queries": each metric is the weighted mean of its per-query
+        values.  "micro" (with ``propensity``): each estimator's pooled
+        form, as ``metric(..., average="micro")`` -- the sum over queries
+        of its numerators over the sum of its denominators, which orders
+        models correctly where the per-query ratios may not (see
+        :ref:`logged_feedback`).  The per-query table is the same under
+        both.
 
     item_weight : array-like of the shape of ``y_true``, default=None
         Per-item weights (one per row or cell), passed with the rows to
@@ -891,6 +1012,7 @@ default=None
         query_id=query_id,
         sample_weight=sample_weight,
         convention=convention,
+        average=average,
         **per_row,
         **options,
     )
@@ -899,7 +1021,12 @@ default=None
     means = _means(report)
     if beyond:
         means.update(beyond_means)
+    diagnostics = None
+    if report.propensity is not None:
+        diagnostics = diagnostics_from_totals(*report.propensity)
     if output_dict:
+        if diagnostics is not None:
+            means[DIAGNOSTICS_KEY] = diagnostics
         return means
     ks = _check_cutoffs(k)
     names = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
@@ -907,4 +1034,7 @@ default=None
     ranked = [n for n in report.values if n != _GAUC]
     scored = report.values[ranked[0]] if ranked else report.values[_GAUC]
     n_scored = int(np.count_nonzero(~np.isnan(scored)))
-    return _format(means, names, ks, digits, report.query_id.shape[0], n_scored)
+    if diagnostics is not None:
+        n_scored = diagnostics["n_queries"] - int(report.propensity[0][1])
+    n_queries = report.query_id.shape[0]
+    return _format(means, names, ks, digits, n_queries, n_scored, diagnostics)
