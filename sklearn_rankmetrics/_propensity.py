@@ -656,9 +656,9 @@ def propensity_diagnostics(
 
     Parameters
     ----------
-    y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
-array-like of shape (n_rows,) with ``query_id``
-        Observed relevance (0 where not observed as relevant).
+    y_true : array-like or sparse matrix of shape (n_queries, n_items) or (n_rows,)
+        Observed relevance (0 where not observed as relevant); 1-D: the rows
+        of the long form, with ``query_id``.
 
     y_score : array-like of shape (n_queries, n_items), or (n_rows,)
         Scores of the ranking whose estimates are diagnosed.

@@ -935,7 +935,9 @@ default=None
     -------
     report : str, dict, DataFrame
         Text table (metrics by cut-off), or a dict ``{"ndcg@10": float,
-        ..., "gauc": float}``, or the per-query table.  A metric no query
+        ..., "gauc": float}`` (with ``propensity``, and the key
+        ``"propensity_diagnostics"``: the dict of
+        :func:`propensity_diagnostics`), or the per-query table.  A metric no query
         can be scored for is nan, with one
         :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
 
@@ -978,7 +980,9 @@ default=None
         )
         if value is not None
     )
-    check_per_row_options(options, per_row)
+    check_per_row_options(
+        {**options, "average": check_report_average(average)}, per_row
+    )
     metrics, beyond = split_report_metrics(metrics)
     if beyond and per_row:
         raise ValueError(

@@ -499,7 +499,9 @@ class RankingEvaluator:
         resolved per metric as each function resolves them.  A row-order
         tie rule (``ties="input_order"``, the trec_eval preset, ...) reads
         each chunk's rows in the order given.  ERR needs ``max_grade``: one
-        chunk does not know the largest grade of all.
+        chunk does not know the largest grade of all.  ``average="micro"``
+        (with ``propensity`` given to :meth:`update`): the pooled
+        inverse-propensity estimates, as in :func:`ranking_report`.
 
     Attributes
     ----------
