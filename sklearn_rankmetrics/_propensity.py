@@ -111,7 +111,8 @@ def ips_average(
     None follow ``no_relevant`` as every metric does; ``"micro"`` is
     :math:`\sum_q w_q\, num_q / \sum_q w_q\, den_q`, computed as the mean
     of the per-query values weighted by :math:`w_q\, den_q` -- the weights
-    the report's states add up, so every surface gives it bit for bit.
+    the report's states add up, so the report gives it bit for bit and its
+    chunked states to rounding.
     """
     if no_relevant == "raise" and not defined.all():
         lack = "observed relevant item" if what == "propensity=" else "weighted gain"
@@ -401,25 +402,6 @@ def position_propensity(
     if min_propensity is not None:
         p = np.maximum(p, min_propensity)
     return np.minimum(p, 1.0)
-
-
-def _ips_grades(
-    y_true, propensity, *, min_propensity, query_id, to_gain, item_weight=None
-):
-    """Per-item weights ``to_gain(y_true) * item_weight / propensity`` as a
-    dense float array (the input is not modified).  The metrics pass them
-    to the engine as linear grades: a tie group takes their mean, so the
-    tie-exact expected value stays exact (it is linear in per-item gains).
-    """
-    gains, inverse = _gains_and_counts(
-        y_true,
-        propensity,
-        item_weight,
-        min_propensity=min_propensity,
-        query_id=query_id,
-        to_gain=to_gain,
-    )
-    return gains if inverse is None else gains * inverse
 
 
 def _gains_and_counts(
