@@ -52,11 +52,9 @@ _SUBMODULES = {
         "PerQueryDifferenceDisplay",
     ),
     "_propensity": (
-        "ips_dcg_at_k",
-        "ips_precision_at_k",
-        "ips_recall_at_k",
         "popularity_propensity",
         "position_propensity",
+        "propensity_diagnostics",
     ),
     "_ranking": (
         "average_precision_at_k",

@@ -13,6 +13,7 @@ from ._engine import (
     exact_threshold,
     query_run_orders,
 )
+from ._propensity import check_ips_average
 from ._validation import check_average, check_option, check_real
 
 __all__ = ["group_auc_score"]
@@ -427,15 +428,22 @@ def _ips_gauc(
     propensity,
     min_propensity,
 ):
-    """Per-query self-normalised IPS AUC (each positive row weighs 1 / p,
-    times its row weight) and the plain query weights of
-    :func:`gauc_per_query`.  Every form goes through the weighted long-form
-    kernel, the 2-D forms flattened row by row."""
+    """The IPS estimate of :func:`group_auc_score` (see its Notes): each row
+    has a positive weight :math:`c/p` and a negative weight :math:`1 - c/p`
+    (times its row weight), ``c`` = observed positive; per query the
+    pairs of distinct items, a non-candidate (``-inf``) negative left out,
+    ties counting one half.  Returns the per-query AUCs (nan where
+    undefined) and ``(query_weights, estimated_pairs)``: the query weights
+    of :func:`gauc_per_query` and each query's estimated number of
+    (positive, candidate negative) pairs, the denominator of its AUC and
+    its weight in the pooled form.  Every form goes through the long-form
+    runs of queries, the 2-D forms flattened row by row."""
     from ._propensity import _check_propensity
 
     if form == "sparse":
         Y = Y.toarray()
     p = _check_propensity(propensity, Y, min_propensity, codes)
+    q_w = None
     if form != "long":
         m = S.shape[1]
         q_w = w  # one weight per query in the 2-D forms
@@ -444,16 +452,43 @@ def _ips_gauc(
         w = None
     pos = _relevant(Y, threshold)
     row_w = np.ones(Y.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
-    auc = _gauc_long(
-        Y,
-        S,
-        codes,
-        n_q,
-        np.where(pos, row_w / p, row_w),
-        threshold,
-        "uniform",
-        constant_scores,
-    )[0]
+    w_pos = np.where(pos, row_w / p, 0.0)
+    # an observed positive is also 1 - 1/p of a negative (E[c/p] = relevance);
+    # a row scored -inf is no candidate: not a negative (spec, candidates)
+    w_neg = np.where(pos, row_w - w_pos, row_w)
+    w_neg[np.isneginf(S)] = 0.0
+    num, den = np.zeros(n_q), np.zeros(n_q)
+    constant = np.zeros(n_q, dtype=bool)
+    for first, end, order in query_run_orders(codes, n_q, S):
+        if order.size == 0:
+            continue
+        m = end - first
+        q = codes[order] - first
+        s, wp, wn, ps = S[order], w_pos[order], w_neg[order], pos[order]
+        new_query = np.empty(q.shape[0], dtype=bool)
+        new_query[0] = True
+        np.not_equal(q[1:], q[:-1], out=new_query[1:])
+        new_run = new_query.copy()
+        new_run[1:] |= s[1:] != s[:-1]
+        idx = np.arange(q.shape[0])
+        run_start = np.maximum.accumulate(np.where(new_run, idx, 0))
+        query_start = np.maximum.accumulate(np.where(new_query, idx, 0))
+        cum = np.cumsum(wn)  # within the run of queries: a short sum
+        before = cum - wn  # negative weight before each row
+        run_end = np.append(np.flatnonzero(new_run)[1:], q.shape[0]) - 1
+        run_end = run_end[np.cumsum(new_run) - 1]
+        below = before[run_start] - before[query_start]
+        tied = cum[run_end] - before[run_start] - wn  # the row itself left out
+        num[first:end] = np.bincount(q, weights=wp * (below + 0.5 * tied), minlength=m)
+        pairs = np.bincount(q, weights=wp, minlength=m) * np.bincount(
+            q, weights=wn, minlength=m
+        )
+        den[first:end] = pairs - np.bincount(q, weights=wp * wn, minlength=m)
+        if constant_scores == "skip":
+            constant[first:end] = _constant_scores(q, s, m, ps)
+    defined = (den > 0) & ~constant
+    auc = np.zeros(n_q)
+    np.divide(num, den, out=auc, where=defined)
     if query_weighting == "impressions":  # the rows the AUC reads
         read = pos | _candidate_negatives(pos, S)
         query_w = np.bincount(codes, weights=row_w * read, minlength=n_q)
@@ -461,9 +496,24 @@ def _ips_gauc(
         query_w = np.bincount(codes, weights=row_w * pos, minlength=n_q)
     else:
         query_w = np.ones(n_q)
-    if form != "long" and q_w is not None:
+    if q_w is not None:
         query_w = query_w * q_w
-    return auc, query_w
+    # nan where undefined; the query weights and, for the pooled form, the
+    # estimated pairs
+    return np.where(defined, auc, np.nan), (query_w, den)
+
+
+def _ips_pooled(auc, query_w, den, average, undefined_value):
+    """The pooled IPS GAUC (``average="micro"``: the estimated correctly
+    ordered pairs over the estimated pairs, each query's weighted by its
+    query weight) or its per-query parts."""
+    from ._propensity import PARTS, ips_average
+
+    defined = ~np.isnan(auc)
+    if average is not PARTS and not np.isnan(undefined_value):
+        if (query_w * den)[defined].sum() == 0:
+            return float(undefined_value)
+    return ips_average(auc, defined, query_w, den, average, "skip", "group_auc_score")
 
 
 @with_convention
@@ -536,18 +586,27 @@ array-like of shape (n_rows,) with ``query_id``
         2-D form: one weight per query.  Long form: one per row, weighting
         the rows inside each AUC.
 
-    average : {"queries"} or None, default="queries"
+    average : {"queries", "micro"} or None, default="queries"
         None returns the per-query AUCs (nan where undefined or skipped).
+        "micro" (with ``propensity`` only): the pooled estimate, the
+        estimated correctly ordered pairs of all queries over their
+        estimated pairs, each query's weighted by its query weight (see
+        Notes).
 
     propensity : array-like of the shape of ``y_true``, default=None
         Probability in (0, 1] that each cell's (long form: row's) relevance
-        was observed.  Given, each query's AUC is Yang et al.'s
-        self-normalised estimate: every positive row weighs :math:`1/p`
-        (times its ``sample_weight`` in the long form), negatives keep
-        their weight, i.e. the weighted AUC with those row weights.  It is
-        consistent, not unbiased.  ``query_weighting`` is unchanged: the
-        query weights are the plain (unweighted by :math:`1/p`) counts.
-        See :ref:`logged_feedback`.
+        was observed.  Given, each query's AUC is the inverse-propensity
+        estimate of its full-information AUC: an observed positive of
+        propensity :math:`p` counts :math:`1/p` as a positive and
+        :math:`1 - 1/p` as a negative, every other item 1 as a negative
+        (times its ``sample_weight`` in the long form), over the pairs of
+        distinct items (see Notes).  Per query it is consistent (its error
+        vanishes as the query's items grow), not unbiased, and may fall
+        outside [0, 1]; at a few observed positives per query it can order
+        models wrongly, the pooled ``average="micro"`` does not.  A query
+        whose estimated pairs are not positive is undefined (skipped).
+        ``query_weighting`` is unchanged: the query weights are the plain
+        (unweighted by :math:`1/p`) counts.  See :ref:`logged_feedback`.
 
     min_propensity : float in (0, 1], default=None
         With ``propensity``: clip propensities below it (less variance,
@@ -586,10 +645,47 @@ array-like of shape (n_rows,) with ``query_id``
     whose positives are all scored ``-inf`` (and that has a candidate
     negative) scores 0.  See :ref:`candidates`.
 
+    With ``propensity``, let :math:`c_i` be 1 for an observed positive of
+    the query, :math:`y_i` its unknown full-information relevance,
+    observed with probability :math:`p_i` (:math:`E[c_i] = p_i y_i`), and
+    :math:`\omega_i` its row weight.  Each item gets a positive and a
+    negative weight,
+
+    .. math::
+
+        w^+_i = \omega_i \frac{c_i}{p_i}, \qquad
+        w^-_i = \omega_i \Big(1 - \frac{c_i}{p_i}\Big)
+        \quad (0 \text{ for an item scored } -\infty),
+
+    unbiased for :math:`\omega_i y_i` and :math:`\omega_i (1 - y_i)`.  For
+    two distinct items the observations are independent, so
+    :math:`E[w^+_i w^-_j] = \omega_i \omega_j y_i (1 - y_j)` and
+
+    .. math::
+
+        \widehat{AUC}_q = \frac{\sum_{i \ne j} w^+_i w^-_j\,
+        K(s_i, s_j)}{\sum_{i \ne j} w^+_i w^-_j}, \qquad
+        K = 1, \tfrac12, 0 \text{ for } s_i >, =, < s_j,
+
+    is a ratio of two unbiased estimates of the query's weighted correctly
+    ordered pairs and pairs (Saito et al. [2]_ weigh an observed item the
+    same way, :math:`c/p` as a positive and :math:`1 - c/p` as a negative).
+    The pair :math:`i = j` is left out: its weight :math:`w^+_i w^-_i =
+    \omega_i^2 (c_i/p_i)(1 - 1/p_i)` has expectation :math:`\omega_i^2
+    y_i (1 - 1/p_i) \ne 0`.  Weighting positives only (Yang et al. [3]_)
+    keeps the unobserved relevant items among the negatives: its bias does
+    not vanish however many items a query has.  The pooled form is
+    :math:`\sum_q v_q\, num_q / \sum_q v_q\, den_q`, consistent as the
+    queries grow at any number of items per query.
+
     References
     ----------
     .. [1] Zhou, G. et al. (2018). Deep Interest Network for Click-Through
            Rate Prediction. KDD 2018.
+    .. [2] Saito, Y. et al. (2020). Unbiased Recommender Learning from
+           Missing-Not-At-Random Implicit Feedback. WSDM 2020.
+    .. [3] Yang, L. et al. (2018). Unbiased Offline Recommender Evaluation
+           for Missing-Not-At-Random Implicit Feedback. RecSys 2018.
 
     Examples
     --------
@@ -613,16 +709,19 @@ array-like of shape (n_rows,) with ``query_id``
     >>> group_auc_score([[1, 1, 0, 0]], [[0.9, -np.inf, 0.6, -np.inf]])
     0.5
 
-    With propensities, the first positive (observed half the time) weighs 2:
+    With propensities: the observed positives a and c, each observed half
+    the time, count 2 as positives and 1 - 2 = -1 as negatives.  a is above
+    b, c and d: 2 x (1 - 1 + 1) = 2 correctly ordered pairs, c above none,
+    out of (2 + 2) x (-1 + 1 - 1 + 1) - (2 x -1 + 2 x -1) = 4 pairs:
 
-    >>> y_true, y_score = [[1, 1, 0, 0]], [[0.9, 0.2, 0.5, 0.1]]
-    >>> group_auc_score(y_true, y_score, propensity=[[0.5, 1, 1, 1]])
-    0.8333...
+    >>> y_true, y_score = [[1, 0, 1, 0]], [[0.9, 0.5, 0.1, 0.3]]
+    >>> group_auc_score(y_true, y_score, propensity=[[0.5, 1, 0.5, 1]])
+    0.5
     """
     from ._propensity import _check_self_normalized
 
     _check_self_normalized(
-        self_normalized, "group_auc_score", propensity, "ratio", min_propensity
+        self_normalized, "group_auc_score", propensity, min_propensity
     )
     threshold = check_real(
         "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
@@ -637,7 +736,10 @@ array-like of shape (n_rows,) with ``query_id``
         raise TypeError(
             f"undefined_value must be a number (or nan); got {undefined_value!r}."
         )
-    average = check_average(average, ("queries",))
+    if propensity is None and not (isinstance(average, str) and average == "micro"):
+        average = check_average(average, ("queries",))
+    else:  # the pooled pairs, an IPS estimator's
+        average = check_ips_average(average, "group_auc_score", propensity)
     form, Y, S, codes, ids, w = check_inputs(
         y_true,
         y_score,
@@ -658,7 +760,7 @@ array-like of shape (n_rows,) with ``query_id``
         )
     else:
         n_q = ids.shape[0] if form == "long" else S.shape[0]
-        auc, query_w = _ips_gauc(
+        auc, (query_w, pairs) = _ips_gauc(
             form,
             Y,
             S,
@@ -671,6 +773,8 @@ array-like of shape (n_rows,) with ``query_id``
             propensity,
             min_propensity,
         )
+        if average not in ("queries", None):  # pooled: sum num / sum den
+            return _ips_pooled(auc, query_w, pairs, average, undefined_value)
     defined = ~np.isnan(auc)
     if average is None or np.isnan(undefined_value):
         return average_queries(

@@ -674,6 +674,14 @@ array-like of shape (n_rows,) with ``query_id``
             "compare_rankings weighs every query equally (queries are the "
             "unit of resampling); sample_weight is not supported."
         )
+    if options.get("average", "queries") != "queries":
+        raise ValueError(
+            "compare_rankings averages every metric over queries, the unit of "
+            f"its intervals and tests; average={options['average']!r} is not "
+            "supported. The pooled IPS ratios (average='micro') order models as "
+            "the IPS sums do: compare precision or dcg with propensity=, or "
+            "compute the pooled means with ranking_report(average='micro')."
+        )
     models = list(y_scores)
     _check_settings(
         models, baseline, test, correction, n_resamples, n_bootstrap,

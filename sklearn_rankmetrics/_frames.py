@@ -298,5 +298,5 @@ def report_output(state, *, k, output_dict, digits):
             "report (check the filters that produced it)."
         )
     if output_dict:
-        return state.means()
+        return state.output_dict()
     return state.text(k, digits)

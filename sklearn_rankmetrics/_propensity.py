@@ -1,25 +1,158 @@
-"""Inverse-propensity-scored (IPS) metrics and propensity estimates.
+"""Inverse-propensity-scored (IPS) estimators: their facts, checks,
+averages and diagnostics; propensity estimates.
 
 Logged feedback only shows the relevant items a user was exposed to.  With
 a known exposure probability ``p`` per cell, dividing each observed relevant
 item's contribution by ``p`` makes every metric that is a sum over relevant
-items (DCG@k, precision@k) unbiased for its full-information value.
+items (DCG@k, precision@k) unbiased for its full-information value.  The
+estimators are the metric functions themselves (``metric(...,
+propensity=p)``); :data:`ESTIMATORS` says which functions have one and of
+which form, and :func:`ips_average` is the one place that averages their
+per-query values ("queries", the pooled "micro" ratio, or per query).
 """
+
+import math
+from typing import NamedTuple
 
 import numpy as np
 
-from ._conventions import with_convention
-from ._engine import check_inputs
-from ._ranking import dcg_at_k, precision_at_k
+from ._engine import _undefined, average_queries, check_inputs, weighted_mean
 from ._validation import check_query_id
 
 __all__ = [
-    "ips_dcg_at_k",
-    "ips_precision_at_k",
-    "ips_recall_at_k",
     "popularity_propensity",
     "position_propensity",
+    "propensity_diagnostics",
 ]
+
+
+class Estimator(NamedTuple):
+    """What the IPS estimator of one metric function is.
+
+    form
+        ``"sum"``: a sum over the observed relevant items, unbiased
+        (precision_at_k); ``"choice"``: the sum, or with
+        ``self_normalized=True`` its ratio to the estimated relevant gain
+        (dcg_at_k); ``"ratio"``: a ratio by construction (recall_at_k,
+        ndcg_at_k, group_auc_score), consistent, not unbiased.
+    fraction
+        True if the full-information value lies in [0, 1] (for
+        ``"choice"``: with ``self_normalized=True``), so that a per-query
+        estimate above 1 is an artefact of the weights (reported by
+        :func:`propensity_diagnostics`).
+    """
+
+    form: str
+    fraction: bool
+
+
+# The metric functions with an IPS estimator (those taking ``propensity=``;
+# tests/test_ips_surfaces.py checks the two lists agree).  Every one has a
+# pooled form, ``average="micro"``: the ratio of the summed numerators to
+# the summed denominators (for a sum estimator, its mean).
+ESTIMATORS = {
+    "precision_at_k": Estimator("sum", True),
+    "recall_at_k": Estimator("ratio", True),
+    "dcg_at_k": Estimator("choice", False),
+    "ndcg_at_k": Estimator("ratio", True),
+    "group_auc_score": Estimator("ratio", True),
+}
+
+
+class _PerQueryParts:
+    """The ``average`` value with which an estimator returns its
+    :class:`IPSParts` (private: the report's pooled average reads them)."""
+
+    def __repr__(self):
+        return "PARTS"
+
+
+PARTS = _PerQueryParts()
+
+
+class IPSParts(NamedTuple):
+    """Per-query values of an IPS estimator (as ``average=None`` gives
+    them) and the weights whose weighted mean of those values is its
+    pooled (``average="micro"``) value: the query weight times the
+    query's denominator (0 where the query is undefined)."""
+
+    values: np.ndarray
+    weights: np.ndarray
+
+
+def check_ips_average(average, name, propensity):
+    """``average`` of an IPS estimator: "queries", "micro", None (or the
+    private :data:`PARTS`); "micro" needs ``propensity``."""
+    if average is PARTS or average is None:
+        return average
+    if isinstance(average, str) and average in ("queries", "micro"):
+        if average == "micro" and propensity is None:
+            raise ValueError(
+                f"{name}: average='micro' is the pooled inverse-propensity "
+                "ratio and needs propensity= (the plain metric averages "
+                "over queries)."
+            )
+        return average
+    raise ValueError(
+        f"{name} with propensity= takes average='queries', 'micro' (the pooled "
+        f"ratio) or None; got average={average!r}."
+    )
+
+
+def ips_average(
+    values, defined, query_w, den, average, no_relevant, name, what="propensity="
+):
+    r"""Average the per-query values of an IPS estimator.
+
+    ``defined`` marks the queries whose estimate is defined (a ratio
+    estimator: its denominator is > 0), ``query_w`` the query weights
+    (None: 1), ``den`` the per-query denominators of the pooled form (a
+    sum estimator: its constant normaliser, k or 1).  ``"queries"`` and
+    None follow ``no_relevant`` as every metric does; ``"micro"`` is
+    :math:`\sum_q w_q\, num_q / \sum_q w_q\, den_q`, computed as the mean
+    of the per-query values weighted by :math:`w_q\, den_q` -- the weights
+    the report's states add up, so the report gives it bit for bit and its
+    chunked states to rounding.
+    """
+    if no_relevant == "raise" and not defined.all():
+        lack = "observed relevant item" if what == "propensity=" else "weighted gain"
+        raise ValueError(
+            f"{np.count_nonzero(~defined)} queries have no {lack}, so "
+            f"{name}({what}) is 0/0 for them. Pass "
+            "no_relevant='skip' to leave them out, or a number (e.g. 0.0) to "
+            "score them."
+        )
+    if average not in ("micro", PARTS):
+        return average_queries(values, defined, query_w, average, no_relevant, name)
+    values = average_queries(values, defined, None, None, no_relevant, name)
+    weights = np.broadcast_to(den, values.shape).astype(np.float64)
+    if query_w is not None:
+        weights = weights * query_w
+    weights[~defined] = 0.0
+    if average is PARTS:
+        return IPSParts(values, weights)
+    mean = weighted_mean(values, weights)
+    return _undefined(name) if np.isnan(mean) else mean
+
+
+def check_sum_no_relevant(no_relevant, observed, name):
+    """``no_relevant`` for a sum estimator, whose value is defined (0) for a
+    query without an observed relevant item: kept under "skip" (skipping
+    it would bias the sum) and 0.0; refused under "raise" and other
+    numbers."""
+    if no_relevant == "raise" and not observed.all():
+        raise ValueError(
+            f"{np.count_nonzero(~observed)} queries have no observed relevant "
+            f"item; {name}(propensity=) scores them 0 and keeps them (the IPS "
+            "sum is unbiased only over every query). Pass no_relevant='skip' "
+            "(the default) or 0.0 to accept that."
+        )
+    if isinstance(no_relevant, float) and no_relevant != 0.0:
+        raise ValueError(
+            f"{name}(propensity=) is defined for a query without an observed "
+            f"relevant item (its IPS sum is 0); no_relevant={no_relevant!r} "
+            "does not apply. Leave no_relevant at 'skip' or 0.0."
+        )
 
 
 def _check_y_true_form(y_true, query_id):
@@ -88,16 +221,17 @@ def _check_item_weight(item_weight, y_true, query_id=None):
     return w
 
 
-def _check_self_normalized(
-    self_normalized, name, propensity, form, min_propensity=None
-):
+def _check_self_normalized(self_normalized, name, propensity, min_propensity=None):
     """Validate ``self_normalized`` (and that ``min_propensity`` comes with
-    ``propensity``); return whether the ratio form is asked.
+    ``propensity``) for the metric function ``name``; return whether the
+    ratio form is asked.
 
-    ``form``: "choice" (dcg_at_k: the sum or the ratio), "sum" (the
-    estimator is a sum only: precision_at_k), "ratio" (self-normalised by
-    construction: recall_at_k, ndcg_at_k, group_auc_score).
+    The estimator's form (:data:`ESTIMATORS`): "choice" (dcg_at_k: the sum
+    or the ratio), "sum" (the estimator is a sum only: precision_at_k),
+    "ratio" (self-normalised by construction: recall_at_k, ndcg_at_k,
+    group_auc_score).
     """
+    form = ESTIMATORS[name].form
     if min_propensity is not None and propensity is None:
         raise ValueError(
             f"{name}: min_propensity is given without propensity=; pass the "
@@ -136,216 +270,6 @@ def _check_min(min_propensity):
         raise ValueError(
             f"min_propensity must be a number in (0, 1]; got {min_propensity!r}."
         )
-
-
-def _ips_sum(
-    y_true, y_score, propensity, k, discount, ties, min_propensity, query_id=None
-):
-    p = _check_propensity(propensity, y_true, min_propensity, query_id)
-    weighted = np.asarray(y_true, dtype=np.float64) / p
-    # One ranking by the engine; the per-item weights rel / p ride as linear
-    # grades, so tied items share their group's mean weight (exact ties).
-    return dcg_at_k(
-        weighted,
-        y_score,
-        k=k,
-        query_id=query_id,
-        gain="linear",
-        discount=discount,
-        ties=ties,
-        no_relevant=0.0,
-        average=None,
-    )
-
-
-@with_convention
-def ips_dcg_at_k(
-    y_true,
-    y_score,
-    *,
-    propensity,
-    k=None,
-    ties=None,
-    min_propensity=None,
-    query_id=None,
-):
-    r"""IPS estimate of DCG@k (linear gain) from logged relevance.
-
-    The same as ``dcg_at_k(y_true, y_score, propensity=propensity,
-    gain="linear")``, kept as a name of its own.
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n_queries, n_items) or (n_rows,)
-        Observed relevance (0 where not observed as relevant); 1-D rows of
-        the long form with ``query_id``.
-    y_score : array-like, shape of ``y_true``
-        Scores of the ranking under evaluation.
-    propensity : array-like, shape of ``y_true``, or (n_items,) for 2-D
-        Probability in (0, 1] that each cell's (row's) relevance was
-        observed.
-    k : int, default=None
-        Cutoff (None: the whole list).
-    ties : {"expected", "optimistic", "pessimistic"}, default=None
-        Tie handling as in :func:`dcg_at_k` (None: the configured default).
-    min_propensity : float, default=None
-        Clip propensities below this value (less variance, some bias).
-    query_id : array-like of shape (n_rows,), default=None
-        Query of each row (long form).
-
-    Returns
-    -------
-    score : float
-        Mean over queries; a query with no observed relevant item counts 0
-        (it is not skipped: skipping it would bias the estimate).
-
-    See Also
-    --------
-    dcg_at_k, ips_precision_at_k, popularity_propensity
-
-    Notes
-    -----
-    :math:`\widehat{DCG}@k = \sum_{i: r_i \le k} \frac{o_i y_i}{p_i \log_2(1 + r_i)}`,
-    unbiased since :math:`E[o_i] = p_i`. It is DCG with linear gain of the
-    per-item weights :math:`y_i / p_i`.
-
-    References
-    ----------
-    .. [1] Yang et al., "Unbiased offline recommender evaluation for
-       missing-not-at-random implicit feedback", RecSys 2018.
-
-    Examples
-    --------
-    >>> from sklearn_rankmetrics import ips_dcg_at_k
-    >>> ips_dcg_at_k([[1, 0, 1]], [[0.9, 0.5, 0.1]], propensity=[[0.5, 1, 0.5]])
-    3.0
-    """
-    return float(
-        dcg_at_k(
-            y_true,
-            y_score,
-            propensity=propensity,
-            min_propensity=min_propensity,
-            k=k,
-            ties=ties,
-            query_id=query_id,
-            gain="linear",
-        )
-    )
-
-
-@with_convention
-def ips_precision_at_k(
-    y_true,
-    y_score,
-    *,
-    propensity,
-    k,
-    ties=None,
-    min_propensity=None,
-    query_id=None,
-):
-    r"""IPS estimate of precision@k from logged relevance.
-
-    The same as ``precision_at_k(y_true, y_score, k=k,
-    propensity=propensity)`` (an item is relevant when ``y_true > 0``).
-
-    Parameters
-    ----------
-    y_true, y_score, propensity, ties, min_propensity, query_id
-        As in :func:`ips_dcg_at_k`.
-    k : int
-        Cutoff (the denominator).
-
-    Returns
-    -------
-    score : float
-        Mean over queries of :math:`\frac1k \sum_{r_i \le k} o_i y_i / p_i`.
-
-    See Also
-    --------
-    precision_at_k, ips_dcg_at_k
-
-    Notes
-    -----
-    Unbiased, as a sum over relevant items with a constant weight ``1/k``.
-
-    References
-    ----------
-    .. [1] Yang et al., RecSys 2018.
-
-    Examples
-    --------
-    >>> from sklearn_rankmetrics import ips_precision_at_k
-    >>> y_true, y_score = [[1, 0, 1]], [[0.9, 0.5, 0.1]]
-    >>> ips_precision_at_k(y_true, y_score, propensity=[[0.5, 1, 0.5]], k=2)
-    1.0
-    """
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer; got {k!r}.")
-    return float(
-        precision_at_k(
-            y_true,
-            y_score,
-            propensity=propensity,
-            min_propensity=min_propensity,
-            k=k,
-            ties=ties,
-            query_id=query_id,
-        )
-    )
-
-
-@with_convention
-def ips_recall_at_k(y_true, y_score, *, propensity, k, ties=None, min_propensity=None):
-    r"""Self-normalised IPS (SNIPS) estimate of recall@k.
-
-    Parameters
-    ----------
-    y_true, y_score, propensity, ties, min_propensity
-        As in :func:`ips_dcg_at_k`.
-    k : int
-        Cutoff.
-
-    Returns
-    -------
-    score : float
-        Mean, over queries with an observed relevant item, of
-        :math:`\sum_{r_i \le k} o_i y_i / p_i \,/\, \sum_i o_i y_i / p_i`.
-
-    See Also
-    --------
-    recall_at_k, ips_precision_at_k
-
-    Notes
-    -----
-    Recall divides by the unknown number of relevant items; its IPS
-    estimate is the ratio above, which is consistent (not unbiased): it
-    converges to recall@k as the number of items grows. With all
-    propensities 1 it equals :func:`recall_at_k` (binary relevance). It is
-    invariant to scaling all propensities of a query.
-
-    References
-    ----------
-    .. [1] Yang et al., RecSys 2018.
-    .. [2] Schnabel et al., "Recommendations as treatments", ICML 2016.
-
-    Examples
-    --------
-    >>> from sklearn_rankmetrics import ips_recall_at_k
-    >>> y_true, y_score = [[1, 0, 1]], [[0.9, 0.5, 0.1]]
-    >>> ips_recall_at_k(y_true, y_score, propensity=[[0.5, 1, 0.25]], k=1)
-    0.3333333333333333
-    """
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer; got {k!r}.")
-    top = _ips_sum(y_true, y_score, propensity, k, np.ones_like, ties, min_propensity)
-    p = _check_propensity(propensity, y_true, min_propensity)
-    total = (np.asarray(y_true, dtype=np.float64) / p).sum(axis=1)
-    keep = total > 0
-    if not keep.any():
-        raise ValueError("no query of y_true has an observed relevant item.")
-    return float(np.mean(top[keep] / total[keep]))
 
 
 def popularity_propensity(X, *, gamma, min_propensity=None):
@@ -480,25 +404,6 @@ def position_propensity(
     return np.minimum(p, 1.0)
 
 
-def _ips_grades(
-    y_true, propensity, *, min_propensity, query_id, to_gain, item_weight=None
-):
-    """Per-item weights ``to_gain(y_true) * item_weight / propensity`` as a
-    dense float array (the input is not modified).  The metrics pass them
-    to the engine as linear grades: a tie group takes their mean, so the
-    tie-exact expected value stays exact (it is linear in per-item gains).
-    """
-    gains, inverse = _gains_and_counts(
-        y_true,
-        propensity,
-        item_weight,
-        min_propensity=min_propensity,
-        query_id=query_id,
-        to_gain=to_gain,
-    )
-    return gains if inverse is None else gains * inverse
-
-
 def _gains_and_counts(
     y_true, propensity, item_weight, *, min_propensity, query_id, to_gain
 ):
@@ -593,3 +498,231 @@ def _ips_check_k(k, name):
             f"{name} with propensity= needs an integer cutoff k >= 1 (the "
             f"estimator divides by k); got k={k!r}."
         )
+
+
+# ---------------------------------------------------------------------------
+# Diagnostics of the weights
+# ---------------------------------------------------------------------------
+# The totals the diagnostics are read from, for a set of whole queries:
+# every one adds up over chunks of queries but the largest weight, a maximum.
+DIAGNOSTIC_TOTALS = (
+    "n_queries",
+    "n_unobserved",  # queries without an observed relevant item
+    "n_observed",  # observed relevant items (cells, rows)
+    "weight_sum",  # of their weights 1 / p (p clipped by min_propensity)
+    "weight_square_sum",
+    "n_clipped",  # of them with p below min_propensity
+    "max_weight",
+)
+# Relative tolerance of "a per-query estimate above 1": a ratio that is 1
+# in exact arithmetic may come out a few units in the last place above it.
+_ABOVE_ONE = 1.0 + 1e-12
+
+
+def diagnostic_totals(
+    y_true, propensity, *, query_id=None, min_propensity=None, relevance_threshold=None
+):
+    """The :data:`DIAGNOSTIC_TOTALS` of validated rows (2-D, sparse or long
+    form): an item is an observed relevant one when ``y_true > 0`` (``>=
+    relevance_threshold`` if given), and weighs ``1 / p``."""
+    from scipy import sparse
+
+    if sparse.issparse(y_true):
+        y_true = y_true.toarray()
+    y = np.asarray(_check_y_true_form(y_true, query_id), dtype=np.float64)
+    raw = _cell_array("propensity", propensity, y)
+    p = _check_propensity(propensity, y, min_propensity, query_id)
+    observed = y >= relevance_threshold if relevance_threshold is not None else y > 0
+    weights = 1.0 / p[observed]
+    per_query = _per_query_sum(observed.astype(np.float64), query_id)
+    n_clipped = 0
+    if min_propensity is not None:
+        n_clipped = np.count_nonzero(raw[observed] < min_propensity)
+    return np.array(
+        [
+            per_query.shape[0],
+            np.count_nonzero(per_query == 0),
+            weights.shape[0],
+            weights.sum(),
+            np.square(weights).sum(),
+            n_clipped,
+            weights.max(initial=0.0),
+        ],
+        dtype=np.float64,
+    )
+
+
+def merge_diagnostic_totals(a, b):
+    """The totals of two disjoint sets of queries."""
+    out = a + b
+    out[-1] = max(a[-1], b[-1])  # the largest weight
+    return out
+
+
+def above_one(values):
+    """``(n_above, n_scored)``: the per-query estimates above 1 and those
+    defined (not nan)."""
+    scored = ~np.isnan(values)
+    return int(np.count_nonzero(values[scored] > _ABOVE_ONE)), int(scored.sum())
+
+
+def diagnostics_from_totals(totals, above):
+    """The dict of :func:`propensity_diagnostics` from the totals and, per
+    scorer name of an estimator whose full-information value is in
+    [0, 1], ``(n_above, n_scored)``."""
+    t = dict(zip(DIAGNOSTIC_TOTALS, totals.tolist(), strict=True))
+    n_obs, n_q = t["n_observed"], t["n_queries"]
+    ess = t["weight_sum"] ** 2 / t["weight_square_sum"] if n_obs else 0.0
+    return {
+        "n_queries": int(n_q),
+        "n_observed": int(n_obs),
+        "effective_sample_size": ess,
+        "effective_sample_share": ess / n_obs if n_obs else math.nan,
+        "max_weight": t["max_weight"] if n_obs else math.nan,
+        "skipped_share": t["n_unobserved"] / n_q if n_q else math.nan,
+        "clipped_share": t["n_clipped"] / n_obs if n_obs else math.nan,
+        "above_one": {
+            name: (n_above / n_scored if n_scored else math.nan)
+            for name, (n_above, n_scored) in above.items()
+        },
+    }
+
+
+def _percent(x):
+    return "nan" if math.isnan(x) else f"{100 * x:.1f}%"
+
+
+def format_diagnostics(diagnostics, width=79):
+    """The lines of a report's footer with ``propensity=``."""
+    import textwrap
+
+    d = diagnostics
+    text = (
+        f"Propensity weights: {d['n_observed']} observed relevant items, "
+        f"effective sample size {d['effective_sample_size']:.1f} "
+        f"({_percent(d['effective_sample_share'])}), largest weight "
+        f"{d['max_weight']:.4g}, {_percent(d['clipped_share'])} clipped by "
+        f"min_propensity; {_percent(d['skipped_share'])} of the queries "
+        "without an observed relevant item (the ratio estimators skip them)."
+    )
+    lines = textwrap.wrap(text, width)
+    if d["above_one"]:
+        cells = ", ".join(f"{n} {_percent(v)}" for n, v in d["above_one"].items())
+        lines += textwrap.wrap(f"Per-query estimates above 1: {cells}.", width)
+    return lines
+
+
+def propensity_diagnostics(
+    y_true,
+    y_score,
+    *,
+    propensity,
+    k=(1, 5, 10, 20),
+    metrics=None,
+    query_id=None,
+    sample_weight=None,
+    min_propensity=None,
+    **options,
+):
+    r"""Diagnostics of inverse-propensity (IPS) estimates on a log.
+
+    The figures that say whether the IPS estimates of a report can be
+    trusted: how much the weights :math:`1/p` concentrate the estimate on
+    a few items, how many queries the ratio estimators skip, how many
+    weights ``min_propensity`` clipped, and how often a per-query estimate
+    of a metric bounded by 1 came out above 1.  ``ranking_report(...,
+    propensity=p)`` prints the same figures under its table and returns
+    them under the key ``"propensity_diagnostics"`` of ``output_dict``.
+
+    Read more in the :ref:`User Guide <logged_feedback>`.
+
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n_queries, n_items) or (n_rows,)
+        Observed relevance (0 where not observed as relevant); 1-D: the rows
+        of the long form, with ``query_id``.
+
+    y_score : array-like of shape (n_queries, n_items), or (n_rows,)
+        Scores of the ranking whose estimates are diagnosed.
+
+    propensity : array-like of the shape of ``y_true``, or (n_items,) for 2-D
+        Probability in (0, 1] that each cell's (row's) relevance was
+        observed.
+
+    k, metrics, query_id, sample_weight
+        As in :func:`ranking_report`: the estimates whose share above 1
+        is reported (None: the report's default metrics that have an
+        estimator).
+
+    min_propensity : float in (0, 1], default=None
+        The clip of the estimates: a propensity below it counts as clipped.
+
+    **options
+        The other options of :func:`ranking_report` (``self_normalized``,
+        ``relevance_threshold``, ``convention``, ``average``, ...).
+
+    Returns
+    -------
+    diagnostics : dict
+        ``"n_queries"``; ``"n_observed"``, the observed relevant items
+        (``y_true > 0``, or ``>= relevance_threshold``);
+        ``"effective_sample_size"``, Kish's :math:`(\sum_i w_i)^2 / \sum_i
+        w_i^2` of their weights :math:`w_i = 1/p_i` (clipped), and
+        ``"effective_sample_share"``, that size over ``n_observed`` (1 when
+        every weight is equal, small when a few weights dominate);
+        ``"max_weight"``; ``"skipped_share"``, the share of queries without
+        an observed relevant item (the ratio estimators skip them, the sum
+        estimators score them 0); ``"clipped_share"``, the share of the
+        weights ``min_propensity`` clipped; ``"above_one"``, per scorer
+        name of a metric whose full-information value lies in [0, 1], the
+        share of its defined per-query estimates above 1.
+
+    See Also
+    --------
+    ranking_report : The estimates themselves, with these figures.
+
+    Notes
+    -----
+    The effective sample size counts the observed relevant items as if
+    unweighted: the weights' variance costs as much as losing
+    :math:`n - ESS` of them.  A per-query estimate above 1 (NDCG, precision,
+    GAUC) is not an error of the estimator -- its expectation is right --
+    but many of them mean that single items with large weights drive the
+    per-query values; the pooled form (``average="micro"``) then orders
+    models more reliably (see :ref:`logged_feedback`).  The sample weights
+    of the queries do not enter these figures.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import propensity_diagnostics
+    >>> y_true = [[1, 0, 1, 0], [0, 0, 0, 0], [0, 1, 0, 0]]
+    >>> y_score = [[0.9, 0.5, 0.1, 0.3], [0.3, 0.2, 0.1, 0.4], [0.2, 0.9, 0.1, 0.4]]
+    >>> p = [[0.5, 1, 0.1, 1], [1, 1, 1, 1], [1, 0.25, 1, 1]]
+    >>> d = propensity_diagnostics(y_true, y_score, propensity=p, k=2,
+    ...                            metrics=["ndcg"])
+    >>> d["n_observed"], round(d["effective_sample_size"], 3), d["max_weight"]
+    (3, 2.133, 10.0)
+    >>> round(d["skipped_share"], 3), d["above_one"]
+    (0.333, {'ndcg@2': 1.0})
+
+    The weights are 2, 10 and 4: :math:`16^2 / (4 + 100 + 16) = 2.13`
+    effective items of 3.  The second query has no observed relevant item;
+    the two others' NDCG@2 estimates are above 1 (the first, for one:
+    :math:`2 / 1` over the ideal DCG@2 of :math:`2 + 10` estimated relevant
+    items, :math:`1 + 1/\log_2 3`).
+    """
+    from ._report import ranking_report
+
+    report = ranking_report(
+        y_true,
+        y_score,
+        k=k,
+        metrics=metrics,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        propensity=propensity,
+        min_propensity=min_propensity,
+        output_dict=True,
+        **options,
+    )
+    return report["propensity_diagnostics"]

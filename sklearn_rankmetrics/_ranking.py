@@ -974,32 +974,48 @@ def _ips_metric(
     self_normalized=False,
     **kw,
 ):
-    """The IPS estimate of ``name`` (dcg_at_k, precision_at_k, ndcg_at_k),
-    and the per-item weights of dcg_at_k / ndcg_at_k: the per-item values
-    gain * item_weight / propensity ride through dcg_at_k as linear grades
-    (one ranking; tie groups take their mean weight, exact)."""
+    """The IPS estimate of ``name`` (precision_at_k, recall_at_k, dcg_at_k,
+    ndcg_at_k), and the per-item weights of dcg_at_k / ndcg_at_k.
+
+    The per-item values gain * item_weight / propensity ride through
+    dcg_at_k as linear grades (one ranking; a tie group takes its mean
+    weight, exact).  Each query's numerator is that weighted DCG@k (a
+    binary gain and a flat discount for precision and recall); the
+    denominator is k (precision), 1 (the IPS DCG sum), the sum of the
+    weights (recall, self-normalised DCG) or the ideal DCG of the
+    estimated grade counts (NDCG).  :func:`~._propensity.ips_average`
+    averages them: over queries, pooled (``average="micro"``), or per
+    query.
+    """
     from ._propensity import (
         _gains_and_counts,
         _ideal_from_counts,
         _ips_check_k,
         _per_query_sum,
         _query_weights,
+        check_ips_average,
+        check_sum_no_relevant,
+        ips_average,
     )
 
-    average = kw.pop("average")
-    no_relevant = check_no_relevant(kw.pop("no_relevant", 0.0))
     what = "propensity=" if propensity is not None else "item_weight="
-    if average not in ("queries", None):
+    average = kw.pop("average")
+    if propensity is not None:
+        average = check_ips_average(average, name, propensity)
+    elif average not in ("queries", None):
         raise ValueError(
             f"{name} with {what} supports average='queries' or None; "
             f"got average={average!r}."
         )
-    if name == "precision_at_k":
-        _ips_check_k(kw["k"], name)
-        if kw.pop("precision_denominator") != "k":
-            raise ValueError(
-                "precision_at_k with propensity= needs precision_denominator='k'."
-            )
+    no_relevant = check_no_relevant(kw.pop("no_relevant", "skip"))
+    k = kw["k"]
+    if name in ("precision_at_k", "recall_at_k"):
+        if name == "precision_at_k":
+            _ips_check_k(k, name)
+            if kw.pop("precision_denominator") != "k":
+                raise ValueError(
+                    "precision_at_k with propensity= needs precision_denominator='k'."
+                )
         threshold = kw.pop("relevance_threshold")
 
         def to_gain(y):
@@ -1020,7 +1036,6 @@ def _ips_metric(
                 f"{name} with {what} needs gain='linear' or 'exponential'; "
                 f"got gain={gain!r}."
             )
-        k = kw["k"]
         if isinstance(k, (list, tuple, np.ndarray)):
             k = _check_per_query_k(k)  # one cut-off per query
         elif k is not None and (
@@ -1040,34 +1055,17 @@ def _ips_metric(
         to_gain=to_gain,
     )
     weights = levels if inverse is None else levels * inverse
-    if name == "dcg_at_k" and not self_normalized:
-        # the IPS sum: a query without an observed relevant item scores 0
-        values = dcg_at_k(
+    if name == "dcg_at_k" and not self_normalized and propensity is None:
+        # item_weight alone: the plain DCG of the weighted gains
+        return dcg_at_k(
             weights,
             y_score,
             gain="linear",
-            no_relevant=0.0 if propensity is not None else no_relevant,
+            no_relevant=no_relevant,
             average=average,
             sample_weight=sample_weight,
             **kw,
         )
-        return values
-    if name == "precision_at_k":
-        # each query's IPS sum / k, then the mean: the mean of the function's
-        # own per-query values, as every surface computes it
-        values = dcg_at_k(
-            weights,
-            y_score,
-            gain="linear",
-            no_relevant=0.0,
-            average=None,
-            sample_weight=sample_weight,
-            **kw,
-        )
-        values = values / kw["k"]
-        query_w = _query_weights(weights, y_score, query_id, sample_weight)
-        defined = np.ones(values.shape, dtype=bool)
-        return average_queries(values, defined, query_w, average, 0.0, name)
     top = dcg_at_k(
         weights,
         y_score,
@@ -1077,9 +1075,15 @@ def _ips_metric(
         sample_weight=sample_weight,
         **kw,
     )
-    if name == "dcg_at_k":  # self-normalised: per unit of estimated gain
-        total = _per_query_sum(weights, query_id)
-    else:  # ndcg_at_k: over the ideal DCG of the estimated grade counts
+    total = _per_query_sum(weights, query_id)  # estimated relevant gain
+    query_w = _query_weights(weights, y_score, query_id, sample_weight)
+    if name == "precision_at_k" or (name == "dcg_at_k" and not self_normalized):
+        # a sum estimator: defined (0) without an observed relevant item
+        check_sum_no_relevant(no_relevant, total > 0, name)
+        den = float(k) if name == "precision_at_k" else 1.0
+        defined = np.ones(top.shape, dtype=bool)
+        return ips_average(top / den, defined, query_w, den, average, 0.0, name)
+    if name == "ndcg_at_k":  # over the ideal DCG of the estimated grade counts
         n_items = items_per_query(y_score, query_id)
         cap = n_items if k is None else np.minimum(n_items, k)
         log_base, discount = kw["log_base"], kw["discount"]
@@ -1095,47 +1099,13 @@ def _ips_metric(
             cap,
             discount_of,
         )
+    # a ratio: recall and the self-normalised DCG over the estimated
+    # relevant gain, NDCG over the ideal DCG of the estimated counts
     defined = total > 0
     values = np.zeros_like(top)
     np.divide(top, total, out=values, where=defined)
-    query_w = _query_weights(weights, y_score, query_id, sample_weight)
-    return average_queries(values, defined, query_w, average, no_relevant, name)
-
-
-def _ips_recall(y_true, y_score, propensity, min_propensity, **kw):
-    """The ratio (self-normalised IPS) estimate of recall@k: the top-k sum
-    of rel / p over the sum of rel / p of all the query's items."""
-    from ._propensity import _ips_grades
-
-    average, threshold = kw.pop("average"), kw.pop("relevance_threshold")
-    if average not in ("queries", None):
-        raise ValueError(
-            "recall_at_k with propensity= supports average='queries' or None; "
-            f"got average={average!r}."
-        )
-
-    def to_gain(y):
-        return (y >= threshold if threshold is not None else y > 0).astype(float)
-
-    query_id, sample_weight = kw["query_id"], kw.pop("sample_weight")
-    weights = _ips_grades(
-        y_true,
-        propensity,
-        min_propensity=min_propensity,
-        query_id=query_id,
-        to_gain=to_gain,
-    )
-    common = dict(gain="linear", discount=np.ones_like, average=None)
-    top = dcg_at_k(weights, y_score, sample_weight=sample_weight, **common, **kw)
-    # every item counts in the denominator, retrieved or not: all tied at 0
-    kw.update(k=None, no_relevant=1.0)
-    total = dcg_at_k(weights, np.zeros(np.shape(weights)), **common, **kw)
-    values = top / total
-    if sample_weight is not None and query_id is not None:
-        _, first = np.unique(np.asarray(query_id), return_index=True)
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)[first]
-    return average_queries(
-        values, ~np.isnan(values), sample_weight, average, "skip", "recall_at_k"
+    return ips_average(
+        values, defined, query_w, total, average, no_relevant, name, what
     )
 
 
@@ -1203,10 +1173,12 @@ def precision_at_k(
         was observed.  Given, the value is the inverse-propensity-scored
         (IPS) estimate :math:`\frac1k \sum_{i \le k} rel_i / p_i`, unbiased
         for the full-information precision; a query without an observed
-        relevant item scores 0 and is kept (``no_relevant`` does not apply:
-        skipping it would bias the estimate).  Needs an integer ``k``,
-        ``precision_denominator="k"`` and ``average`` "queries" or None.
-        See :ref:`logged_feedback`.
+        relevant item scores 0 and is kept (skipping it would bias the
+        estimate: ``no_relevant`` "skip" and 0.0 keep it, "raise" raises).
+        Needs an integer ``k`` and ``precision_denominator="k"``;
+        ``average="micro"``, the pooled form :math:`\sum_q w_q
+        \widehat{hits}_q / \sum_q w_q k`, is the same estimate.  See
+        :ref:`logged_feedback`.
 
     min_propensity : float in (0, 1], default=None
         With ``propensity``: clip propensities below it (less variance,
@@ -1258,7 +1230,7 @@ def precision_at_k(
     from ._propensity import _check_self_normalized
 
     _check_self_normalized(
-        self_normalized, "precision_at_k", propensity, "sum", min_propensity
+        self_normalized, "precision_at_k", propensity, min_propensity
     )
     if propensity is not None:
         return _ips_metric(
@@ -1271,6 +1243,7 @@ def precision_at_k(
             query_id=query_id,
             ties=ties,
             ignore_ties=ignore_ties,
+            no_relevant=no_relevant,
             sample_weight=sample_weight,
             average=average,
             relevance_threshold=relevance_threshold,
@@ -1353,10 +1326,15 @@ def recall_at_k(
         Probability in (0, 1] that each cell's (long form: row's) relevance
         was observed.  Given, the value is the self-normalised (ratio)
         estimate :math:`\sum_{i \le k} rel_i / p_i \,/\, \sum_i rel_i / p_i`
-        (Yang et al. 2018): consistent, not unbiased (recall divides by the
-        unknown number of relevant items).  A query without an observed
-        relevant item is undefined and follows ``no_relevant``.  Needs
-        ``average`` "queries" or None.  See :ref:`logged_feedback`.
+        (Yang et al. 2018): consistent as the items of a query grow, not
+        unbiased (recall divides by the unknown number of relevant items);
+        at a few observed relevant items per query it can order models
+        wrongly.  ``average="micro"`` is the pooled ratio, the sum over
+        queries of the numerators over the sum of the denominators
+        (weighted by ``sample_weight``): consistent as the queries grow,
+        and the estimate to compare models with.  A query without an
+        observed relevant item is undefined and follows ``no_relevant``.
+        See :ref:`logged_feedback`.
 
     min_propensity : float in (0, 1], default=None
         With ``propensity``: clip propensities below it (less variance,
@@ -1402,11 +1380,10 @@ def recall_at_k(
     """
     from ._propensity import _check_self_normalized
 
-    _check_self_normalized(
-        self_normalized, "recall_at_k", propensity, "ratio", min_propensity
-    )
+    _check_self_normalized(self_normalized, "recall_at_k", propensity, min_propensity)
     if propensity is not None:
-        return _ips_recall(
+        return _ips_metric(
+            "recall_at_k",
             y_true,
             y_score,
             propensity,
@@ -2024,9 +2001,12 @@ default="linear"
         was observed.  Given, each item's gain is divided by its propensity
         (IPS): :math:`\sum_{i \le k} gain(rel_i) / (p_i \log_b(i + 1))`,
         unbiased for the full-information DCG@k; a query without an
-        observed relevant item scores 0 and is kept (``no_relevant`` does
-        not apply: skipping it would bias the estimate).  ``gain`` must be
-        "linear" or "exponential".  See :ref:`logged_feedback`.
+        observed relevant item scores 0 and is kept (skipping it would bias
+        the estimate: ``no_relevant`` "skip" and 0.0 keep it, "raise"
+        raises).  ``gain`` must be "linear" or "exponential".
+        ``average="micro"`` is the pooled form: for the IPS sum its mean,
+        with ``self_normalized=True`` the summed numerators over the summed
+        estimated gains.  See :ref:`logged_feedback`.
 
     min_propensity : float in (0, 1], default=None
         With ``propensity``: clip propensities below it (less variance,
@@ -2036,10 +2016,12 @@ default="linear"
         With ``propensity``: True gives the self-normalised (SNIPS) form
         of Yang et al. (2018), :math:`\sum_{i \le k} w_i d_i / \sum_i w_i`
         with :math:`w_i = gain(rel_i) / p_i` over all the query's items:
-        DCG per unit of estimated relevant gain.  It is consistent (not
-        unbiased), invariant to a common scale of a query's propensities,
-        and 0/0 for a query without an observed relevant item, which then
-        follows ``no_relevant``.
+        DCG per unit of estimated relevant gain.  It is consistent as the
+        items of a query grow (not unbiased; at a few observed relevant
+        items per query it can order models wrongly: prefer
+        ``average="micro"``), invariant to a common scale of a query's
+        propensities, and 0/0 for a query without an observed relevant
+        item, which then follows ``no_relevant``.
 
     item_weight : array-like of the shape of ``y_true``, default=None
         A non-negative weight per item (TF-Ranking's per-item ``weights``):
@@ -2103,7 +2085,7 @@ default="linear"
     from ._propensity import _check_self_normalized
 
     self_normalized = _check_self_normalized(
-        self_normalized, "dcg_at_k", propensity, "choice", min_propensity
+        self_normalized, "dcg_at_k", propensity, min_propensity
     )
     if propensity is not None or item_weight is not None:
         return _ips_metric(
@@ -2218,11 +2200,18 @@ default="linear"
         was observed.  Given, the value is a ratio estimator: the IPS
         DCG@k (as ``dcg_at_k(propensity=p)``) over the ideal DCG@k of the
         IPS-estimated grade counts :math:`\hat n_g = \sum_{i: rel_i = g}
-        1 / p_i` (see Notes).  It is **consistent, not unbiased** (NDCG
-        divides by an unknown ideal).  A query without an observed
-        relevant item is 0/0 and follows ``no_relevant``.  ``gain`` must be
-        "linear" or "exponential", ``k`` an integer or None.  See
-        :ref:`logged_feedback`.
+        1 / p_i` (see Notes).  It is **consistent as the items of a query
+        grow, not unbiased** (NDCG divides by an unknown ideal): at a few
+        observed relevant items per query many per-query estimates exceed 1
+        and models can be ordered wrongly.  ``average="micro"`` is the
+        pooled ratio, the summed IPS DCG@k over the summed estimated ideal
+        DCG@k: the ideal DCG of an estimated count is biased low at a few
+        observed items (the ideal is concave in the count), so its level is
+        biased too, but its denominator is common to every model scored on
+        the same log: it orders models as the unbiased IPS DCG does.  A
+        query without an observed relevant item is 0/0 and follows
+        ``no_relevant``.  ``gain`` must be "linear" or "exponential", ``k``
+        an integer or None.  See :ref:`logged_feedback`.
 
     min_propensity : float in (0, 1], default=None
         With ``propensity``: clip propensities below it (less variance,
@@ -2314,9 +2303,7 @@ default="linear"
     ideal = check_option("ideal", ideal, IDEAL_RULES)
     from ._propensity import _check_self_normalized
 
-    _check_self_normalized(
-        self_normalized, "ndcg_at_k", propensity, "ratio", min_propensity
-    )
+    _check_self_normalized(self_normalized, "ndcg_at_k", propensity, min_propensity)
     if ideal != "relevant" and (propensity is not None or item_weight is not None):
         raise ValueError(
             f"ideal={ideal!r} is not defined with propensity= or item_weight= "

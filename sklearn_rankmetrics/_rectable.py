@@ -35,6 +35,7 @@ from ._beyond import report_values, split_report_metrics
 from ._conventions import check_convention
 from ._registry import METRICS, metric_names
 from ._report import (
+    CATALOGUE_INPUTS,
     _check_cutoffs,
     _check_metrics,
     _check_report_options,
@@ -747,7 +748,7 @@ default=None
         )
     if catalog is None:
         needs = [m for m in beyond if m in _NEED_CATALOG]
-        needs += [m for m in names if "n_items" in METRICS[m].requires]
+        needs += [m for m in names if CATALOGUE_INPUTS & set(METRICS[m].requires)]
         if needs:
             raise ValueError(
                 f"{_CALLER}: {', '.join(needs)} depend on the catalogue; pass "
@@ -780,7 +781,7 @@ default=None
             )
         y, s, q = _long_form(t, j, evaluated)
         extra = {}
-        if any("n_items" in METRICS[m].requires for m in names):
+        if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
             extra["n_items_per_query"] = _items_per_user(t, j, evaluated)
         report = _per_query_report(
             y,

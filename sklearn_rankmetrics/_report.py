@@ -24,11 +24,20 @@ from ._auc import gauc_per_query
 from ._beyond import report_values, split_report_metrics
 from ._conventions import check_convention, convention_options
 from ._engine import (
+    _relevant,
     average_queries,
     check_inputs,
     exact_threshold,
     query_weights,
     weighted_mean,
+)
+from ._propensity import (
+    ESTIMATORS,
+    PARTS,
+    above_one,
+    diagnostic_totals,
+    diagnostics_from_totals,
+    format_diagnostics,
 )
 from ._ranking import (
     AP_DENOMINATORS,
@@ -57,6 +66,8 @@ from ._validation import (
 __all__ = ["ranking_report"]
 
 _GAUC = "gauc"
+# The key of output_dict holding propensity_diagnostics(), with propensity=.
+DIAGNOSTICS_KEY = "propensity_diagnostics"
 
 
 def available_metrics():
@@ -87,6 +98,10 @@ class PerQueryReport(NamedTuple):
     query_id: np.ndarray  # long form: np.unique(query_id); 2-D: 0..n-1
     values: dict  # scorer name -> float64 (n_queries,), nan = skipped
     weights: dict  # scorer name -> float64 (n_queries,) query weights
+    # with propensity=: the totals of the diagnostics
+    # (_propensity.DIAGNOSTIC_TOTALS) and, per scorer name of an estimator
+    # bounded by 1, (per-query estimates above 1, defined estimates)
+    propensity: tuple | None = None
 
 
 def _check_cutoffs(k, allow_none=False):
@@ -127,14 +142,37 @@ def _check_cutoffs(k, allow_none=False):
 PER_ROW = ("propensity", "item_weight")
 # Options that only mean something with ``propensity``.
 _IPS_OPTIONS = ("min_propensity", "self_normalized")
+# A report's averages: over queries, or the pooled IPS ratio (propensity=).
+_AVERAGES = ("queries", "micro")
+
+
+def check_report_average(average, caller="ranking_report"):
+    """``average`` of a report: "queries" or "micro"."""
+    if not isinstance(average, str) or average not in _AVERAGES:
+        raise ValueError(
+            f"{caller}: average must be 'queries' (the mean over queries) or "
+            "'micro' (with propensity=: the pooled ratio of every estimator); "
+            f"got average={average!r}. For per-query values pass "
+            "per_query=True."
+        )
+    return average
+
+
+def ips_options_given(options):
+    """The IPS options set in ``options``: those of :data:`_IPS_OPTIONS`
+    given, and ``average="micro"``, the pooled IPS ratio."""
+    given = [o for o in _IPS_OPTIONS if options.get(o) not in (None, False)]
+    if options.get("average", "queries") == "micro":
+        given.append("average='micro'")
+    return given
 
 
 def check_per_row_options(options, per_row, caller="ranking_report"):
-    """ValueError for an IPS option (``min_propensity``, ...) given without
-    ``propensity``: no metric would read it."""
+    """ValueError for an IPS option (``min_propensity``, ``average="micro"``,
+    ...) given without ``propensity``: no metric would read it."""
     if "propensity" in per_row:
         return
-    given = [o for o in _IPS_OPTIONS if options.get(o) not in (None, False)]
+    given = ips_options_given(options)
     if given:
         raise ValueError(
             f"{caller}: {', '.join(given)} only "
@@ -237,7 +275,11 @@ def report_options():
 
 def _check_report_options(options, caller="ranking_report"):
     """TypeError for a name no metric function takes; the values given are
-    checked as the functions check them, whichever metrics read them."""
+    checked as the functions check them, whichever metrics read them.
+    ``average`` is the report's own (:func:`check_report_average`)."""
+    if "average" in options:
+        options = dict(options)
+        check_report_average(options.pop("average"), caller)
     unknown = sorted(set(options) - set(report_options()))
     if unknown:
         raise TypeError(
@@ -421,6 +463,10 @@ def _group_plans(plans):
     return groups
 
 
+# what a query's items are when they are not its rows (n_items_per_query)
+CATALOGUE_INPUTS = {"n_items", "n_negatives"}
+
+
 def _per_query_report(
     y_true,
     y_score,
@@ -435,6 +481,7 @@ def _per_query_report(
     propensity=None,
     item_weight=None,
     n_items_per_query=None,
+    average="queries",
     **options,
 ):
     """Per-query values of every metric at every cut-off.
@@ -462,7 +509,10 @@ def _per_query_report(
     passed with the rows to the functions that take them, each metric then
     computed by its function; a metric whose function does not take one
     given is an error naming it, and with ``metrics=None`` the default
-    metrics are those whose functions take them.
+    metrics are those whose functions take them.  With ``propensity``,
+    ``average="micro"`` gives each estimator's per-query values with the
+    weights of its pooled form (:class:`~._propensity.IPSParts`), and the
+    report carries the totals of :func:`propensity_diagnostics`.
 
     ``n_items_per_query`` (long form, in the order of the query ids) gives
     the items of each query when they are not its rows -- a catalogue's,
@@ -470,6 +520,7 @@ def _per_query_report(
     bpref).
     """
     _check_report_options(options, caller)
+    average = check_report_average(average, caller)
     if convention is not None:
         check_convention(convention)
     per_row = {
@@ -477,6 +528,7 @@ def _per_query_report(
         for name, array in (("propensity", propensity), ("item_weight", item_weight))
         if array is not None
     }
+    check_per_row_options({"average": average}, per_row, caller)
     ks = _check_cutoffs(k, allow_none=allow_whole_list)
     metrics = _check_metrics(metrics, query_id is not None, per_row)
     plans = []
@@ -504,17 +556,24 @@ def _per_query_report(
         # one number for 2-D inputs: the kernels may read it on chunks
         n_items = items_per_query(S, codes) if form == "long" else None
         n_items = float(np.shape(S)[1]) if n_items is None else n_items
-        if n_items_per_query is not None:
-            n_items = np.asarray(n_items_per_query, dtype=np.float64)
+    if n_items_per_query is not None:
+        n_items = np.asarray(n_items_per_query, dtype=np.float64)
     query_w = None
     for (kind, rule, gain, threshold), group in _group_plans(
         [p for p in ranked if p.ranking is not None]
     ):
         inputs = {}
-        if n_items is not None:
+        if n_items is not None and any(
+            "n_items" in METRICS[p.metric].requires for p in group
+        ):
             inputs["n_items"] = n_items
         if any("n_negatives" in METRICS[p.metric].requires for p in group):
-            inputs["n_negatives"] = candidate_negatives(Y, S, codes, threshold)
+            if n_items_per_query is None:
+                inputs["n_negatives"] = candidate_negatives(Y, S, codes, threshold)
+            else:  # every item of a query's catalogue is a candidate
+                relevant = _relevant(Y, exact_threshold(threshold, Y.dtype))
+                n_rel = np.bincount(codes, weights=relevant, minlength=ids.shape[0])
+                inputs["n_negatives"] = n_items - n_rel
 
         def read_kernels(rk, group=group, inputs=inputs):
             out = {}
@@ -564,16 +623,29 @@ def _per_query_report(
             continue
         # options no shared ranking serves: the metric function itself
         name = scorer_name(plan.metric, plan.k)
-        if n_items_per_query is not None and "n_items" in METRICS[plan.metric].requires:
+        if n_items_per_query is not None and CATALOGUE_INPUTS & set(
+            METRICS[plan.metric].requires
+        ):
             raise ValueError(
                 f"{caller}: {name} with these options is computed by its "
                 "function, which counts a query's rows as its items, not the "
                 "catalogue; use the default tie rule or drop it."
             )
         func = METRICS[plan.metric].function
-        call = dict(plan.options)
+        call = _estimator_options(func, plan.options, propensity)
         if plan.k is not None:
             call["k"] = plan.k
+        if average == "micro":  # the pooled IPS ratio: its own weights
+            values[name], weights[name] = func(
+                y_true,
+                y_score,
+                query_id=query_id,
+                sample_weight=sample_weight,
+                average=PARTS,
+                **call,
+                **per_row,
+            )
+            continue
         values[name] = func(
             y_true,
             y_score,
@@ -622,15 +694,19 @@ def _per_query_report(
             form, Y, S, codes, n_q, row_w, t, query_weighting, constant_scores
         )
         if per_row:  # the function's estimator, with the same query weights
-            values[_GAUC] = METRICS[_GAUC].function(
+            parts = METRICS[_GAUC].function(
                 y_true,
                 y_score,
                 query_id=query_id,
                 sample_weight=sample_weight,
-                average=None,
-                **opts,
+                average=PARTS if average == "micro" else None,
+                **_estimator_options(METRICS[_GAUC].function, opts, propensity),
                 **per_row,
             )
+            if average == "micro":  # the pooled pairs: their own weights
+                values[_GAUC], weights[_GAUC] = parts
+            else:
+                values[_GAUC] = parts
     # Order the keys as the report prints them: metric by metric.
     order = [scorer_name(m, kk) for m in metrics for kk in ks]
     order = list(dict.fromkeys(order))
@@ -638,11 +714,50 @@ def _per_query_report(
         query_ids = ids
     else:
         query_ids = np.arange(next(iter(values.values())).shape[0])
+    diagnostics = None
+    if propensity is not None:
+        diagnostics = _diagnostic_parts(
+            y_true, propensity, query_id, plans, values, options
+        )
     return PerQueryReport(
         query_ids,
         {n: values[n] for n in order},
         {n: weights[n] for n in order},
+        diagnostics,
     )
+
+
+def _estimator_options(func, options, propensity):
+    """The options ``func`` is called with in a report: with
+    ``propensity``, ``self_normalized`` picks one of the two estimators of
+    the metrics that have both (``dcg``) and is left out for the others,
+    which have one each (a ratio by construction, or precision's sum)."""
+    call = dict(options)
+    if propensity is not None and ESTIMATORS[func.__name__].form != "choice":
+        call.pop("self_normalized", None)
+    return call
+
+
+def _diagnostic_parts(y_true, propensity, query_id, plans, values, options):
+    """``PerQueryReport.propensity``: the diagnostics' totals of the rows,
+    and the per-query estimates above 1 of each metric bounded by 1."""
+    totals = diagnostic_totals(
+        y_true,
+        propensity,
+        query_id=query_id,
+        min_propensity=options.get("min_propensity"),
+        relevance_threshold=options.get("relevance_threshold"),
+    )
+    above = {}
+    for plan in plans:
+        estimator = ESTIMATORS[METRICS[plan.metric].function.__name__]
+        bounded = estimator.fraction or (
+            estimator.form == "choice" and bool(plan.options.get("self_normalized"))
+        )
+        if bounded:
+            name = scorer_name(plan.metric, plan.k)
+            above[name] = above_one(values[name])
+    return totals, above
 
 
 def _means(per_query):
@@ -683,8 +798,9 @@ def table_output(table, output_dict):
     return pd.DataFrame(table)
 
 
-def _format(means, metrics, ks, digits, n_queries, n_scored):
-    """The text table: one row per metric, one column per cut-off."""
+def _format(means, metrics, ks, digits, n_queries, n_scored, diagnostics=None):
+    """The text table: one row per metric, one column per cut-off; with
+    ``diagnostics`` (``propensity=``), their footer."""
     width = max(len(m) for m in metrics)
     col = max(digits + 4, max(len(f"@{kk}") for kk in ks) + 2)
     lines = [" " * width + "".join(f"@{kk}".rjust(col) for kk in ks)]
@@ -696,7 +812,11 @@ def _format(means, metrics, ks, digits, n_queries, n_scored):
             cells = [f"{means[scorer_name(m, kk)]:.{digits}f}".rjust(col) for kk in ks]
         lines.append(m.ljust(width) + "".join(cells))
     lines.append("")
-    lines.append(f"{n_queries} queries, {n_scored} with a relevant item.")
+    if diagnostics is None:
+        lines.append(f"{n_queries} queries, {n_scored} with a relevant item.")
+    else:  # n_scored: the queries with an observed relevant item
+        lines.append(f"{n_queries} queries, {n_scored} with an observed relevant item.")
+        lines.extend(format_diagnostics(diagnostics))
     return "\n".join(lines) + "\n"
 
 
@@ -716,6 +836,7 @@ def ranking_report(
     min_propensity=None,
     self_normalized=None,
     item_weight=None,
+    average="queries",
     **options,
 ):
     """Report every ranking metric at every cut-off, from one ranking.
@@ -793,15 +914,29 @@ default=None
         (``"precision"``, ``"recall"``, ``"dcg"``, ...); asking for another
         raises a ``ValueError`` naming it, and ``metrics=None`` then means
         the default metrics that have one.  The values follow the rows: in
-        the long form, in any order, one per row.
+        the long form, in any order, one per row.  The footer of the text
+        table (and the key ``"propensity_diagnostics"`` of ``output_dict``)
+        then holds the figures of :func:`propensity_diagnostics`.
 
     min_propensity : float in (0, 1], default=None
         With ``propensity``: clip propensities below it, as the functions
         do.
 
     self_normalized : bool, default=None
-        With ``propensity``: the self-normalised (SNIPS) estimate, for the
-        metrics whose function takes it (None: each function's default).
+        With ``propensity``: True picks the self-normalised (SNIPS)
+        estimate, False the IPS sum, for the metrics that have both
+        (``"dcg"``); the others have one estimator each (precision the IPS
+        sum; recall, NDCG and GAUC a ratio) and take it whatever this
+        option.  None: each function's default.
+
+    average : {"queries", "micro"}, default="queries"
+        "queries": each metric is the weighted mean of its per-query
+        values.  "micro" (with ``propensity``): each estimator's pooled
+        form, as ``metric(..., average="micro")`` -- the sum over queries
+        of its numerators over the sum of its denominators, which orders
+        models correctly where the per-query ratios may not (see
+        :ref:`logged_feedback`).  The per-query table is the same under
+        both.
 
     item_weight : array-like of the shape of ``y_true``, default=None
         Per-item weights (one per row or cell), passed with the rows to
@@ -836,7 +971,9 @@ default=None
     -------
     report : str, dict, DataFrame
         Text table (metrics by cut-off), or a dict ``{"ndcg@10": float,
-        ..., "gauc": float}``, or the per-query table.  A metric no query
+        ..., "gauc": float}`` (with ``propensity``, and the key
+        ``"propensity_diagnostics"``: the dict of
+        :func:`propensity_diagnostics`), or the per-query table.  A metric no query
         can be scored for is nan, with one
         :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
 
@@ -879,7 +1016,9 @@ default=None
         )
         if value is not None
     )
-    check_per_row_options(options, per_row)
+    check_per_row_options(
+        {**options, "average": check_report_average(average)}, per_row
+    )
     metrics, beyond = split_report_metrics(metrics)
     if beyond and per_row:
         raise ValueError(
@@ -913,6 +1052,7 @@ default=None
         query_id=query_id,
         sample_weight=sample_weight,
         convention=convention,
+        average=average,
         **per_row,
         **options,
     )
@@ -921,7 +1061,12 @@ default=None
     means = _means(report)
     if beyond:
         means.update(beyond_means)
+    diagnostics = None
+    if report.propensity is not None:
+        diagnostics = diagnostics_from_totals(*report.propensity)
     if output_dict:
+        if diagnostics is not None:
+            means[DIAGNOSTICS_KEY] = diagnostics
         return means
     ks = _check_cutoffs(k)
     names = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
@@ -929,4 +1074,7 @@ default=None
     ranked = [n for n in report.values if n != _GAUC]
     scored = report.values[ranked[0]] if ranked else report.values[_GAUC]
     n_scored = int(np.count_nonzero(~np.isnan(scored)))
-    return _format(means, names, ks, digits, report.query_id.shape[0], n_scored)
+    if diagnostics is not None:
+        n_scored = diagnostics["n_queries"] - int(report.propensity[0][1])
+    n_queries = report.query_id.shape[0]
+    return _format(means, names, ks, digits, n_queries, n_scored, diagnostics)

@@ -709,6 +709,12 @@ def _check_options(name, func, kwargs):
     if isinstance(trial.get("no_relevant"), str) and trial["no_relevant"] == "raise":
         # valid, but the trial query may have no item above the threshold
         trial["no_relevant"] = "skip"
+    if (
+        trial.get("average") == "micro"
+        and "propensity" in inspect.signature(func).parameters
+    ):
+        # the pooled IPS ratio: its propensities are routed at scoring time
+        trial.setdefault("propensity", [[1.0, 1.0, 1.0]])
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

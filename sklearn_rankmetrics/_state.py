@@ -22,10 +22,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._engine import mean_of_totals, weighted_totals
+from ._propensity import diagnostics_from_totals, merge_diagnostic_totals
 from ._report import (
-    _IPS_OPTIONS,
     _per_query_report,
     check_per_row_options,
+    ips_options_given,
     resolved_option,
     table_output,
 )
@@ -66,6 +67,12 @@ class ReportState:
     per_row : tuple of str
         The per-row arrays the values were computed with (``"propensity"``,
         ``"item_weight"``): states with and without them do not add up.
+    propensity_totals : ndarray or None
+        With ``propensity``: the totals of the diagnostics
+        (:data:`~sklearn_rankmetrics._propensity.DIAGNOSTIC_TOTALS`).
+    n_above_one : ndarray of shape (n_names,) or None
+        With ``propensity``: per name, the per-query estimates above 1 (nan
+        for a metric not bounded by 1).
     """
 
     names: tuple | None = None
@@ -76,6 +83,8 @@ class ReportState:
     query_id: np.ndarray | None = None
     values: np.ndarray | None = None
     per_row: tuple = ()
+    propensity_totals: np.ndarray | None = None
+    n_above_one: np.ndarray | None = None
 
     @property
     def keeps_per_query(self):
@@ -109,6 +118,12 @@ class ReportState:
                 "cannot merge a state that keeps per-query values with one "
                 "that does not; build both with the same per_query."
             )
+        totals = above = None
+        if self.propensity_totals is not None:
+            totals = merge_diagnostic_totals(
+                self.propensity_totals, other.propensity_totals
+            )
+            above = self.n_above_one + other.n_above_one
         return ReportState(
             names=self.names,
             weighted_sum=self.weighted_sum + other.weighted_sum,
@@ -118,6 +133,8 @@ class ReportState:
             query_id=query_id,
             values=values,
             per_row=self.per_row,
+            propensity_totals=totals,
+            n_above_one=above,
         )
 
     def means(self):
@@ -148,6 +165,30 @@ class ReportState:
             )
         return out
 
+    def diagnostics(self):
+        """:func:`propensity_diagnostics` of these queries (None without
+        ``propensity``)."""
+        if self.propensity_totals is None:
+            return None
+        above = {
+            name: (int(n), int(scored))
+            for name, n, scored in zip(
+                self.names, self.n_above_one, self.n_scored, strict=True
+            )
+            if not np.isnan(n)
+        }
+        return diagnostics_from_totals(self.propensity_totals, above)
+
+    def output_dict(self):
+        """``ranking_report(..., output_dict=True)``: the means, and with
+        ``propensity`` the diagnostics."""
+        from ._report import DIAGNOSTICS_KEY
+
+        out = self.means()
+        if self.propensity_totals is not None:
+            out[DIAGNOSTICS_KEY] = self.diagnostics()
+        return out
+
     def text(self, k, digits=4):
         """The text table of :func:`ranking_report` for these means."""
         from ._report import _GAUC, _check_cutoffs, _format
@@ -157,8 +198,17 @@ class ReportState:
         # "n with a relevant item": the queries the first ranking metric scored
         first = next((j for j, n in enumerate(self.names) if n != _GAUC), 0)
         n_scored = int(self.n_scored[first])
+        diagnostics = self.diagnostics()
+        if diagnostics is not None:  # with an observed relevant item
+            n_scored = self.n_queries - int(self.propensity_totals[1])
         return _format(
-            means, metrics, _check_cutoffs(k), digits, self.n_queries, n_scored
+            means,
+            metrics,
+            _check_cutoffs(k),
+            digits,
+            self.n_queries,
+            n_scored,
+            diagnostics,
         )
 
     def per_query_table(self, output_dict=False):
@@ -249,6 +299,16 @@ def chunk_state(
     # GAUC's "uniform" query weights are 1 whatever the row weights' scale
     uniform = resolved_option("gauc", "query_weighting", options) == "uniform"
     exps = np.array([0 if uniform and n == "gauc" else scale_exp for n in names])
+    if options.get("average") == "micro" and "gauc" in names:
+        # GAUC's pooled weights: the query weight (1, or a sum of row
+        # weights) times the estimated pairs, a product of two sums of row
+        # weights
+        j = names.index("gauc")
+        exps[j] = scale_exp * (2 if uniform else 3)
+    totals = above = None
+    if report.propensity is not None:
+        totals, counts = report.propensity
+        above = np.array([counts[n][0] if n in counts else np.nan for n in names])
     return ReportState(
         names=names,
         weighted_sum=np.ldexp(sums, exps),
@@ -258,6 +318,8 @@ def chunk_state(
         query_id=report.query_id if per_query else None,
         values=values if per_query else None,
         per_row=tuple(per_row),
+        propensity_totals=totals,
+        n_above_one=above,
     )
 
 
@@ -284,7 +346,7 @@ def report_names(k, metrics, options, caller="ranking_report", per_row=()):
             "or evaluate it in memory."
         )
     options = {**options, "no_relevant": "skip"}
-    if any(options.get(o) not in (None, False) for o in _IPS_OPTIONS):
+    if ips_options_given(options):
         per_row = (*per_row, "propensity")  # given to every update
     per_row = dict.fromkeys(per_row, np.ones(2))
     report = _per_query_report(
@@ -437,7 +499,9 @@ class RankingEvaluator:
         resolved per metric as each function resolves them.  A row-order
         tie rule (``ties="input_order"``, the trec_eval preset, ...) reads
         each chunk's rows in the order given.  ERR needs ``max_grade``: one
-        chunk does not know the largest grade of all.
+        chunk does not know the largest grade of all.  ``average="micro"``
+        (with ``propensity`` given to :meth:`update`): the pooled
+        inverse-propensity estimates, as in :func:`ranking_report`.
 
     Attributes
     ----------
@@ -937,5 +1001,5 @@ class RankingEvaluator:
         if self.per_query and state.names is not None:
             return state.per_query_table(output_dict)
         if output_dict:
-            return state.means()
+            return state.output_dict()
         return state.text(self.k, digits)

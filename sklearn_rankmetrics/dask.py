@@ -283,7 +283,9 @@ def ranking_report(
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
         (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
-        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...).
+        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...;
+        with ``propensity_col``, ``average="micro"`` for the pooled
+        estimates).
 
     Returns
     -------

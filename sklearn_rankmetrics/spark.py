@@ -42,23 +42,27 @@ from ._frames import (
     per_row_columns,
     report_output,
 )
+from ._propensity import DIAGNOSTIC_TOTALS
 from ._report import check_per_row_options
 from ._state import ReportState, chunk_state, report_names
 
 __all__ = ["ranking_report"]
 
 
-def _state_schema(n_names):
+def _state_schema(n_names, propensity=False):
     """One row per partition: its number of queries, then per scorer name
     ``j`` the sum of weight * value, the sum of weights and the number of
-    scored queries."""
-    return ", ".join(
-        ["n_queries long"]
-        + [
-            f"weighted_sum_{j} double, weight_sum_{j} double, n_scored_{j} long"
-            for j in range(n_names)
-        ]
-    )
+    scored queries; with ``propensity``, the totals of the diagnostics
+    (``ips_<total>``) and per name the estimates above 1 (``above_one_j``,
+    null for a metric not bounded by 1)."""
+    fields = ["n_queries long"] + [
+        f"weighted_sum_{j} double, weight_sum_{j} double, n_scored_{j} long"
+        for j in range(n_names)
+    ]
+    if propensity:
+        fields += [f"ips_{t} double" for t in DIAGNOSTIC_TOTALS]
+        fields += [f"above_one_{j} double" for j in range(n_names)]
+    return ", ".join(fields)
 
 
 def _import_pyspark():
@@ -195,6 +199,11 @@ def _state_rows(batches, *, names, columns, k, metrics, options, tie_break=None)
         row[f"weighted_sum_{j}"] = pa.array(state.weighted_sum[j : j + 1], pa.float64())
         row[f"weight_sum_{j}"] = pa.array(state.weight_sum[j : j + 1], pa.float64())
         row[f"n_scored_{j}"] = pa.array(state.n_scored[j : j + 1], pa.int64())
+    if state.propensity_totals is not None:
+        for name, total in zip(DIAGNOSTIC_TOTALS, state.propensity_totals, strict=True):
+            row[f"ips_{name}"] = pa.array([total], pa.float64())
+        for j, n in enumerate(state.n_above_one):
+            row[f"above_one_{j}"] = pa.array([None if np.isnan(n) else n], pa.float64())
     yield pa.RecordBatch.from_pydict(row)
 
 
@@ -347,7 +356,9 @@ def ranking_report(
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
         (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
-        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...).
+        ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...;
+        with ``propensity_col``, ``average="micro"`` for the pooled
+        estimates).
 
     Returns
     -------
@@ -469,13 +480,15 @@ def ranking_report(
         )
     states = by_query.mapInArrow(
         functools.partial(_state_rows, names=names, **config),
-        _state_schema(len(names)),
+        _state_schema(len(names), "propensity" in per_row),
     )
     # A global aggregate: partial sums in each task, then one final task
     # (a groupBy by metric would add a stage of spark.sql.shuffle.partitions
     # tasks -- 400 on bench_scale.py -- to add up a few numbers).
     sums = [F.count(F.lit(1)).alias("n_partitions")] + [
-        F.sum(c).alias(c) for c in states.columns
+        # the largest weight is a maximum; every other column a sum
+        (F.max if c == "ips_max_weight" else F.sum)(c).alias(c)
+        for c in states.columns
     ]
     # Arrow batches of 1M rows for this job rather than Spark's 10,000:
     # fewer hand-offs to the Python workers (issue 19 measured 5.14 -> 4.30
@@ -519,11 +532,23 @@ def ranking_report(
     state = ReportState()
     if total["n_partitions"]:
         n = len(names)
+        ips = {}
+        if "propensity" in per_row:
+            above = [total[f"above_one_{j}"] for j in range(n)]
+            ips = dict(
+                propensity_totals=np.array(
+                    [total[f"ips_{t}"] for t in DIAGNOSTIC_TOTALS], dtype=np.float64
+                ),
+                n_above_one=np.array(
+                    [np.nan if a is None else a for a in above], dtype=np.float64
+                ),
+            )
         state = ReportState(
             names=names,
             weighted_sum=np.array([total[f"weighted_sum_{j}"] for j in range(n)]),
             weight_sum=np.array([total[f"weight_sum_{j}"] for j in range(n)]),
             n_queries=int(total["n_queries"]),
             n_scored=np.array([total[f"n_scored_{j}"] for j in range(n)]),
+            **ips,
         )
     return report_output(state, k=k, output_dict=output_dict, digits=digits)

@@ -1,17 +1,16 @@
-"""IPS metrics and propensity estimates: brute-force references over tied
-orderings, unbiasedness / consistency by simulation, bad input."""
+"""IPS estimators (``metric(..., propensity=p)``) and propensity estimates:
+brute-force references over tied orderings, unbiasedness / consistency by
+simulation, bad input."""
 
 import itertools
 
 import numpy as np
 import pytest
 
+import sklearn_rankmetrics
 from sklearn_rankmetrics import (
     dcg_at_k,
     group_auc_score,
-    ips_dcg_at_k,
-    ips_precision_at_k,
-    ips_recall_at_k,
     ndcg_at_k,
     popularity_propensity,
     position_propensity,
@@ -30,7 +29,7 @@ def _orderings(score):
 
 
 def _ref(y_true, y_score, p, k, disc):
-    """Mean over queries of the expected sum over top-k of y/p * disc(rank)."""
+    """Per query, the expected sum over top-k of y/p * disc(rank)."""
     out = []
     for t, s, q in zip(y_true, y_score, p, strict=True):
         vals = []
@@ -49,12 +48,34 @@ def _random(rng, n_q=5, n_i=6):
     return y_true, y_score, p
 
 
+def test_one_spelling_the_ips_functions_are_gone():
+    """Issue 27 item 4: metric(..., propensity=p) is the one spelling."""
+    for name in ("ips_dcg_at_k", "ips_precision_at_k", "ips_recall_at_k"):
+        assert name not in sklearn_rankmetrics.__all__
+        assert not hasattr(sklearn_rankmetrics, name)
+        assert name not in dir(sklearn_rankmetrics)
+
+
+def test_graded_recall_counts_items_not_grades():
+    # issue 27: ips_recall_at_k gave 0.667 here (it weighted by grade); the
+    # relevant items are the first and the third: one of two in the top 1
+    y, s, p = [[2, 0, 1]], [[0.9, 0.8, 0.7]], [[1, 1, 1]]
+    assert recall_at_k(y, s, propensity=p, k=1) == 0.5
+    assert recall_at_k(y, s, k=1) == 0.5
+    # every form: sparse, long with query ids
+    from scipy import sparse
+
+    assert recall_at_k(sparse.csr_matrix(y), s, propensity=p, k=1) == 0.5
+    long = dict(query_id=["7", "7", "7"], propensity=[1, 1, 1], k=1)
+    assert recall_at_k([1, 0, 2], [0.7, 0.8, 0.9], **long) == 0.5
+
+
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("k", [None, 1, 3])
 def test_ips_dcg_matches_brute_force_over_tied_orderings(seed, k):
     y_true, y_score, p = _random(np.random.default_rng(seed))
     ref = _ref(y_true, y_score, p, k, lambda r: 1 / np.log2(1 + r))
-    got = ips_dcg_at_k(y_true, y_score, propensity=p, k=k, ties="expected")
+    got = dcg_at_k(y_true, y_score, propensity=p, k=k, ties="expected")
     # the empty query counts 0 (not skipped): the mean is over all 5
     assert got == pytest.approx(ref.mean(), rel=1e-12)
 
@@ -64,11 +85,11 @@ def test_ips_dcg_matches_brute_force_over_tied_orderings(seed, k):
 def test_ips_precision_and_recall_match_brute_force(seed, k):
     y_true, y_score, p = _random(np.random.default_rng(seed))
     top = _ref(y_true, y_score, p, k, lambda r: 1.0)
-    got = ips_precision_at_k(y_true, y_score, propensity=p, k=k, ties="expected")
+    got = precision_at_k(y_true, y_score, propensity=p, k=k, ties="expected")
     assert got == pytest.approx(top.mean() / k, rel=1e-12)
     total = (y_true / p).sum(axis=1)
     keep = total > 0
-    got = ips_recall_at_k(y_true, y_score, propensity=p, k=k, ties="expected")
+    got = recall_at_k(y_true, y_score, propensity=p, k=k, ties="expected")
     assert got == pytest.approx((top[keep] / total[keep]).mean(), rel=1e-12)
 
 
@@ -76,24 +97,24 @@ def test_hand_worked():
     # items ranked a, b, c; a and c relevant with p 0.5: 1/0.5/1 + 1/0.5/2
     y_true, y_score = [[1, 0, 1]], [[0.9, 0.5, 0.1]]
     p = [[0.5, 1.0, 0.5]]
-    assert ips_dcg_at_k(y_true, y_score, propensity=p) == pytest.approx(3.0)
-    assert ips_precision_at_k(y_true, y_score, propensity=p, k=2) == 1.0
+    assert dcg_at_k(y_true, y_score, propensity=p) == pytest.approx(3.0)
+    assert precision_at_k(y_true, y_score, propensity=p, k=2) == 1.0
     # recall@1: (1/0.5) / (1/0.5 + 1/0.25) = 2 / 6
     p = [[0.5, 1.0, 0.25]]
-    assert ips_recall_at_k(y_true, y_score, propensity=p, k=1) == pytest.approx(1 / 3)
+    assert recall_at_k(y_true, y_score, propensity=p, k=1) == pytest.approx(1 / 3)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_all_propensities_one_equal_plain_metrics(seed):
     y_true, y_score, _ = _random(np.random.default_rng(seed))
     ones = np.ones_like(y_true)
-    assert ips_dcg_at_k(y_true, y_score, propensity=ones, k=3) == pytest.approx(
+    assert dcg_at_k(y_true, y_score, propensity=ones, k=3) == pytest.approx(
         dcg_at_k(y_true, y_score, k=3, no_relevant=0.0)
     )
-    assert ips_precision_at_k(y_true, y_score, propensity=ones, k=3) == (
+    assert precision_at_k(y_true, y_score, propensity=ones, k=3) == (
         pytest.approx(precision_at_k(y_true, y_score, k=3, no_relevant=0.0))
     )
-    assert ips_recall_at_k(y_true, y_score, propensity=ones, k=3) == (
+    assert recall_at_k(y_true, y_score, propensity=ones, k=3) == (
         pytest.approx(recall_at_k(y_true, y_score, k=3))
     )
 
@@ -101,8 +122,8 @@ def test_all_propensities_one_equal_plain_metrics(seed):
 def test_recall_invariant_to_scaling_a_query_propensities():
     y_true, y_score, p = _random(np.random.default_rng(7))
     scale = np.array([[0.5], [0.3], [0.9], [0.2], [0.7]])
-    a = ips_recall_at_k(y_true, y_score, propensity=p, k=2)
-    b = ips_recall_at_k(y_true, y_score, propensity=p * scale, k=2)
+    a = recall_at_k(y_true, y_score, propensity=p, k=2)
+    b = recall_at_k(y_true, y_score, propensity=p * scale, k=2)
     assert a == pytest.approx(b, rel=1e-12)
 
 
@@ -112,30 +133,6 @@ def _world(rng, n_q, n_i):
     # exposure depends on the item: popular (low index) items seen more
     p = np.broadcast_to(np.linspace(1.0, 0.1, n_i), (n_q, n_i)).copy()
     return relevance, score, p
-
-
-def test_ips_unbiased_by_simulation():
-    rng = np.random.default_rng(0)
-    relevance, score, p = _world(rng, 40, 12)
-    full_dcg = dcg_at_k(relevance, score, k=5, no_relevant=0.0)
-    full_prec = precision_at_k(relevance, score, k=5, no_relevant=0.0)
-    ips, naive_prec = [], []
-    for _ in range(2000):
-        observed = relevance * (rng.random(p.shape) < p)
-        ips.append(
-            (
-                ips_dcg_at_k(observed, score, propensity=p, k=5),
-                ips_precision_at_k(observed, score, propensity=p, k=5),
-            )
-        )
-        naive_prec.append(precision_at_k(observed, score, k=5, no_relevant=0.0))
-    ips = np.array(ips)
-    mean, se = ips.mean(axis=0), ips.std(axis=0, ddof=1) / np.sqrt(len(ips))
-    assert abs(mean[0] - full_dcg) < 4 * se[0]
-    assert abs(mean[1] - full_prec) < 4 * se[1]
-    naive = np.array(naive_prec)
-    naive_se = naive.std(ddof=1) / np.sqrt(len(naive))
-    assert abs(naive.mean() - full_prec) > 10 * naive_se  # the naive one is biased
 
 
 def test_snips_recall_consistent_by_simulation():
@@ -149,7 +146,7 @@ def test_snips_recall_consistent_by_simulation():
         reps = []
         for _ in range(30):
             observed = relevance * (rng.random(p.shape) < p)
-            reps.append(ips_recall_at_k(observed, score, propensity=p, k=n_i // 4))
+            reps.append(recall_at_k(observed, score, propensity=p, k=n_i // 4))
         errors.append(np.sqrt(np.mean((np.array(reps) - full) ** 2)))
     assert errors[1] < errors[0] / 3
 
@@ -185,19 +182,19 @@ def test_bad_propensity_values(bad):
     p = np.full((2, 3), 0.5)
     p[1, 2] = bad
     with pytest.raises(ValueError, match="propensity must be in"):
-        ips_dcg_at_k([[1, 0, 1], [0, 1, 1]], [[1, 2, 3], [3, 2, 1]], propensity=p)
+        dcg_at_k([[1, 0, 1], [0, 1, 1]], [[1, 2, 3], [3, 2, 1]], propensity=p)
 
 
 def test_bad_shapes_and_options():
     y, s = [[1, 0, 1]], [[1, 2, 3]]
     with pytest.raises(ValueError, match="propensity has shape"):
-        ips_dcg_at_k(y, s, propensity=[[0.5, 0.5]])
-    with pytest.raises(ValueError, match="2-D"):
-        ips_dcg_at_k([1, 0, 1], [1, 2, 3], propensity=[0.5, 0.5, 0.5])
-    with pytest.raises(ValueError, match="k must be"):
-        ips_precision_at_k(y, s, propensity=[[1, 1, 1]], k=0)
+        dcg_at_k(y, s, propensity=[[0.5, 0.5]])
+    with pytest.raises(ValueError, match="query_id"):
+        dcg_at_k([1, 0, 1], [1, 2, 3], propensity=[0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="k >= 1"):
+        precision_at_k(y, s, propensity=[[1, 1, 1]], k=0)
     with pytest.raises(ValueError, match="min_propensity"):
-        ips_dcg_at_k(y, s, propensity=[[1, 1, 1]], min_propensity=0)
+        dcg_at_k(y, s, propensity=[[1, 1, 1]], min_propensity=0)
     with pytest.raises(ValueError, match="gamma"):
         popularity_propensity([[1]], gamma=np.nan)
     with pytest.raises(ValueError, match="rank"):
@@ -208,13 +205,11 @@ def test_inputs_not_modified_and_clipping():
     y = np.array([[1.0, 0, 1]])
     p = np.array([[0.01, 1, 1]])
     p0 = p.copy()
-    clipped = ips_dcg_at_k(y, [[3, 2, 1]], propensity=p, min_propensity=0.5)
+    clipped = dcg_at_k(y, [[3, 2, 1]], propensity=p, min_propensity=0.5)
     assert clipped == pytest.approx(2 + 1 / np.log2(4))
     assert (p == p0).all()
     # one propensity per item broadcasts over the queries
-    assert ips_dcg_at_k(y, [[3, 2, 1]], propensity=[0.5, 1, 1]) == pytest.approx(
-        2 + 0.5
-    )
+    assert dcg_at_k(y, [[3, 2, 1]], propensity=[0.5, 1, 1]) == pytest.approx(2 + 0.5)
 
 
 def test_long_form_equals_2d():
@@ -225,14 +220,14 @@ def test_long_form_equals_2d():
     long = dict(query_id=qid[perm], propensity=p.ravel()[perm])
     yt, ys = y_true.ravel()[perm], y_score.ravel()[perm]
     for k in (None, 2):
-        assert ips_dcg_at_k(yt, ys, k=k, **long) == pytest.approx(
-            ips_dcg_at_k(y_true, y_score, propensity=p, k=k)
+        assert dcg_at_k(yt, ys, k=k, **long) == pytest.approx(
+            dcg_at_k(y_true, y_score, propensity=p, k=k)
         )
-    assert ips_precision_at_k(yt, ys, k=3, **long) == pytest.approx(
-        ips_precision_at_k(y_true, y_score, propensity=p, k=3)
+    assert precision_at_k(yt, ys, k=3, **long) == pytest.approx(
+        precision_at_k(y_true, y_score, propensity=p, k=3)
     )
     with pytest.raises(ValueError, match="propensity has shape"):
-        ips_dcg_at_k(yt, ys, query_id=qid, propensity=p.ravel()[:-1])
+        dcg_at_k(yt, ys, query_id=qid, propensity=p.ravel()[:-1])
 
 
 # ---- propensity= on the metric functions themselves (issue 21, item 1) ----
@@ -345,8 +340,8 @@ def test_propensity_argument_options_and_clipping():
         precision_at_k(
             y_true, y_score, k=2, propensity=p, precision_denominator="retrieved"
         )
-    with pytest.raises(ValueError, match="average='queries' or None"):
-        precision_at_k(y_true, y_score, k=2, propensity=p, average="micro")
+    with pytest.raises(ValueError, match="average='queries', 'micro'"):
+        precision_at_k(y_true, y_score, k=2, propensity=p, average="macro")
     with pytest.raises(ValueError, match="gain='linear' or 'exponential'"):
         dcg_at_k(y_true, y_score, propensity=p, gain={0: 0, 1: 3})
     with pytest.raises(ValueError, match="propensity has shape"):
@@ -376,8 +371,8 @@ def test_recall_propensity_brute_force_all_forms(seed, k):
     row_w = w[np.array([int(q[1:]) for q in qid])]
     got = recall_at_k(yt, ys, k=k, propensity=pp, query_id=qid, sample_weight=row_w)
     assert got == pytest.approx(np.average(ref[keep], weights=w[keep]), rel=1e-12)
-    with pytest.raises(ValueError, match="average='queries' or None"):
-        recall_at_k(y_true, y_score, k=k, propensity=p, average="micro")
+    with pytest.raises(ValueError, match="average='queries', 'micro'"):
+        recall_at_k(y_true, y_score, k=k, propensity=p, average="samples")
 
 
 def test_scorer_routes_propensity_in_cross_validate():
@@ -669,37 +664,75 @@ def test_item_weight_brute_force_all_forms(seed, k):
     assert got == pytest.approx(_ref(g, y_score, p, k, _disc_log).mean(), rel=1e-12)
 
 
-def _auc_ref(y_true, y_score, p, row_w=None):
-    """Per query, sklearn's roc_auc_score with weight 1/p on positives, 1
-    (or the row weight) on negatives; nan with a single class."""
-    from sklearn.metrics import roc_auc_score
-
-    out = []
+def _auc_ref(y_true, y_score, p, row_w=None, pooled=False):
+    """Per query, the IPS AUC written out pair by pair: an observed positive
+    weighs c/p as a positive and 1 - c/p as a negative (times the row
+    weight), an item scored -inf is no negative; the pairs of two distinct
+    items, a tie counting 1/2.  nan where the estimated pairs are <= 0.
+    ``pooled``: (numerators, denominators) instead."""
+    nums, dens = [], []
     for i, (y, s, q) in enumerate(zip(y_true, y_score, p, strict=True)):
-        pos = y > 0
-        base = np.ones_like(q) if row_w is None else row_w[i]
-        w = np.where(pos, base / q, base)
-        ok = pos[base > 0].any() and (~pos)[base > 0].any()
-        out.append(roc_auc_score(pos, s, sample_weight=w) if ok else np.nan)
-    return np.array(out)
+        base = np.ones(len(y)) if row_w is None else row_w[i]
+        wp = [base[a] / q[a] if y[a] > 0 else 0.0 for a in range(len(y))]
+        wn = [base[a] - wp[a] for a in range(len(y))]
+        wn = [0.0 if s[a] == -np.inf else wn[a] for a in range(len(y))]
+        num = den = 0.0
+        for a in range(len(y)):
+            for b in range(len(y)):
+                if a == b:
+                    continue
+                pair = wp[a] * wn[b]
+                den += pair
+                num += pair * (1.0 if s[a] > s[b] else 0.5 if s[a] == s[b] else 0.0)
+        nums.append(num)
+        dens.append(den)
+    nums, dens = np.array(nums), np.array(dens)
+    if pooled:
+        return nums, dens
+    return np.where(dens > 0, nums / np.where(dens > 0, dens, 1), np.nan)
+
+
+def test_group_auc_propensity_hand_worked():
+    # one user, items a..d scored 0.9, 0.5, 0.1, 0.3; a and c observed
+    # positives with p = 0.5: each weighs 2 as a positive and 1 - 2 = -1 as
+    # a negative, b and d weigh 1 as negatives.
+    #   pairs (positive, other item), weight 2 x the other's negative weight:
+    #   a over b (+1), c (-1), d (+1): 2 x 1 = 2 correctly ordered
+    #   c over nothing: 0
+    #   estimated pairs: (2 + 2) x (-1 + 1 - 1 + 1) - (2 x -1 + 2 x -1) = 4
+    y, s, p = [[1, 0, 1, 0]], [[0.9, 0.5, 0.1, 0.3]], [[0.5, 1, 0.5, 1]]
+    assert group_auc_score(y, s, propensity=p) == 0.5
+    # a second user: d the only observed positive, p = 0.5, ranked first:
+    # 2 x (1 + 1 + 1) = 6 over 2 x (3 - 1) - 2 x (-1) = 6
+    y2, s2, p2 = [[0, 0, 0, 1]], [[0.3, 0.2, 0.1, 0.4]], [[1, 1, 1, 0.5]]
+    assert group_auc_score(y2, s2, propensity=p2) == 1.0
+    both = dict(propensity=p + p2)
+    assert group_auc_score(y + y2, s + s2, **both) == 0.75  # equal impressions
+    # pooled: (2 + 6) / (4 + 6), each user's pairs weighted by its 4 items
+    assert group_auc_score(y + y2, s + s2, average="micro", **both) == 0.8
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_group_auc_propensity_matches_sklearn_weighted_auc(seed):
+def test_group_auc_propensity_matches_the_pairwise_reference(seed):
     from scipy import sparse
 
     rng = np.random.default_rng(seed)
     y_true, y_score, p = _random(rng, n_q=7, n_i=6)
-    y_true[1] = 1  # one class only: undefined
+    y_true[1] = 1  # one class only: no candidate negative's pair
+    y_score[2, [0, 3]] = -np.inf  # not candidates
     ref = _auc_ref(y_true, y_score, p)
     assert np.isnan(ref[:2]).all() and (~np.isnan(ref)).sum() >= 2
     got = group_auc_score(y_true, y_score, propensity=p, average=None)
-    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
     got = group_auc_score(sparse.csr_matrix(y_true), y_score, propensity=p)
-    assert got == pytest.approx(np.nanmean(ref), rel=1e-12)
+    # impressions: the rows the AUC reads (positives, candidate negatives)
+    read = ((y_true > 0) | (y_score > -np.inf)).sum(axis=1)
+    defined = ~np.isnan(ref)
+    want = np.average(ref[defined], weights=read[defined])
+    assert got == pytest.approx(want, rel=1e-12)
     yt, ys, pp, qid = _to_long(y_true, y_score, p, rng)
     got = group_auc_score(yt, ys, propensity=pp, query_id=qid, average=None)
-    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
     # query weights unchanged: impressions (rows), clicks (positive rows)
     keep = ~np.isnan(ref)
     clicks = (y_true > 0).sum(axis=1)
@@ -707,8 +740,20 @@ def test_group_auc_propensity_matches_sklearn_weighted_auc(seed):
     assert got == pytest.approx(np.average(ref[keep], weights=clicks[keep]))
     qw = rng.uniform(0.5, 2, len(y_true))
     got = group_auc_score(y_true, y_score, propensity=p, sample_weight=qw)
-    assert got == pytest.approx(np.average(ref[keep], weights=qw[keep]))
-    # long form: per-row weights multiply the 1/p of positives
+    assert got == pytest.approx(np.average(ref[keep], weights=(qw * read)[keep]))
+    # pooled: the summed numerators over the summed estimated pairs, each
+    # query's weighted by its query weight (the rows its AUC reads, times qw)
+    num, den = _auc_ref(y_true, y_score, p, pooled=True)
+    pos = den > 0
+    for kw, v in (({}, read), ({"sample_weight": qw}, qw * read)):
+        got = group_auc_score(y_true, y_score, propensity=p, average="micro", **kw)
+        want = (v * num)[pos].sum() / (v * den)[pos].sum()
+        assert got == pytest.approx(want, rel=1e-12)
+    got = group_auc_score(
+        yt, ys, propensity=pp, query_id=qid, average="micro", query_weighting="uniform"
+    )
+    assert got == pytest.approx(num[pos].sum() / den[pos].sum(), rel=1e-12)
+    # long form: per-row weights multiply both weights of a row
     row_w = rng.uniform(0.5, 2, y_true.shape)
     ref_w = _auc_ref(y_true, y_score, p, row_w)
     _, _, ww, _ = _to_long(y_true, y_score, row_w, np.random.default_rng(seed))
@@ -716,7 +761,7 @@ def test_group_auc_propensity_matches_sklearn_weighted_auc(seed):
     got = group_auc_score(
         yt, ys, propensity=pp, query_id=qid, sample_weight=ww, average=None
     )
-    np.testing.assert_allclose(got, ref_w, rtol=1e-12)
+    np.testing.assert_allclose(got, ref_w, rtol=1e-12, atol=1e-12)
     got = group_auc_score(
         yt,
         ys,
@@ -725,19 +770,25 @@ def test_group_auc_propensity_matches_sklearn_weighted_auc(seed):
         sample_weight=ww,
         query_weighting="impressions",
     )
-    assert got == pytest.approx(np.average(ref_w[keep], weights=row_w.sum(1)[keep]))
-    # all propensities 1: the plain GAUC; scaling a query's: the same AUC
-    np.testing.assert_allclose(
-        group_auc_score(y_true, y_score, propensity=np.ones_like(p), average=None),
-        group_auc_score(y_true, y_score, average=None),
-        rtol=1e-12,
-    )
-    scale = rng.uniform(0.1, 1.0, (len(p), 1))
-    np.testing.assert_allclose(
-        group_auc_score(y_true, y_score, propensity=p * scale, average=None),
-        ref,
-        rtol=1e-12,
-    )
+    keep = ~np.isnan(ref_w)
+    read_w = (row_w * ((y_true > 0) | (y_score > -np.inf))).sum(axis=1)
+    assert got == pytest.approx(np.average(ref_w[keep], weights=read_w[keep]))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_group_auc_all_propensities_one_is_the_plain_gauc(seed):
+    rng = np.random.default_rng(seed)
+    y_true, y_score, _ = _random(rng, n_q=9, n_i=7)
+    ones = np.ones_like(y_true)
+    for kw in ({}, {"query_weighting": "clicks"}, {"constant_scores": "skip"}):
+        np.testing.assert_allclose(
+            group_auc_score(y_true, y_score, propensity=ones, average=None, **kw),
+            group_auc_score(y_true, y_score, average=None, **kw),
+            rtol=1e-12,
+        )
+        assert group_auc_score(y_true, y_score, propensity=ones, **kw) == pytest.approx(
+            group_auc_score(y_true, y_score, **kw), rel=1e-12
+        )
 
 
 @pytest.mark.parametrize("bad", [0.0, -0.2, np.nan, 1.5])
@@ -785,8 +836,13 @@ def test_estimator_options_bad_input():
         ndcg_at_k(y, s, propensity=p, k=[1.5])
     with pytest.raises(ValueError, match="cut-offs for 1 queries"):
         ndcg_at_k(y, s, propensity=p, k=[1, 2])
+    with pytest.raises(ValueError, match="average='queries', 'micro'"):
+        ndcg_at_k(y, s, propensity=p, average="macro")
+    # the pooled form is the inverse-propensity ratio's: not for item_weight
     with pytest.raises(ValueError, match="average='queries' or None"):
-        ndcg_at_k(y, s, propensity=p, average="micro")
+        ndcg_at_k(y, s, item_weight=[[1, 1, 1]], average="micro")
+    with pytest.raises(ValueError, match="needs propensity="):
+        group_auc_score(y, s, average="micro")
 
 
 def test_estimators_inputs_not_modified():
