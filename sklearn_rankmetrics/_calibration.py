@@ -473,13 +473,17 @@ def _format_report(names, table, overall, field_rce, digits):
 
 def calibration_report(
     y_true,
-    y_prob,
+    y_prob=None,
     *,
     groups=None,
     sample_weight=None,
     output_dict=False,
     per_group=False,
     digits=4,
+    label_col=None,
+    score_col=None,
+    weight_col=None,
+    group_col=None,
 ):
     r"""Calibration of CTR predictions per value of a field, and overall.
 
@@ -579,6 +583,13 @@ def calibration_report(
     >>> round(report["field_rce"], 4)
     0.2
     """
+    if y_prob is None or any(
+        col is not None for col in (label_col, score_col, weight_col, group_col)
+    ):
+        arguments = dict(locals())  # the arguments given, for the array form
+        from ._dataframe import frame_calibration  # a data frame by column name
+
+        return frame_calibration(calibration_report, arguments)
     y, p, w = _check_binary(y_true, y_prob, sample_weight)
     if groups is None:
         codes, names = np.zeros(y.shape[0], dtype=np.intp), np.array(["all"])

@@ -52,16 +52,19 @@ def _scipy_rng_kwarg(func):
     return "rng" if "rng" in inspect.signature(func).parameters else "random_state"
 
 
-def _bootstrap_means(V, confidence_level, n_resamples, seed):
+def _bootstrap_means(V, confidence_level, n_resamples, seed, weights=None):
     """Percentile bootstrap intervals of the column means of ``V`` (n, c),
     every column resampled with the same query indices.
 
     One :func:`scipy.stats.bootstrap` call: the statistic receives resampled
     query *indices* and returns the means of every column, so its interval
     of column ``j`` equals ``bootstrap((V[:, j],), np.mean, ...)`` with a
-    generator seeded the same way.
+    generator seeded the same way.  With ``weights`` (n, c), the weighted
+    means ``sum(w * v) / sum(w)`` of the resampled queries.
     """
-    n = V.shape[0]
+    n, c = V.shape
+    if weights is not None:  # the numerators' columns, then the weights'
+        V = np.hstack([V * weights, weights])
 
     def column_means(idx, axis=-1):
         idx = np.asarray(idx, dtype=np.intp)
@@ -71,10 +74,14 @@ def _bootstrap_means(V, confidence_level, n_resamples, seed):
         counts = np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n)
         return (counts.reshape(b, n) @ V / n).T
 
+    def weighted_means(idx, axis=-1):
+        means = column_means(idx, axis)
+        return means[:c] / means[c:]
+
     kwargs = {_scipy_rng_kwarg(scipy.stats.bootstrap): np.random.default_rng(seed)}
     res = scipy.stats.bootstrap(
         (np.arange(n, dtype=np.float64),),
-        column_means,
+        column_means if weights is None else weighted_means,
         n_resamples=n_resamples,
         batch=_batch_size(n),
         vectorized=True,
@@ -516,7 +523,7 @@ def _seed(random_state):
 
 def compare_rankings(
     y_true,
-    y_scores,
+    y_scores=None,
     *,
     k=10,
     metrics=("ndcg", "map", "mrr", "precision", "recall"),
@@ -529,6 +536,13 @@ def compare_rankings(
     correction="holm",
     alpha=0.05,
     random_state=None,
+    query_col=None,
+    label_col=None,
+    score_col=None,
+    propensity_col=None,
+    item_weight_col=None,
+    tie_break_col=None,
+    tie_break_ascending=True,
     **options,
 ):
     """Compare rankers over queries: means, bootstrap intervals, paired tests.
@@ -647,6 +661,15 @@ array-like of shape (n_rows,) with ``query_id``
     >>> print(f"{result.difference[0, 0]:.2f}")
     0.86
     """
+    if y_scores is None or any(
+        col is not None
+        for col in (query_col, label_col, score_col, propensity_col)
+        + (item_weight_col, tie_break_col)
+    ):
+        arguments = dict(locals())  # the arguments given, for the array form
+        from ._dataframe import frame_compare  # a data frame by column name
+
+        return frame_compare(compare_rankings, arguments)
     _check_scores(y_true, y_scores)
     if "sample_weight" in options:
         raise TypeError(

@@ -680,7 +680,7 @@ def _format(means, metrics, ks, digits, n_queries, n_scored):
 
 def ranking_report(
     y_true,
-    y_score,
+    y_score=None,
     *,
     k=(1, 5, 10, 20),
     metrics=None,
@@ -694,6 +694,22 @@ def ranking_report(
     min_propensity=None,
     self_normalized=None,
     item_weight=None,
+    groups=None,
+    item_groups=None,
+    confidence_level=None,
+    n_bootstrap=1999,
+    random_state=None,
+    query_col=None,
+    label_col=None,
+    score_col=None,
+    weight_col=None,
+    propensity_col=None,
+    item_weight_col=None,
+    item_col=None,
+    group_col=None,
+    item_group_col=None,
+    tie_break_col=None,
+    tie_break_ascending=True,
     **options,
 ):
     """Report every ranking metric at every cut-off, from one ranking.
@@ -842,6 +858,24 @@ default=None
     ...                output_dict=True)
     {'query_id': array([0, 1]), 'mrr@3': array([0.5       , 0.33333333])}
     """
+    columns = {
+        "query_col": query_col,
+        "label_col": label_col,
+        "score_col": score_col,
+        "weight_col": weight_col,
+        "propensity_col": propensity_col,
+        "item_weight_col": item_weight_col,
+        "item_col": item_col,
+        "group_col": group_col,
+        "item_group_col": item_group_col,
+        "tie_break_col": tie_break_col,
+    }
+    if y_score is None or any(col is not None for col in columns.values()):
+        arguments = dict(locals())  # the arguments given, for the array form
+        del arguments["columns"]
+        from ._dataframe import frame_report  # a data frame by column name
+
+        return frame_report(ranking_report, arguments, columns)
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
     per_row = {
@@ -858,6 +892,28 @@ default=None
         if value is not None
     )
     check_per_row_options(options, per_row)
+    if groups is not None or item_groups is not None or confidence_level is not None:
+        from ._segments import segment_report  # a report by segment
+
+        return segment_report(
+            y_true,
+            y_score,
+            groups=groups,
+            item_groups=item_groups,
+            k=k,
+            metrics=metrics,
+            query_id=query_id,
+            sample_weight=sample_weight,
+            convention=convention,
+            per_row=per_row,
+            options=options,
+            confidence_level=confidence_level,
+            n_bootstrap=n_bootstrap,
+            random_state=random_state,
+            output_dict=output_dict,
+            per_query=per_query,
+            digits=digits,
+        )
     metrics, beyond = split_report_metrics(metrics)
     if beyond and per_row:
         raise ValueError(

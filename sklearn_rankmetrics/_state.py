@@ -598,12 +598,18 @@ class RankingEvaluator:
     def update(
         self,
         y_true,
-        y_score,
+        y_score=None,
         *,
-        query_id,
+        query_id=None,
         sample_weight=None,
         propensity=None,
         item_weight=None,
+        query_col=None,
+        label_col=None,
+        score_col=None,
+        weight_col=None,
+        propensity_col=None,
+        item_weight_col=None,
     ):
         """Evaluate one chunk of rows (long form).
 
@@ -642,6 +648,21 @@ class RankingEvaluator:
             The evaluator, updated.  On an error nothing of the chunk is
             evaluated and the evaluator is unchanged.
         """
+        if y_score is None or any(
+            col is not None
+            for col in (query_col, label_col, score_col, weight_col)
+            + (propensity_col, item_weight_col)
+        ):
+            arguments = dict(locals())  # the arguments given
+            del arguments["self"]
+            from ._dataframe import frame_update  # a data frame by column name
+
+            return frame_update(self.update, arguments)
+        if query_id is None:
+            raise TypeError(
+                "RankingEvaluator.update() missing query_id: the long form needs "
+                "one query id per row (or a data frame with query_col=)."
+            )
         chunk = self.n_chunks_ + 1
         y = _as_array("y_true", y_true)
         s = _as_array("y_score", y_score)
