@@ -10,9 +10,9 @@ row of the long form), such as the items' popularity tier
 - A segment's value of a metric is the report on the segment's rows alone.
   The report ranks every query once; a segment's mean is the weighted mean
   of its queries' values, in the same order, so it is equal bit for bit to
-  a report on those rows (ERR without ``max_grade``, whose grades are
-  scaled by the largest grade of the queries evaluated together, is
-  recomputed on the segment's rows).
+  a report on those rows.  Two metrics are recomputed on each segment's
+  rows instead: ERR without ``max_grade`` (grades scaled by the largest
+  grade of the queries evaluated together) and GAUC with row weights.
 - A stratum's value is the report with only the stratum's items counted as
   relevant: ``y_true`` is set to 0 outside the stratum, the ranking is
   unchanged (items of other strata still take ranks).  Recall@k of the
@@ -180,11 +180,12 @@ def _factorize(name, values, n, what):
 def _query_groups(g_codes, q_codes, n_queries, ids, name):
     """One segment per query (the long form's rows), or a ValueError naming
     the first query whose rows are in two segments."""
-    first = np.empty(n_queries, dtype=np.intp)
-    first[q_codes[::-1]] = g_codes[::-1]  # the first row of each query wins
+    first_row = np.full(n_queries, q_codes.shape[0], dtype=np.intp)
+    np.minimum.at(first_row, q_codes, np.arange(q_codes.shape[0]))
+    first = g_codes[first_row]  # each query's segment: its first row's
     varies = np.flatnonzero(g_codes != first[q_codes])
     if varies.shape[0]:
-        query = ids[q_codes[varies[0]]]
+        query = _key(ids[q_codes[varies[0]]])
         raise ValueError(
             f"{name} varies within query {query!r} (first at row {varies[0]}); "
             "a segment is a set of queries, so every row of a query needs the "
@@ -228,10 +229,12 @@ def _restrict(y_true, item_mask, form):
     return np.where(mask, Y, np.zeros((), dtype=Y.dtype))
 
 
-def _recomputed(metrics, options, convention):
+def _recomputed(metrics, options, convention, weighted):
     """Metrics whose per-query values depend on the other queries of the
-    report (ERR without ``max_grade``: grades scaled by the largest of
-    all), recomputed on each segment's rows."""
+    report, recomputed on each segment's rows: ERR without ``max_grade``
+    (grades scaled by the largest of all), and GAUC with row weights (its
+    weighted pair counts are running sums over the rows of every query,
+    equal only to rounding)."""
     from ._report import resolved_option
 
     opts = dict(options)
@@ -240,8 +243,11 @@ def _recomputed(metrics, options, convention):
     return [
         m
         for m in metrics
-        if "exponential_gain" in METRICS[m].requires
-        and resolved_option(m, "max_grade", opts) is None
+        if (
+            "exponential_gain" in METRICS[m].requires
+            and resolved_option(m, "max_grade", opts) is None
+        )
+        or (weighted and METRICS[m].kernel is None)
     ]
 
 
@@ -364,6 +370,7 @@ def segment_report(
         list(dict.fromkeys(n.partition("@")[0] for n in score_names)),
         options,
         convention,
+        sample_weight is not None,
     )
     for kind, label, keep in rows:
         values = {n: overall.values[n][keep] for n in score_names}
