@@ -126,6 +126,7 @@ REPORTS = (
     "compare_rankings",
     "RankingComparison",
     "factor_ranking_report",
+    "popularity_strata",
 )
 
 

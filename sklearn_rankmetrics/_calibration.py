@@ -523,6 +523,14 @@ def calibration_report(
     digits : int, default=4
         Digits of the text table.
 
+    label_col, score_col, weight_col, group_col : str, default=None
+        The data-frame form: pass a pandas, polars (eager or lazy) or
+        pyarrow table as ``y_true``, no ``y_prob``, and name its columns
+        of outcomes, predicted probabilities, row weights and field values
+        (the keywords of :func:`ranking_report`).  The values are those of
+        the arrays of the columns; a null cell is an error naming the
+        column and the row.  See :ref:`frames`.
+
     Returns
     -------
     report : str, dict, DataFrame or dict of arrays

@@ -619,6 +619,25 @@ array-like of shape (n_rows,) with ``query_id``
         bootstrap and the randomization test each use
         ``np.random.default_rng(seed)``.
 
+    query_col, label_col : str, default=None
+        The data-frame form: pass a pandas, polars (eager or lazy) or
+        pyarrow table as ``y_true``, no ``y_scores``, and name its columns
+        of query ids and grades, as in :func:`ranking_report`; the values
+        are those of the arrays of the columns, bit for bit.  See
+        :ref:`frames`.
+
+    score_col : list of str or dict of str to str, default=None
+        With a data frame: one score column per model, a list (the models
+        are named by their columns) or a dict ``{model name: column}``.
+
+    propensity_col, item_weight_col, tie_break_col : str, default=None
+        With a data frame: the columns of ``propensity`` and
+        ``item_weight``, and a column sorting each query's rows first
+        (see :func:`ranking_report`).
+
+    tie_break_ascending : bool, default=True
+        Sort order of ``tie_break_col``.
+
     **options
         ``convention`` and the options of the metric functions, as in
         :func:`ranking_report` (``relevance_threshold``, ``gain``,

@@ -802,6 +802,65 @@ default=None
         the metric functions that take ``item_weight=``; the same rules as
         ``propensity``.
 
+    groups : array-like of shape (n_queries,) or (n_rows,), default=None
+        A segment of queries (a user's country, device, activity level,
+        ...): one label per query of the 2-D form, one per row of the long
+        form (the same for every row of a query; a label that varies
+        within a query is an error naming it).  The report then gives
+        every metric for all queries ("overall", equal to the report
+        without ``groups``) and for each segment (equal, bit for bit, to
+        the report on the segment's rows alone), with coverage counters
+        per segment.  See :ref:`segments`.
+
+    item_groups : array-like of shape (n_items,) or (n_rows,), default=None
+        A stratum of items (e.g. :func:`popularity_strata`: head, torso,
+        tail): one label per item (column) of the 2-D form, per row of the
+        long form.  Each stratum's row is the report with only the
+        stratum's items counted as relevant (the ranking unchanged): its
+        recall@k is the share of the query's relevant items of the
+        stratum found in the top k; a query without one is undefined.
+
+    confidence_level : float in (0, 1), default=None
+        Add percentile bootstrap intervals (over the queries of each row of
+        the report, weighted as its means) at this level, computed by
+        :func:`compare_rankings`' bootstrap.  None: no intervals.  Given
+        without ``groups`` or ``item_groups``, the overall row alone.
+
+    n_bootstrap : int >= 1, default=1999
+        Bootstrap resamples of the intervals.
+
+    random_state : int, numpy Generator or RandomState, default=None
+        Seed of the bootstrap.
+
+    query_col, label_col, score_col, weight_col : str, default=None
+        The data-frame form: pass a pandas, polars (eager or lazy, which is
+        collected once) or pyarrow table as ``y_true``, no ``y_score``,
+        and name its columns of query ids, grades, scores and query
+        weights -- the keywords of :func:`sklearn_rankmetrics.dask.ranking_report`
+        and :func:`sklearn_rankmetrics.spark.ranking_report`, so a Dask or
+        a Spark DataFrame given here runs that engine's report.  The values
+        are those of the arrays of those columns, bit for bit.  Text,
+        categorical and integer ids are read as they are (``"007"`` is not
+        ``"7"``); a null cell is an error naming the column and the row.
+        See :ref:`frames`.
+
+    propensity_col, item_weight_col, item_col : str, default=None
+        Columns of ``propensity``, ``item_weight`` and of the item ids
+        (``item_id`` of the beyond-accuracy metrics).
+
+    group_col, item_group_col : str, default=None
+        Columns of ``groups`` and ``item_groups``.
+
+    tie_break_col : str, default=None
+        A column identifying the rows of each query (e.g. the document
+        id): each query's rows are sorted by it before ranking, so that a
+        tie rule reading the row order (``ignore_ties=True``, the
+        trec_eval preset, ...) gives the numbers of the Dask and Spark
+        reports.  A value repeated within a query is an error.
+
+    tie_break_ascending : bool, default=True
+        Sort order of ``tie_break_col``.
+
     **options
         Options of the metric functions, each read by the metrics whose
         function takes it, with that function's default otherwise:
@@ -830,7 +889,16 @@ default=None
     -------
     report : str, dict, DataFrame
         Text table (metrics by cut-off), or a dict ``{"ndcg@10": float,
-        ..., "gauc": float}``, or the per-query table.  A metric no query
+        ..., "gauc": float}``, or the per-query table.  By segment
+        (``groups``, ``item_groups`` or ``confidence_level`` given): per
+        metric one line per segment and stratum, then the coverage
+        counters; ``output_dict=True`` gives ``{"overall": {...},
+        "groups": {label: {...}}, "item_groups": {label: {...}},
+        "intervals": {...}, "coverage": {"overall": {...}, "groups":
+        {label: {...}}}}``, each counter dict holding ``n_queries``,
+        ``n_evaluated`` (in the means: with a relevant item),
+        ``n_skipped``, ``n_empty`` (no item retrieved) and ``n_short``
+        (fewer items retrieved than the largest cut-off).  A metric no query
         can be scored for is nan, with one
         :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
 
@@ -857,6 +925,19 @@ default=None
     >>> ranking_report(y_true, y_score, k=3, metrics=["mrr"], per_query=True,
     ...                output_dict=True)
     {'query_id': array([0, 1]), 'mrr@3': array([0.5       , 0.33333333])}
+
+    By segment of queries, and from a data frame by column name:
+
+    >>> report = ranking_report(y_true, y_score, k=3, metrics=["mrr"],
+    ...                         groups=["web", "app"], output_dict=True)
+    >>> report["groups"]
+    {'app': {'mrr@3': 0.3333333333333333}, 'web': {'mrr@3': 0.5}}
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"user": ["b", "a", "a", "b"], "clicked": [1, 0, 1, 0],
+    ...                    "score": [0.2, 0.9, 0.4, 0.8]})
+    >>> ranking_report(df, query_col="user", label_col="clicked",
+    ...                score_col="score", k=1, metrics=["mrr"], output_dict=True)
+    {'mrr@1': 0.0}
     """
     columns = {
         "query_col": query_col,

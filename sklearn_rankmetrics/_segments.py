@@ -99,14 +99,13 @@ def popularity_strata(item_popularity, *, head=0.2, tail=0.2):
     --------
     >>> from sklearn_rankmetrics import popularity_strata
     >>> popularity_strata([50, 20, 10, 10, 5, 3, 2, 0])
-    array(['head', 'torso', 'torso', 'torso', 'torso', 'tail', 'tail',
-           'tail'], dtype='<U5')
+    array(['head', 'torso', 'torso', 'torso', 'tail', 'tail', 'tail', 'tail'],
+          dtype='<U5')
 
-    The first item alone holds 50 of 100 interactions (the head share is
-    20); the last three hold 5 <= 20, and with the 5 of the fifth item they
-    would hold 10 <= 20 too, but 10 + 10 = 20 is where the tail share ends:
-    the items at most as popular as the fifth hold 10, so it is tail as
-    well:
+    Of the 100 interactions the first item alone holds 50, past the head's
+    20; the items at most as popular as the fifth hold 5 + 3 + 2 = 10 <= 20
+    (tail), those at most as popular as the third 10 + 10 + 10 = 30 > 20
+    (torso).  A mapping gives a mapping:
 
     >>> popularity_strata({"a": 50, "b": 20, "c": 10, "d": 10, "e": 5})
     {'a': 'head', 'b': 'torso', 'c': 'torso', 'd': 'torso', 'e': 'tail'}
@@ -393,7 +392,11 @@ def segment_report(
         n_items = S.shape[0] if long_form else S.shape[1]
         what = "row of the long form" if long_form else "item (column)"
         i_codes, strata = _factorize(names[1], item_groups, n_items, what)
-        for j, label in enumerate(strata):
+        order = range(len(strata))
+        if set(strata.tolist()) <= set(_STRATA):  # popularity_strata's order
+            order = sorted(order, key=lambda j: _STRATA.index(strata[j]))
+        for j in order:
+            label = strata[j]
             restricted = _restrict(y_true, i_codes == j, form)
             rep = _per_query_report(
                 restricted, y_score, query_id=query_id, **report_args
@@ -550,6 +553,7 @@ def _format(table, coverage, metrics, ks, digits, confidence_level, names):
             f"[low, high]: {100 * confidence_level:g}% bootstrap interval over "
             "the queries of the row."
         )
+        lines.append("")
     headers = ["queries", "evaluated", "skipped", "empty list", "short list"]
     keys = ["n_queries", "n_evaluated", "n_skipped", "n_empty", "n_short"]
     rows = [

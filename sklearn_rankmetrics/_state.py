@@ -642,6 +642,17 @@ class RankingEvaluator:
             metrics whose function takes them.  Give it in every chunk or
             in none.
 
+        query_col, label_col, score_col, weight_col : str, default=None
+            The data-frame form: pass a chunk as a pandas, polars (eager or
+            lazy) or pyarrow table as ``y_true``, no ``y_score``, and name
+            its columns, as in :func:`ranking_report`.  The query ids are
+            read as they are, so a query may run on into the next chunk
+            whatever the chunk's frame kind.
+
+        propensity_col, item_weight_col : str, default=None
+            With a data frame: the columns of ``propensity`` and
+            ``item_weight``.
+
         Returns
         -------
         self : RankingEvaluator
