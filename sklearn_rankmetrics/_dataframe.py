@@ -397,7 +397,8 @@ def frame_metric_arguments(func, frame, y_score, options, accepted):
             f"the frame form takes {', '.join(FRAME_KEYWORDS)}."
         )
     columns, options = split_columns(options)
-    kind = check_frame_call(frame, y_score, {"label_col": None, **columns}, caller)
+    required = {"label_col": None, "score_col": None}
+    kind = check_frame_call(frame, y_score, {**required, **columns}, caller)
     if kind != "frame":
         raise TypeError(
             f"{caller} does not take a {kind} DataFrame; evaluate it with "
@@ -507,13 +508,14 @@ def _engine_report(kind, frame, columns, arguments, options):
     return module.ranking_report(frame, **kwargs, **options)
 
 
-def _query_codes(read):
-    """``(codes, ids)`` of the frame's query column."""
+def _codes(values, encoded=None):
+    """``(codes, ids)`` of an id column (``values``: its array, or its
+    :class:`EncodedIds`; ``encoded``: how ``values`` were numbered)."""
     from ._validation import check_query_id
 
-    q = read.arrays["query_id"]
-    encoded = read.encoded.get("query_id")
-    codes, ids = check_query_id(q, q.shape[0])
+    if isinstance(values, EncodedIds):
+        return values.codes, values.uniques
+    codes, ids = check_query_id(values, values.shape[0])
     if encoded is not None:
         ids = encoded.uniques[ids]
     return codes, ids
@@ -549,15 +551,11 @@ def frame_report(func, arguments, columns):
         if arg in read.encoded:
             arrays[arg] = read.encoded[arg]
     if "groups" in arrays and "query_id" in arrays:
+        # a segment varying within a query, named by column and query id
         from ._segments import _query_groups
 
-        g = arrays["groups"]
-        g_codes = (
-            g.codes
-            if isinstance(g, EncodedIds)
-            else _query_codes(read._replace(arrays={"query_id": g}, encoded={}))[0]
-        )
-        q_codes, q_ids = _query_codes(read)
+        g_codes, _ = _codes(arrays["groups"])
+        q_codes, q_ids = _codes(arrays["query_id"], read.encoded.get("query_id"))
         _query_groups(
             g_codes,
             q_codes,

@@ -434,6 +434,10 @@ def test_frame_and_arrays_mixed_up():
     rows, df = make_case(12, "pandas", "text")
     with pytest.raises(TypeError, match="label_col="):
         srm.ndcg_at_k(df, query_col="user", score_col="score")
+    with pytest.raises(TypeError, match="needs score_col=.*'user', 'clicked'"):
+        srm.ndcg_at_k(df, query_col="user", label_col="clicked")
+    with pytest.raises(TypeError, match="needs score_col="):
+        srm.ranking_report(df, query_col="user", label_col="clicked")
     with pytest.raises(TypeError, match="got a data frame and y_score"):
         srm.ndcg_at_k(df, rows["score"], **COLS)
     with pytest.raises(TypeError, match="query_id=.*query_col="):
