@@ -171,23 +171,18 @@ def _numeric(series, nw, col, arg):
     arr = series.to_numpy()
     if arr.dtype.kind == "O":  # decimals
         arr = arr.astype(np.float64)
-    if arr.dtype.kind == "f" and arg != "y_score":
-        # nulls were checked; a NaN here is a float NaN (polars, pyarrow)
-        nan = np.flatnonzero(np.isnan(arr))
-        if nan.shape[0]:
-            raise ValueError(
-                f"sklearn_rankmetrics: column {col!r} has {nan.shape[0]} NaN "
-                f"value(s), the first at row {nan[0]}; fill them or filter "
-                f"those rows out."
+    nan = np.flatnonzero(np.isnan(arr)) if arr.dtype.kind == "f" else ()
+    if len(nan):  # a float NaN (nulls were refused before)
+        what = "score(s)" if arg == "y_score" else "value(s)"
+        raise ValueError(
+            f"sklearn_rankmetrics: column {col!r} has {len(nan)} NaN {what} "
+            f"(the first at row {nan[0]}); "
+            + (
+                "NaN is not a score (use -inf for an item not retrieved)."
+                if arg == "y_score"
+                else "fill them or filter those rows out."
             )
-    if arg == "y_score" and arr.dtype.kind == "f":
-        nan = np.flatnonzero(np.isnan(arr))
-        if nan.shape[0]:
-            raise ValueError(
-                f"sklearn_rankmetrics: column {col!r} (score_col) has "
-                f"{nan.shape[0]} NaN score(s), the first at row {nan[0]}; NaN "
-                "is not a score (use -inf for an item not retrieved)."
-            )
+        )
     return arr
 
 
@@ -289,7 +284,7 @@ def read_frame(
     within a query), as the Dask and Spark reports do; without it the rows
     keep the frame's order.
     """
-    from ._frames import check_columns, check_nulls
+    from ._frames import check_columns, check_nulls, check_tie_break
 
     given = {k: v for k, v in columns.items() if v is not None}
     tie_break = given.pop("tie_break_col", None)
@@ -303,25 +298,16 @@ def read_frame(
         **{k: v for k, v in wanted.items() if k not in base},
         **scores,
     )
-    if tie_break is not None:
-        if not isinstance(tie_break, str):
-            raise TypeError(
-                f"tie_break_col must be a column name (str) or None; got {tie_break!r}."
-            )
-        if tie_break not in names:
-            raise ValueError(
-                f"tie_break_col={tie_break!r} is not a column of the DataFrame; "
-                f"available columns: {', '.join(map(repr, names))}."
-            )
-        if "query_col" not in wanted:
-            raise ValueError(
-                "tie_break_col orders the rows of each query: give query_col."
-            )
-    if not isinstance(tie_break_ascending, (bool, np.bool_)):
-        raise TypeError(
-            f"tie_break_ascending must be True or False; got {tie_break_ascending!r}."
+    # (column, ascending) or None, checked as the Dask and Spark reports do
+    tie_break = check_tie_break(
+        tie_break, tie_break_ascending, names, list(wanted.values()), caller
+    )
+    if tie_break is not None and "query_col" not in wanted:
+        raise ValueError(
+            f"{caller}: tie_break_col orders the rows of each query; give "
+            "query_col too."
         )
-    used = [*wanted.values(), *scores.values(), *([tie_break] if tie_break else [])]
+    used = [*wanted.values(), *scores.values(), *([tie_break[0]] if tie_break else [])]
     used = list(dict.fromkeys(used))
     nw, df = _eager(frame, used, caller)
     query_col = wanted.get("query_col")
@@ -346,35 +332,30 @@ def read_frame(
         arrays[key] = _numeric(series[col], nw, col, "y_score")
     n_rows = int(df.shape[0])
     if tie_break is not None:
+        col, ascending = tie_break
         order = _tie_break_order(
-            series[tie_break], arrays["query_id"], tie_break, tie_break_ascending
+            series[col], arrays["query_id"], query_col, col, ascending
         )
         arrays = {a: v[order] for a, v in arrays.items()}
         encoded = {a: EncodedIds(arrays[a], e.uniques) for a, e in encoded.items()}
     return FrameColumns(arrays, encoded, n_rows)
 
 
-def _tie_break_order(series, query_id, col, ascending):
+def _tie_break_order(series, query_id, query_col, col, ascending):
     """The row order with each query's rows sorted by ``series`` (stable);
     ValueError if a value repeats within a query."""
+    from ._frames import _duplicate_tie_break
     from ._validation import check_query_id
 
     values = series.to_numpy()
     codes, _ = check_query_id(values, values.shape[0])
     q_codes, _ = check_query_id(query_id, query_id.shape[0])
-    key = codes if ascending else -codes
-    order = np.lexsort((key, q_codes))
-    same = (q_codes[order][1:] == q_codes[order][:-1]) & (
-        codes[order][1:] == codes[order][:-1]
-    )
-    if same.any():
-        raise ValueError(
-            f"sklearn_rankmetrics: column {col!r} (tie_break_col) repeats a "
-            "value within a query; it must identify the rows of a query (e.g. "
-            "the document id)."
-        )
-    # the rows of a query sorted by the column; queries in any order (the
-    # engine groups rows by query id)
+    # the rows of each query sorted by the column; the queries in the order
+    # of their ids (the engine groups rows by query, in any order)
+    order = np.lexsort((codes if ascending else -codes, q_codes))
+    q, c = q_codes[order], codes[order]
+    if ((q[1:] == q[:-1]) & (c[1:] == c[:-1])).any():
+        raise _duplicate_tie_break(query_col, col, None)
     return order
 
 
