@@ -232,8 +232,8 @@ def _recomputed(metrics, options, convention, weighted):
     """Metrics whose per-query values depend on the other queries of the
     report, recomputed on each segment's rows: ERR without ``max_grade``
     (grades scaled by the largest of all), and GAUC with row weights (its
-    weighted pair counts are running sums over the rows of every query,
-    equal only to rounding)."""
+    per-query values computed with other queries equal those of the
+    segment's rows alone to rounding only, ~1e-15)."""
     from ._report import resolved_option
 
     opts = dict(options)
