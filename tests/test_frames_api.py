@@ -553,3 +553,26 @@ def test_dask_frame_runs_the_dask_engine():
         assert got[name] == pytest.approx(expected[name], rel=1e-12)
     with pytest.raises(TypeError, match="does not take group_col="):
         srm.ranking_report(ddf, **COLS, group_col="user")
+
+
+@pytest.mark.parametrize("frame_kind", ["pandas", "polars", "pyarrow"])
+def test_look_alike_ids_stay_apart_hand_worked(frame_kind):
+    # "007" clicked its top item: reciprocal rank 1; "7" clicked its second
+    # item: 1/2; the blank id "" clicked nothing: skipped.  MRR = (1 + 1/2)
+    # / 2 = 0.75.  Read as numbers, "007" and "7" would be one query of
+    # four rows: two clicks, the top two tied at 0.9 -- another value.
+    rows = {
+        "user": np.array(["007", "7", "007", "7", "", ""], dtype=object),
+        "clicked": np.array([1, 0, 0, 1, 0, 0]),
+        "score": np.array([0.9, 0.9, 0.1, 0.5, 0.3, 0.2]),
+    }
+    df = to_frame(rows, frame_kind, "text")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = srm.ranking_report(
+            df, **COLS, k=2, metrics=["mrr"], per_query=True, output_dict=True
+        )
+        mean = srm.reciprocal_rank_at_k(df, **COLS, k=2)
+    assert out["query_id"].tolist() == ["", "007", "7"]
+    assert_same(out["mrr@2"], np.array([np.nan, 1.0, 0.5]))
+    assert mean == 0.75
