@@ -52,36 +52,36 @@ def _scipy_rng_kwarg(func):
     return "rng" if "rng" in inspect.signature(func).parameters else "random_state"
 
 
-def _bootstrap_means(V, confidence_level, n_resamples, seed, weights=None):
+def _bootstrap_means(V, confidence_level, n_resamples, seed, W=None):
     """Percentile bootstrap intervals of the column means of ``V`` (n, c),
-    every column resampled with the same query indices.
+    every column resampled with the same query indices; weighted means
+    with the query weights ``W`` (n, c) if given.
 
     One :func:`scipy.stats.bootstrap` call: the statistic receives resampled
     query *indices* and returns the means of every column, so its interval
     of column ``j`` equals ``bootstrap((V[:, j],), np.mean, ...)`` with a
-    generator seeded the same way.  With ``weights`` (n, c), the weighted
-    means ``sum(w * v) / sum(w)`` of the resampled queries.
+    generator seeded the same way.
     """
-    n, c = V.shape
-    if weights is not None:  # the numerators' columns, then the weights'
-        V = np.hstack([V * weights, weights])
+    n = V.shape[0]
+    VW = None if W is None else V * W
+
+    def means(counts):
+        if W is None:
+            return counts @ V / n
+        return (counts @ VW) / (counts @ W)
 
     def column_means(idx, axis=-1):
         idx = np.asarray(idx, dtype=np.intp)
         if idx.ndim == 1:
-            return np.bincount(idx, minlength=n) @ V / n
+            return means(np.bincount(idx, minlength=n))
         b = idx.shape[0]
         counts = np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n)
-        return (counts.reshape(b, n) @ V / n).T
-
-    def weighted_means(idx, axis=-1):
-        means = column_means(idx, axis)
-        return means[:c] / means[c:]
+        return means(counts.reshape(b, n)).T
 
     kwargs = {_scipy_rng_kwarg(scipy.stats.bootstrap): np.random.default_rng(seed)}
     res = scipy.stats.bootstrap(
         (np.arange(n, dtype=np.float64),),
-        column_means if weights is None else weighted_means,
+        column_means,
         n_resamples=n_resamples,
         batch=_batch_size(n),
         vectorized=True,

@@ -271,7 +271,7 @@ def _intervals(values, weights, confidence_level, n_bootstrap, seed):
         v, w = V[rows][:, cols], W[rows][:, cols]
         uniform = bool((w == w[:1]).all())
         low, high = _bootstrap_means(
-            v, confidence_level, n_bootstrap, seed, weights=None if uniform else w
+            v, confidence_level, n_bootstrap, seed, W=None if uniform else w
         )
         for i, j in enumerate(cols):
             out[names[j]] = (float(low[i]), float(high[i]))
