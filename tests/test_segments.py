@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._compare import _means_and_intervals, _scipy_rng_kwarg
+from sklearn_rankmetrics._compare import _scipy_rng_kwarg
 
 
 def assert_same(a, b):
@@ -283,28 +283,32 @@ def test_segment_without_scorable_query_warns_and_is_nan():
 # Intervals
 # ---------------------------------------------------------------------------
 def test_intervals_are_compare_rankings_bootstrap_per_segment():
+    # each row's interval is compare_rankings' on the row's queries (two
+    # copies of the model: the same resampled queries, the same seed)
     Y, S, segment, stratum, w = make_case(4, n=60)
-    kw = dict(k=(3,), metrics=["ndcg", "precision"])
+    kw = dict(metrics=["ndcg", "precision"], confidence_level=0.9, random_state=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = srm.ranking_report(
-            Y, S, groups=segment, confidence_level=0.9, n_bootstrap=199,
-            random_state=3, output_dict=True, **kw,
-        )  # fmt: skip
-        per_query = srm.ranking_report(Y, S, per_query=True, output_dict=True, **kw)
+            Y, S, k=(3,), groups=segment, n_bootstrap=199, output_dict=True, **kw
+        )
     names = ["ndcg@3", "precision@3"]
     for label in ["overall", *np.unique(segment)]:
-        keep = np.ones(len(segment), bool) if label == "overall" else segment == label
-        values = np.column_stack([per_query[n][keep] for n in names])
-        mean, low, high, _ = _means_and_intervals({"m": values}, ["m"], 0.9, 199, 3)
-        got = out["intervals"] if label == "overall" else out["intervals"]["groups"]
-        got = got if label == "overall" else got[label]
-        got = got["overall"] if label == "overall" else got
+        rows = np.ones(len(segment), bool) if label == "overall" else segment == label
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = srm.compare_rankings(
+                Y[rows], {"a": S[rows], "b": S[rows]}, k=3, n_bootstrap=199,
+                n_resamples=9, **kw,
+            )  # fmt: skip
+        if label == "overall":
+            got, means = out["intervals"]["overall"], out["overall"]
+        else:
+            got, means = out["intervals"]["groups"][label], out["groups"][label]
         for j, n in enumerate(names):
-            assert got[n] == pytest.approx((low[0, j], high[0, j]), rel=1e-12)
-            lo, hi = got[n]
-            row = out["overall"] if label == "overall" else out["groups"][label]
-            assert lo <= row[n] <= hi
+            ci = (expected.ci_low[0, j], expected.ci_high[0, j])
+            assert got[n] == pytest.approx(ci, rel=1e-12)
+            assert got[n][0] <= means[n] <= got[n][1]
 
 
 def test_weighted_intervals_equal_slow_bootstrap():
