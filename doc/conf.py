@@ -122,11 +122,11 @@ API_GROUPS = [
 
 
 REPORTS = (
+    "popularity_strata",
     "ranking_report",
     "compare_rankings",
     "RankingComparison",
     "factor_ranking_report",
-    "popularity_strata",
 )
 
 
