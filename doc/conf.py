@@ -129,6 +129,7 @@ API_GROUPS = [
 
 
 REPORTS = (
+    "popularity_strata",
     "ranking_report",
     "compare_rankings",
     "RankingComparison",

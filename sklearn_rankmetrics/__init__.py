@@ -81,6 +81,7 @@ _SUBMODULES = {
         "get_scorer_names",
         "make_scoring",
     ),
+    "_segments": ("popularity_strata",),
     "_state": ("RankingEvaluator",),
     "_trec": (
         "read_trec_qrels",

@@ -465,13 +465,17 @@ def _format_report(names, table, overall, field_rce, digits):
 
 def calibration_report(
     y_true,
-    y_prob,
+    y_prob=None,
     *,
     groups=None,
     sample_weight=None,
     output_dict=False,
     per_group=False,
     digits=4,
+    label_col=None,
+    score_col=None,
+    weight_col=None,
+    group_col=None,
 ):
     r"""Calibration of CTR predictions per value of a field, and overall.
 
@@ -510,6 +514,14 @@ def calibration_report(
 
     digits : int, default=4
         Digits of the text table.
+
+    label_col, score_col, weight_col, group_col : str, default=None
+        The data-frame form: pass a pandas, polars (eager or lazy) or
+        pyarrow table as ``y_true``, no ``y_prob``, and name its columns
+        of outcomes, predicted probabilities, row weights and field values
+        (the keywords of :func:`ranking_report`).  The values are those of
+        the arrays of the columns; a null cell is an error naming the
+        column and the row.  See :ref:`frames`.
 
     Returns
     -------
@@ -571,6 +583,13 @@ def calibration_report(
     >>> round(report["field_rce"], 4)
     0.2
     """
+    if y_prob is None or any(
+        col is not None for col in (label_col, score_col, weight_col, group_col)
+    ):
+        arguments = dict(locals())  # the arguments given, for the array form
+        from ._dataframe import frame_calibration  # a data frame by column name
+
+        return frame_calibration(calibration_report, arguments)
     y, p, w = _check_binary(y_true, y_prob, sample_weight)
     if groups is None:
         codes, names = np.zeros(y.shape[0], dtype=np.intp), np.array(["all"])

@@ -528,7 +528,7 @@ def _seed(random_state):
 
 def compare_rankings(
     y_true,
-    y_scores,
+    y_scores=None,
     *,
     k=10,
     metrics=None,
@@ -541,6 +541,13 @@ def compare_rankings(
     correction="holm",
     alpha=0.05,
     random_state=None,
+    query_col=None,
+    label_col=None,
+    score_col=None,
+    propensity_col=None,
+    item_weight_col=None,
+    tie_break_col=None,
+    tie_break_ascending=True,
     **options,
 ):
     """Compare rankers over queries: means, bootstrap intervals, paired tests.
@@ -618,6 +625,25 @@ array-like of shape (n_rows,) with ``query_id``
         bootstrap and the randomization test each use
         ``np.random.default_rng(seed)``.
 
+    query_col, label_col : str, default=None
+        The data-frame form: pass a pandas, polars (eager or lazy) or
+        pyarrow table as ``y_true``, no ``y_scores``, and name its columns
+        of query ids and grades, as in :func:`ranking_report`; the values
+        are those of the arrays of the columns, bit for bit.  See
+        :ref:`frames`.
+
+    score_col : list of str or dict of str to str, default=None
+        With a data frame: one score column per model, a list (the models
+        are named by their columns) or a dict ``{model name: column}``.
+
+    propensity_col, item_weight_col, tie_break_col : str, default=None
+        With a data frame: the columns of ``propensity`` and
+        ``item_weight``, and a column sorting each query's rows first
+        (see :func:`ranking_report`).
+
+    tie_break_ascending : bool, default=True
+        Sort order of ``tie_break_col``.
+
     **options
         ``convention`` and the options of the metric functions, as in
         :func:`ranking_report` (``relevance_threshold``, ``gain``,
@@ -668,6 +694,15 @@ array-like of shape (n_rows,) with ``query_id``
     >>> print(f"{result.difference[0, 0]:.2f}")
     0.86
     """
+    if y_scores is None or any(
+        col is not None
+        for col in (query_col, label_col, score_col, propensity_col)
+        + (item_weight_col, tie_break_col)
+    ):
+        arguments = dict(locals())  # the arguments given, for the array form
+        from ._dataframe import frame_compare  # a data frame by column name
+
+        return frame_compare(compare_rankings, arguments)
     _check_scores(y_true, y_scores)
     if "sample_weight" in options:
         raise TypeError(

@@ -12,6 +12,8 @@ import functools
 import inspect
 from typing import NamedTuple
 
+from ._dataframe import metric_frame_doc
+
 __all__ = []  # private module; CONVENTIONS is read by the docs and tests
 
 
@@ -351,7 +353,13 @@ def with_convention(func):
     default_k = None if k_param is None else k_param.default
 
     @functools.wraps(func)
-    def metric(y_true, y_score, *, convention=None, **options):
+    def metric(y_true, y_score=None, *, convention=None, **options):
+        if y_score is None or any(key.endswith("_col") for key in options):
+            from ._dataframe import frame_metric_arguments  # a data frame
+
+            y_true, y_score, options = frame_metric_arguments(
+                func, y_true, y_score, options, accepted
+            )
         if convention is not None:
             k = options.get("k", default_k)
             preset = convention_options(convention, func.__name__, accepted, k=k)
@@ -367,7 +375,7 @@ def with_convention(func):
     metric.__signature__ = signature.replace(parameters=parameters)
     if func.__doc__ and "    Returns\n    -------" in func.__doc__:
         names = ", ".join(f'"{name}"' for name in CONVENTIONS)
-        doc = _CONVENTION_DOC.format(names=names)
+        doc = _CONVENTION_DOC.format(names=names) + metric_frame_doc(accepted)
         metric.__doc__ = func.__doc__.replace(
             "    Returns\n    -------", doc + "    Returns\n    -------", 1
         )

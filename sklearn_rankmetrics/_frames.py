@@ -22,9 +22,10 @@ def check_columns(
     weight_col,
     propensity_col=None,
     item_weight_col=None,
+    **more,
 ):
     """The columns to read, in order; an error listing ``available`` if one
-    is missing."""
+    is missing (``more``: other keyword -> column, e.g. ``group_col``)."""
     wanted = {
         "query_col": query_col,
         "label_col": label_col,
@@ -32,6 +33,7 @@ def check_columns(
         "weight_col": weight_col,
         "propensity_col": propensity_col,
         "item_weight_col": item_weight_col,
+        **more,
     }
     wanted = {arg: col for arg, col in wanted.items() if col is not None}
     for arg, col in wanted.items():
@@ -174,9 +176,10 @@ def _error(message, partition):
     return ValueError(f"sklearn_rankmetrics: {message.format(where=where)}")
 
 
-def check_nulls(null_counts, query_col, partition):
+def check_nulls(null_counts, query_col, partition, first_rows=None):
     """An error naming the first column (and the partition) with nulls;
-    ``null_counts`` maps column name -> number of nulls."""
+    ``null_counts`` maps column name -> number of nulls, ``first_rows``
+    (optional) column name -> the row of its first null."""
     for col, n_null in null_counts.items():
         if n_null:
             fix = (
@@ -184,8 +187,12 @@ def check_nulls(null_counts, query_col, partition):
                 if col == query_col
                 else "fill them or filter those rows out"
             )
+            if first_rows and col in first_rows:
+                n_null = f"{n_null} null value(s) (the first at row {first_rows[col]})"
+            else:
+                n_null = f"{n_null} null value(s)"
             raise _error(
-                f"column {col!r} has {n_null} null value(s){{where}}; {fix} "
+                f"column {col!r} has {n_null}{{where}}; {fix} "
                 f"(e.g. df.dropna(subset=[{col!r}])).",
                 partition,
             )

@@ -822,7 +822,7 @@ def _format(means, metrics, ks, digits, n_queries, n_scored, diagnostics=None):
 
 def ranking_report(
     y_true,
-    y_score,
+    y_score=None,
     *,
     k=(1, 5, 10, 20),
     metrics=None,
@@ -837,6 +837,22 @@ def ranking_report(
     self_normalized=None,
     item_weight=None,
     average="queries",
+    groups=None,
+    item_groups=None,
+    confidence_level=None,
+    n_bootstrap=1999,
+    random_state=None,
+    query_col=None,
+    label_col=None,
+    score_col=None,
+    weight_col=None,
+    propensity_col=None,
+    item_weight_col=None,
+    item_col=None,
+    group_col=None,
+    item_group_col=None,
+    tie_break_col=None,
+    tie_break_ascending=True,
     **options,
 ):
     """Report every ranking metric at every cut-off, from one ranking.
@@ -943,6 +959,65 @@ default=None
         the metric functions that take ``item_weight=``; the same rules as
         ``propensity``.
 
+    groups : array-like of shape (n_queries,) or (n_rows,), default=None
+        A segment of queries (a user's country, device, activity level,
+        ...): one label per query of the 2-D form, one per row of the long
+        form (the same for every row of a query; a label that varies
+        within a query is an error naming it).  The report then gives
+        every metric for all queries ("overall", equal to the report
+        without ``groups``) and for each segment (equal, bit for bit, to
+        the report on the segment's rows alone), with coverage counters
+        per segment.  See :ref:`segments`.
+
+    item_groups : array-like of shape (n_items,) or (n_rows,), default=None
+        A stratum of items (e.g. :func:`popularity_strata`: head, torso,
+        tail): one label per item (column) of the 2-D form, per row of the
+        long form.  Each stratum's row is the report with only the
+        stratum's items counted as relevant (the ranking unchanged): its
+        recall@k is the share of the query's relevant items of the
+        stratum found in the top k; a query without one is undefined.
+
+    confidence_level : float in (0, 1), default=None
+        Add percentile bootstrap intervals (over the queries of each row of
+        the report, weighted as its means) at this level, computed by
+        :func:`compare_rankings`' bootstrap.  None: no intervals.  Given
+        without ``groups`` or ``item_groups``, the overall row alone.
+
+    n_bootstrap : int >= 1, default=1999
+        Bootstrap resamples of the intervals.
+
+    random_state : int, numpy Generator or RandomState, default=None
+        Seed of the bootstrap.
+
+    query_col, label_col, score_col, weight_col : str, default=None
+        The data-frame form: pass a pandas, polars (eager or lazy, which is
+        collected once) or pyarrow table as ``y_true``, no ``y_score``,
+        and name its columns of query ids, grades, scores and query
+        weights -- the keywords of :func:`sklearn_rankmetrics.dask.ranking_report`
+        and :func:`sklearn_rankmetrics.spark.ranking_report`, so a Dask or
+        a Spark DataFrame given here runs that engine's report.  The values
+        are those of the arrays of those columns, bit for bit.  Text,
+        categorical and integer ids are read as they are (``"007"`` is not
+        ``"7"``); a null cell is an error naming the column and the row.
+        See :ref:`frames`.
+
+    propensity_col, item_weight_col, item_col : str, default=None
+        Columns of ``propensity``, ``item_weight`` and of the item ids
+        (``item_id`` of the beyond-accuracy metrics).
+
+    group_col, item_group_col : str, default=None
+        Columns of ``groups`` and ``item_groups``.
+
+    tie_break_col : str, default=None
+        A column identifying the rows of each query (e.g. the document
+        id): each query's rows are sorted by it before ranking, so that a
+        tie rule reading the row order (``ignore_ties=True``, the
+        trec_eval preset, ...) gives the numbers of the Dask and Spark
+        reports.  A value repeated within a query is an error.
+
+    tie_break_ascending : bool, default=True
+        Sort order of ``tie_break_col``.
+
     **options
         Options of the metric functions, each read by the metrics whose
         function takes it, with that function's default otherwise:
@@ -973,7 +1048,16 @@ default=None
         Text table (metrics by cut-off), or a dict ``{"ndcg@10": float,
         ..., "gauc": float}`` (with ``propensity``, and the key
         ``"propensity_diagnostics"``: the dict of
-        :func:`propensity_diagnostics`), or the per-query table.  A metric no query
+        :func:`propensity_diagnostics`), or the per-query table.  By segment
+        (``groups``, ``item_groups`` or ``confidence_level`` given): per
+        metric one line per segment and stratum, then the coverage
+        counters; ``output_dict=True`` gives ``{"overall": {...},
+        "groups": {label: {...}}, "item_groups": {label: {...}},
+        "intervals": {...}, "coverage": {"overall": {...}, "groups":
+        {label: {...}}}}``, each counter dict holding ``n_queries``,
+        ``n_evaluated`` (in the means: with a relevant item),
+        ``n_skipped``, ``n_empty`` (no item retrieved) and ``n_short``
+        (fewer items retrieved than the largest cut-off).  A metric no query
         can be scored for is nan, with one
         :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
 
@@ -1000,7 +1084,38 @@ default=None
     >>> ranking_report(y_true, y_score, k=3, metrics=["mrr"], per_query=True,
     ...                output_dict=True)
     {'query_id': array([0, 1]), 'mrr@3': array([0.5       , 0.33333333])}
+
+    By segment of queries, and from a data frame by column name:
+
+    >>> report = ranking_report(y_true, y_score, k=3, metrics=["mrr"],
+    ...                         groups=["web", "app"], output_dict=True)
+    >>> report["groups"]
+    {'app': {'mrr@3': 0.3333333333333333}, 'web': {'mrr@3': 0.5}}
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"user": ["b", "a", "a", "b"], "clicked": [1, 0, 1, 0],
+    ...                    "score": [0.2, 0.9, 0.4, 0.8]})
+    >>> ranking_report(df, query_col="user", label_col="clicked",
+    ...                score_col="score", k=1, metrics=["mrr"], output_dict=True)
+    {'mrr@1': 0.0}
     """
+    columns = {
+        "query_col": query_col,
+        "label_col": label_col,
+        "score_col": score_col,
+        "weight_col": weight_col,
+        "propensity_col": propensity_col,
+        "item_weight_col": item_weight_col,
+        "item_col": item_col,
+        "group_col": group_col,
+        "item_group_col": item_group_col,
+        "tie_break_col": tie_break_col,
+    }
+    if y_score is None or any(col is not None for col in columns.values()):
+        arguments = dict(locals())  # the arguments given, for the array form
+        del arguments["columns"]
+        from ._dataframe import frame_report  # a data frame by column name
+
+        return frame_report(ranking_report, arguments, columns)
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
     per_row = {
@@ -1019,6 +1134,36 @@ default=None
     check_per_row_options(
         {**options, "average": check_report_average(average)}, per_row
     )
+    if average != "queries" and (
+        groups is not None or item_groups is not None or confidence_level is not None
+    ):
+        raise ValueError(
+            "ranking_report by segment averages over queries; average="
+            f"{average!r} is not supported with groups=, item_groups= or "
+            "confidence_level=."
+        )
+    if groups is not None or item_groups is not None or confidence_level is not None:
+        from ._segments import segment_report  # a report by segment
+
+        return segment_report(
+            y_true,
+            y_score,
+            groups=groups,
+            item_groups=item_groups,
+            k=k,
+            metrics=metrics,
+            query_id=query_id,
+            sample_weight=sample_weight,
+            convention=convention,
+            per_row=per_row,
+            options=options,
+            confidence_level=confidence_level,
+            n_bootstrap=n_bootstrap,
+            random_state=random_state,
+            output_dict=output_dict,
+            per_query=per_query,
+            digits=digits,
+        )
     metrics, beyond = split_report_metrics(metrics)
     if beyond and per_row:
         raise ValueError(

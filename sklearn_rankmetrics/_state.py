@@ -662,12 +662,18 @@ class RankingEvaluator:
     def update(
         self,
         y_true,
-        y_score,
+        y_score=None,
         *,
-        query_id,
+        query_id=None,
         sample_weight=None,
         propensity=None,
         item_weight=None,
+        query_col=None,
+        label_col=None,
+        score_col=None,
+        weight_col=None,
+        propensity_col=None,
+        item_weight_col=None,
     ):
         """Evaluate one chunk of rows (long form).
 
@@ -700,12 +706,38 @@ class RankingEvaluator:
             metrics whose function takes them.  Give it in every chunk or
             in none.
 
+        query_col, label_col, score_col, weight_col : str, default=None
+            The data-frame form: pass a chunk as a pandas, polars (eager or
+            lazy) or pyarrow table as ``y_true``, no ``y_score``, and name
+            its columns, as in :func:`ranking_report`.  The query ids are
+            read as they are, so a query may run on into the next chunk
+            whatever the chunk's frame kind.
+
+        propensity_col, item_weight_col : str, default=None
+            With a data frame: the columns of ``propensity`` and
+            ``item_weight``.
+
         Returns
         -------
         self : RankingEvaluator
             The evaluator, updated.  On an error nothing of the chunk is
             evaluated and the evaluator is unchanged.
         """
+        if y_score is None or any(
+            col is not None
+            for col in (query_col, label_col, score_col, weight_col)
+            + (propensity_col, item_weight_col)
+        ):
+            arguments = dict(locals())  # the arguments given
+            del arguments["self"]
+            from ._dataframe import frame_update  # a data frame by column name
+
+            return frame_update(self.update, arguments)
+        if query_id is None:
+            raise TypeError(
+                "RankingEvaluator.update() missing query_id: the long form needs "
+                "one query id per row (or a data frame with query_col=)."
+            )
         chunk = self.n_chunks_ + 1
         y = _as_array("y_true", y_true)
         s = _as_array("y_score", y_score)

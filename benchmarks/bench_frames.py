@@ -1,0 +1,145 @@
+"""Benchmark: ranking_report on a data frame by column name against the
+numpy path (a benchmark, not a test).
+
+An impressions table of ``--rows`` rows (default 10,000,000) over
+``--users`` users (1-39 rows each, rows shuffled): the user id (text such as
+``"u0012345"``, or int64 with ``--ids int``), a click label (int8) and the
+model's score (float64).  The same table is held as numpy arrays (text ids
+as an object array of Python strings, what ``Series.to_numpy()`` gives), a
+pandas DataFrame (numpy-backed columns; the ids as pandas' default string
+dtype), a polars DataFrame and a pyarrow Table, all built before timing.
+
+Each round times, in turn, the numpy path ``ranking_report(y, s,
+query_id=q)`` and the frame path ``ranking_report(frame, query_col=...,
+label_col=..., score_col=...)`` on each frame, measuring *CPU time*
+(``time.process_time``: every thread of the process), interleaved so that a
+change of machine load favours no side.  It prints each path's cheapest
+CPU time and the median over rounds of the ratio frame / numpy (goal of
+issue 30: <= 1.1x), and checks that every frame gives the numpy path's
+values exactly (``output_dict=True``, compared with ``==``).
+
+The frame path reads the numeric columns without a copy where the library
+allows it (numpy-backed pandas and polars columns, Arrow columns of one
+chunk) and numbers text ids once by hashing (pandas' ``factorize``, Arrow's
+``dictionary_encode``, polars through Arrow), where the numpy path hashes
+an object array of Python strings.
+
+Run from the repository root::
+
+    python benchmarks/bench_frames.py [--rows 10000000] [--users 500000]
+        [--ids str|int] [--repeat 3] [--metrics ndcg,recall,map,precision]
+        [--k 10] [--frames pandas,polars,pyarrow]
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+import sklearn_rankmetrics as rm
+
+
+def make_table(n_rows, n_users, ids, seed=0):
+    """The impressions as numpy columns (ids: text or int64)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 40, n_users)
+    sizes = np.maximum(1, np.round(sizes * n_rows / sizes.sum())).astype(np.int64)
+    user = np.repeat(np.arange(n_users), sizes)[:n_rows]
+    user = user[rng.permutation(user.shape[0])]
+    n = user.shape[0]
+    clicked = (rng.random(n) < 0.05 + 0.1 * (user % 3 == 0)).astype(np.int8)
+    score = np.round(rng.random(n) + 0.3 * clicked, 3)  # ties
+    if ids == "str":
+        names = np.array([f"u{i:07d}" for i in range(n_users)], dtype=object)
+        user = names[user]
+    else:
+        user = user.astype(np.int64) * 7919 - 10**9  # spread, negative
+    return {"user": user, "clicked": clicked, "score": score}
+
+
+def make_frames(cols, kinds):
+    frames = {}
+    if "pandas" in kinds:
+        import pandas as pd
+
+        frames["pandas"] = pd.DataFrame(cols)
+    if "polars" in kinds:
+        import polars as pl
+
+        user = cols["user"]
+        if user.dtype == object:
+            user = pl.Series("user", user.tolist(), dtype=pl.String)
+        frames["polars"] = pl.DataFrame(
+            {"user": user, "clicked": cols["clicked"], "score": cols["score"]}
+        )
+    if "pyarrow" in kinds:
+        import pyarrow as pa
+
+        user = cols["user"]
+        user = pa.array(user.tolist() if user.dtype == object else user)
+        frames["pyarrow"] = pa.table(
+            {"user": user, "clicked": cols["clicked"], "score": cols["score"]}
+        )
+    return frames
+
+
+def cpu_time(func):
+    start = time.process_time()
+    out = func()
+    return time.process_time() - start, out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--users", type=int, default=500_000)
+    parser.add_argument("--ids", choices=("str", "int"), default="str")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--metrics", default="ndcg,recall,map,precision")
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--frames", default="pandas,polars,pyarrow")
+    args = parser.parse_args()
+    kinds = args.frames.split(",")
+    options = dict(k=args.k, metrics=args.metrics.split(","), output_dict=True)
+
+    cols = make_table(args.rows, args.users, args.ids)
+    frames = make_frames(cols, kinds)
+    n = cols["user"].shape[0]
+    print(
+        f"{n:,} rows, {args.users:,} users, {args.ids} ids, metrics "
+        f"{args.metrics} at k={args.k}; CPU time, best of {args.repeat}"
+    )
+
+    def numpy_path():
+        return rm.ranking_report(
+            cols["clicked"], cols["score"], query_id=cols["user"], **options
+        )
+
+    def frame_path(frame):
+        return rm.ranking_report(
+            frame, query_col="user", label_col="clicked", score_col="score", **options
+        )
+
+    times = {"numpy": [], **{kind: [] for kind in frames}}
+    ratios = {kind: [] for kind in frames}
+    expected = None
+    for _ in range(args.repeat):
+        base, expected = cpu_time(numpy_path)
+        times["numpy"].append(base)
+        for kind, frame in frames.items():
+            t, got = cpu_time(lambda frame=frame: frame_path(frame))
+            if got != expected:
+                raise AssertionError(f"{kind}: {got} != numpy path {expected}")
+            times[kind].append(t)
+            ratios[kind].append(t / base)
+    print(f"{'numpy arrays':14s} {min(times['numpy']):7.2f} s")
+    for kind in frames:
+        ratio = sorted(ratios[kind])[len(ratios[kind]) // 2]
+        print(
+            f"{kind:14s} {min(times[kind]):7.2f} s  {ratio:.2f}x the numpy path "
+            "(median of rounds); values equal"
+        )
+
+
+if __name__ == "__main__":
+    main()
