@@ -230,7 +230,9 @@ def dump(path):
             _record(
                 out,
                 ("state", form),
-                lambda: ev.update(*args, **kw).result(output_dict=True),
+                lambda ev=ev, args=args, kw=kw: ev.update(*args, **kw).result(
+                    output_dict=True
+                ),
             )
         _record(
             out,
