@@ -189,23 +189,20 @@ def _numeric(series, nw, col, arg):
 def _sorted_codes(codes, uniques, col):
     """Renumber ``codes`` (into ``uniques``, any order) in the order of
     the sorted uniques, dropping those no row uses."""
+    from ._validation import str_order
+
     uniques = np.asarray(uniques)
-    if uniques.dtype.kind == "O" and uniques.shape[0]:
-        types = set(map(type, uniques))
-        if types <= {str}:  # as np.unique sorts them
-            sort_key = uniques.astype(str)
-        else:
-            sort_key = uniques
-    else:
-        sort_key = uniques
     used = np.bincount(codes, minlength=uniques.shape[0]) > 0
     if not used.all():  # categories no row has
         keep = np.flatnonzero(used)
         new = np.full(uniques.shape[0], -1, dtype=np.intp)
         new[keep] = np.arange(keep.shape[0])
-        codes, uniques, sort_key = new[codes], uniques[keep], sort_key[keep]
+        codes, uniques = new[codes], uniques[keep]
     try:
-        order = np.argsort(sort_key, kind="stable")
+        if uniques.dtype.kind == "O" and set(map(type, uniques)) <= {str}:
+            order = str_order(uniques)  # as np.unique sorts them
+        else:
+            order = np.argsort(uniques, kind="stable")
     except TypeError:
         raise TypeError(
             f"column {col!r} mixes ids of types that cannot be sorted (e.g. "

@@ -329,9 +329,9 @@ def check_query_id(query_id, n, factorize=True):
     if kind in "Mm" and np.isnat(qid).any():
         raise ValueError("query_id contains NaT; every row needs a query id.")
     if kind == "O":
-        types = set(map(type, qid))
-        if types <= {str}:
-            return _factorize_by_hash(qid, lambda q: q.astype(str), object)
+        numbered = _factorize_strings(qid)
+        if numbered is not None:  # every id a str
+            return numbered
         missing = np.fromiter(map(_is_missing, qid), dtype=bool, count=n)
         if missing.any():
             raise ValueError(
@@ -340,8 +340,8 @@ def check_query_id(query_id, n, factorize=True):
             )
     if kind in "biu":
         return _factorize_ints(qid) if factorize else (None, qid)
-    if kind == "U":
-        return _factorize_by_hash(qid, lambda q: q, qid.dtype)
+    if kind in "US":
+        return _factorize_fixed_width(qid)
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError:
@@ -382,7 +382,7 @@ def _factorize_ints(qid):
     low, high = x.min(), x.max()
     span = int(high) - int(low)
     if span >= 2 * x.shape[0] + (1 << 16):
-        return _factorize_by_hash(qid, lambda q: q, qid.dtype)
+        return _factorize_by_hash(qid)
     if low == 0 and _sorted_codes(x, span):
         # already codes (the command line's): a read-only view, no copy
         codes = x.view(np.intp)
@@ -409,30 +409,168 @@ def _sorted_codes(x, span):
 _HASH_MIN_ROWS = 1 << 16
 
 
-def _factorize_by_hash(qid, sortable, dtype):
-    """``np.unique(sortable(qid), return_inverse=True)`` as (codes, uniques
-    of ``dtype``), by hashing when pandas is installed.
-
-    ``pandas.factorize`` numbers the ids in order of appearance in one
-    hash-table pass; sorting the (few) distinct ids then gives the codes in
-    ``np.unique`` order.  On 2,000,000 rows with 100,000 queries (as in
-    bench_forms.py): int64 ids spread over the whole range 2x faster than
-    np.unique, string ids 6x faster.  Without pandas, or for small inputs,
-    ``np.unique``.
-    """
+def _number(x):
+    """Codes ``0..m-1`` of the values of the 1-D array ``x`` (ints, or
+    objects compared by value), in any order, and one row of ``x`` holding
+    each code: a hash table (``pandas.factorize``, in order of appearance)
+    for inputs of at least ``_HASH_MIN_ROWS`` rows when pandas is
+    installed, else a sort."""
     pd = None
-    if qid.shape[0] >= _HASH_MIN_ROWS:
+    if x.shape[0] >= _HASH_MIN_ROWS:
         try:
             import pandas as pd  # lazily: importing this package never does
         except ImportError:
             pass
     if pd is None:
-        uniques, codes = np.unique(sortable(qid), return_inverse=True)
+        _, codes = np.unique(x, return_inverse=True)
         codes = codes.reshape(-1).astype(np.intp, copy=False)
-        return codes, uniques.astype(dtype, copy=False)
-    codes, uniques = pd.factorize(qid)
-    uniques = np.asarray(uniques)
-    order = np.argsort(sortable(uniques), kind="stable")
+        m = int(codes.max()) + 1 if codes.shape[0] else 0
+    else:
+        codes, uniques = pd.factorize(x)
+        codes = codes.astype(np.intp, copy=False)
+        m = uniques.shape[0]
+    rows = np.empty(m, dtype=np.intp)
+    rows[codes] = np.arange(codes.shape[0])  # any row of each code will do
+    return codes, rows
+
+
+def _sorted_numbering(codes, distinct, order):
+    """``(codes, uniques)`` in the order of ``np.unique``: ``codes`` number
+    the rows into the ``distinct`` ids (any order), which ``order`` sorts."""
     rank = np.empty(order.shape[0], dtype=np.intp)
     rank[order] = np.arange(order.shape[0])
-    return rank[codes], uniques[order].astype(dtype, copy=False)
+    return rank[codes], distinct[order]
+
+
+def _factorize_by_hash(qid):
+    """``np.unique(qid, return_inverse=True)`` as ``(codes, uniques)`` for
+    ints, by hashing (:func:`_number`): one hash-table pass numbers the ids
+    in order of appearance, and only the distinct ids are sorted.  On
+    2,000,000 rows with 100,000 queries (bench_forms.py), int64 ids spread
+    over the whole range 2x faster than ``np.unique``."""
+    codes, rows = _number(qid)
+    distinct = qid[rows]
+    return _sorted_numbering(codes, distinct, np.argsort(distinct, kind="stable"))
+
+
+def str_order(values):
+    """The permutation that sorts the ``str`` objects ``values`` by
+    Python's ``<``, as ``np.unique`` sorts an object array of them.
+
+    (Not ``np.argsort(values.astype(str))``: a ``U`` array drops trailing
+    NUL characters, so ``"7"`` and ``"7\\x00"`` would tie.)
+    """
+    values = list(values)
+    return np.array(sorted(range(len(values)), key=values.__getitem__), dtype=np.intp)
+
+
+class _Addresses:
+    """The 1-D object array ``objects`` seen as the addresses of its
+    objects: ``np.asarray(_Addresses(objects))`` is an intp view of the
+    array's own pointers (which keeps the array alive).
+
+    Two rows hold the same object exactly when their addresses are equal
+    (the array holds a reference to each), so the distinct objects are
+    found by numbering integers, without a Python call per row.  In
+    CPython an object's address is its ``id()``.
+    """
+
+    def __init__(self, objects):
+        self.objects = objects
+        self.__array_interface__ = {
+            "shape": objects.shape,
+            "typestr": np.dtype(np.intp).str,
+            "data": (objects.__array_interface__["data"][0], True),
+            "strides": objects.strides,
+            "version": 3,
+        }
+
+
+def _distinct_objects(objects):
+    """``(row_codes, distinct)``: the distinct objects (by identity) of the
+    1-D object array ``objects`` and the code of each row's object."""
+    addresses = np.asarray(_Addresses(objects)).view(np.uint64)
+    if addresses.shape[0] and int(addresses[0]) != id(objects[0]):  # pragma: no cover
+        return np.arange(objects.shape[0]), objects  # not CPython's layout
+    # Objects are 16-byte aligned: rotating the four zero bits out of the
+    # low bits (a bijection) spreads the addresses over pandas' hash table
+    # (which keeps the low bits; 2x faster).
+    row_codes, rows = _number(
+        (addresses >> np.uint64(4)) | (addresses << np.uint64(60))
+    )
+    return row_codes, objects[rows]
+
+
+def _factorize_strings(qid):
+    """``np.unique(qid, return_inverse=True)`` as ``(codes, uniques)`` for
+    a 1-D object array of ``str`` ids; None if an id is not a ``str``
+    (the caller's general path then runs).
+
+    The rows are numbered by the object they hold (:func:`_distinct_objects`,
+    an integer hash pass), then the distinct objects only -- usually one
+    per query: an array built by indexing a list of names, or pandas'
+    ``to_numpy`` -- are checked to be ``str``, numbered by value (Python's
+    equality: ``"007"``, ``"7"`` and ``"7\\x00"`` are three ids) and sorted
+    (:func:`str_order`).  On 2,000,000 rows with 100,000 queries
+    (bench_forms.py) the numbering costs about 1.7x that of spread int64
+    ids (benchmarks/README.md, issue 31).
+    """
+    row_codes, objects = _distinct_objects(qid)
+    if not set(map(type, objects)) <= {str}:
+        return None
+    if len(set(objects)) == objects.shape[0]:  # no two objects equal
+        codes, distinct = np.arange(objects.shape[0]), objects
+    else:
+        codes, rows = _number(objects)
+        distinct = objects[rows]
+    codes, uniques = _sorted_numbering(codes, distinct, str_order(distinct))
+    return codes[row_codes], uniques
+
+
+# Rows per block of _row_hashes (their padded bytes stay in cache).
+_HASH_BLOCK_ROWS = 1 << 15
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _row_hashes(qid):
+    """A 64-bit hash of each fixed-width id (the bytes of a ``U`` or ``S``
+    array, zero-padded to 8-byte words: h = (h ^ word) * odd constant, word
+    after word), computed block by block of rows."""
+    n, width = qid.shape[0], qid.dtype.itemsize
+    n_words = max(1, -(-width // 8))
+    raw = np.ascontiguousarray(qid).view(np.uint8).reshape(n, width)
+    hashes = np.empty(n, dtype=np.uint64)
+    padded = np.zeros((min(n, _HASH_BLOCK_ROWS), n_words * 8), dtype=np.uint8)
+    for start in range(0, n, _HASH_BLOCK_ROWS):
+        block = raw[start : start + _HASH_BLOCK_ROWS]
+        b = block.shape[0]
+        padded[:b, :width] = block
+        words = padded[:b].view(np.uint64)
+        h = hashes[start : start + b]
+        np.multiply(words[:, 0], _HASH_MULTIPLIER, out=h)
+        for j in range(1, n_words):
+            h ^= words[:, j]
+            h *= _HASH_MULTIPLIER
+    return hashes
+
+
+def _factorize_fixed_width(qid):
+    """``np.unique(qid, return_inverse=True)`` as ``(codes, uniques)`` for
+    a 1-D ``U`` or ``S`` array, without sorting the rows' strings.
+
+    The rows are numbered by a 64-bit hash of their bytes (:func:`_number`),
+    every row is then compared with one row of its hash, so the codes are
+    exact (should two ids share a hash, ``np.unique`` sorts the rows
+    instead), and only the distinct ids are sorted.  Two ids of one
+    fixed-width array are equal exactly when their bytes are.  On
+    2,000,000 rows with 100,000 queries: 1.5-2x the numbering of spread
+    int64 ids (``np.unique``: 15x).
+    """
+    codes, rows = _number(_row_hashes(qid))
+    distinct = qid[rows]
+    for start in range(0, qid.shape[0], _HASH_BLOCK_ROWS):
+        block = slice(start, start + _HASH_BLOCK_ROWS)
+        if not np.array_equal(qid[block], distinct[codes[block]]):
+            uniques, codes = np.unique(qid, return_inverse=True)
+            return codes.reshape(-1).astype(np.intp, copy=False), uniques
+    return _sorted_numbering(codes, distinct, np.argsort(distinct, kind="stable"))

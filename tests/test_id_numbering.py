@@ -1,0 +1,308 @@
+"""Query ids numbered exactly (issue 31): text ids of every array kind.
+
+``check_query_id`` numbers the long form's query ids in the order of
+``np.unique`` without sorting the rows: object arrays of ``str`` by the
+object each row holds, then by value over the distinct objects; ``U`` and
+``S`` arrays by a hash of their bytes, checked row by row.  Every test here
+compares with a slow, obvious reference (Python's ``==`` and ``<`` over the
+rows), on ids that look alike, and with both numbering back ends (pandas'
+hash table and numpy's sort).
+"""
+
+from functools import partial
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
+
+import sklearn_rankmetrics as srm
+from sklearn_rankmetrics import _validation
+from sklearn_rankmetrics._validation import check_query_id
+
+# Ids that a careless numbering merges or reorders: leading zeros, blanks,
+# NUL characters (a numpy "U" array drops trailing ones), case, accents
+# composed and decomposed, a lone surrogate, non-ASCII and long ids.
+LOOKALIKES = [
+    "7",
+    "007",
+    "07",
+    "7 ",
+    " 7",
+    "7\x00",
+    "\x007",
+    "7\x00\x00",
+    "",
+    " ",
+    "\x00",
+    "a",
+    "A",
+    "a\x00b",
+    "é",  # U+00E9
+    "e\u0301",  # e + combining acute: looks the same, another id
+    "ß",
+    "ss",
+    "\ud800",
+    "ユーザー",
+    "😀",
+    "x" * 300,
+    "x" * 299 + "y",
+]
+# for the fixed-width kinds: what a U array can hold (no trailing NULs)
+FIXED = [v for v in LOOKALIKES if not v.endswith("\x00")]
+
+
+def reference(ids):
+    """Each row's index among the sorted distinct ids, and those ids: the
+    rows' values compared with Python's ``==`` and ``<``, one by one."""
+    values = [v.item() if isinstance(v, np.generic) else v for v in ids]
+    distinct = sorted(set(values))
+    index = {v: i for i, v in enumerate(distinct)}
+    return np.array([index[v] for v in values], dtype=np.intp), distinct
+
+
+def fresh_objects(values):
+    """An object array with a new ``str`` object in every row (equal ids
+    held by different objects, as a parser makes them; CPython shares the
+    empty string and those of one Latin-1 character)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = [(v + "!")[:-1] for v in values]
+    return out
+
+
+def shared_objects(values):
+    """An object array whose equal ids are one object (a list of names
+    indexed by code, as ``names[codes]`` or pandas' ``to_numpy`` give)."""
+    names = {}
+    out = np.empty(len(values), dtype=object)
+    out[:] = [names.setdefault(v, v) for v in values]
+    return out
+
+
+KINDS = {
+    "object, shared": shared_objects,
+    "object, one per row": fresh_objects,
+    "object, some shared": lambda v: np.concatenate(
+        [shared_objects(v[: len(v) // 2]), fresh_objects(v[len(v) // 2 :])]
+    ),
+    "unicode": lambda v: np.array(v, dtype=str),
+    "unicode, big-endian": lambda v: np.array(v, dtype=str).astype(
+        np.dtype(str).newbyteorder(">")
+    ),
+    "unicode, strided view": lambda v: np.repeat(np.array(v, dtype=str), 2)[::2],
+    "bytes": lambda v: np.array([s.encode("utf-8", "surrogatepass") for s in v]),
+}
+FIXED_WIDTH = {"unicode", "unicode, big-endian", "unicode, strided view", "bytes"}
+
+
+@pytest.fixture(params=["pandas", "numpy"])
+def backend(request, monkeypatch):
+    """Both numberings of _validation._number: pandas' hash table from the
+    first row, or numpy's sort for every size."""
+    rows = 0 if request.param == "pandas" else 10**9
+    monkeypatch.setattr(_validation, "_HASH_MIN_ROWS", rows)
+    return request.param
+
+
+def _draw(rng, pool, n):
+    return [pool[i] for i in rng.integers(0, len(pool), n)]
+
+
+def _check(ids):
+    before = ids.copy()
+    codes, uniques = check_query_id(ids, ids.shape[0])
+    want_codes, want_uniques = reference(ids)
+    assert_array_equal(codes, want_codes)
+    assert [u.item() if isinstance(u, np.generic) else u for u in uniques] == (
+        want_uniques
+    )
+    assert uniques.dtype == ids.dtype  # never re-typed
+    assert codes.dtype == np.intp
+    if ids.dtype == object:  # the caller's objects, unchanged
+        assert all(a is b for a, b in zip(ids, before, strict=True))
+    assert_array_equal(ids, before)
+    return codes, uniques
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_lookalike_ids_are_distinct_and_sorted_as_python_sorts(kind, backend):
+    rng = np.random.default_rng(0)
+    pool = FIXED if kind in FIXED_WIDTH else LOOKALIKES
+    for n in (1, 2, 7, 40, 500):
+        _check(KINDS[kind](_draw(rng, pool, n)))
+    # every id once, then every id many times over
+    _check(KINDS[kind](list(pool)))
+    _check(KINDS[kind](_draw(rng, pool, 5000)))
+
+
+def test_hand_worked_lookalikes():
+    # Python orders by code point, a prefix first: "" < "\x00" < "0" < "007"
+    # < "07" < "7" < "7\x00" < "a"; the object array keeps all eight apart.
+    ids = np.array(["7", "007", "7\x00", "", "07", "a", "\x00", "7"], dtype=object)
+    codes, uniques = check_query_id(ids, 8)
+    assert uniques.tolist() == ["", "\x00", "007", "07", "7", "7\x00", "a"]
+    assert codes.tolist() == [4, 2, 5, 0, 3, 6, 1, 4]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.sampled_from(LOOKALIKES),
+            st.text(alphabet="07 a\x00é\u0301ß", max_size=4),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    kind=st.sampled_from(sorted(KINDS)),
+    hash_min_rows=st.sampled_from([0, 10**9]),
+)
+def test_property_numbering_equals_the_reference(values, kind, hash_min_rows):
+    if kind in FIXED_WIDTH:
+        values = [v.rstrip("\x00") for v in values]  # what a U array holds
+    old = _validation._HASH_MIN_ROWS
+    _validation._HASH_MIN_ROWS = hash_min_rows
+    try:
+        _check(KINDS[kind](values))
+    finally:
+        _validation._HASH_MIN_ROWS = old
+
+
+@pytest.mark.parametrize("kind", sorted(FIXED_WIDTH))
+@pytest.mark.parametrize(
+    "collide",
+    [
+        lambda q: np.zeros(q.shape[0], dtype=np.uint64),  # every id one hash
+        lambda q: np.char.str_len(q).astype(np.uint64),  # ids of one length
+    ],
+    ids=["one hash", "hash = length"],
+)
+def test_colliding_hashes_still_number_exactly(kind, collide, backend, monkeypatch):
+    # the row-by-row check against one row of each hash catches any collision
+    monkeypatch.setattr(_validation, "_row_hashes", collide)
+    rng = np.random.default_rng(1)
+    _check(KINDS[kind](_draw(rng, FIXED, 3000)))
+    _check(KINDS[kind](["7", "8", "7", "9"]))
+
+
+def test_row_hashes_read_every_byte():
+    # ids that differ in one byte anywhere (first, middle, last word, the
+    # last byte of a width that is not a multiple of 8) hash apart
+    for width in (1, 7, 8, 9, 16, 33):
+        base = "x" * width
+        ids = [base] + [base[:i] + "y" + base[i + 1 :] for i in range(width)]
+        for arr in (np.array(ids), np.array([s.encode() for s in ids])):
+            hashes = _validation._row_hashes(arr)
+            assert np.unique(hashes).shape[0] == len(ids), (width, arr.dtype)
+
+
+def test_blocks_of_rows_and_long_ids(monkeypatch):
+    # more rows than one block of the hash and of the check, ids far longer
+    # than one 8-byte word, mixed widths in one array
+    monkeypatch.setattr(_validation, "_HASH_BLOCK_ROWS", 64)
+    monkeypatch.setattr(_validation, "_HASH_MIN_ROWS", 0)
+    rng = np.random.default_rng(2)
+    pool = ["q" * 1000 + str(i) for i in range(30)] + ["", "1", "22", "333"]
+    for make in (np.array, shared_objects, fresh_objects):
+        _check(make(_draw(rng, pool, 1000)))
+
+
+def test_object_ids_that_are_not_all_str_keep_the_general_path():
+    # numpy's own string scalars, bytes and ints as objects: numbered by
+    # np.unique as before; None is an error naming its row; str mixed with
+    # bytes cannot be sorted
+    ids = np.array([np.str_("b"), np.str_("a"), np.str_("b")], dtype=object)
+    codes, uniques = check_query_id(ids, 3)
+    assert codes.tolist() == [1, 0, 1] and uniques.tolist() == ["a", "b"]
+    ids = np.array([3, 1, 3], dtype=object)
+    codes, uniques = check_query_id(ids, 3)
+    assert codes.tolist() == [1, 0, 1] and uniques.tolist() == [1, 3]
+    ids = np.array(["a", "b", None, "a"], dtype=object)
+    with pytest.raises(ValueError, match="query_id contains None.*row 2"):
+        check_query_id(ids, 4)
+    with pytest.raises(TypeError, match="query_id mixes types"):
+        check_query_id(np.array(["a", b"a"], dtype=object), 2)
+
+
+def test_fresh_objects_are_distinct_objects():
+    values = fresh_objects(["007", "007", "ab"])
+    assert values[0] == values[1] and values[0] is not values[1]
+
+
+def test_object_addresses_are_the_objects_ids():
+    ids = np.array(["a", "b", "a", "c"], dtype=object)[[0, 1, 0, 3, 2]]
+    addresses = np.asarray(_validation._Addresses(ids))
+    assert addresses.tolist() == [id(v) for v in ids]
+    view = ids[::2]  # a strided view: the strides are the array's
+    assert np.asarray(_validation._Addresses(view)).tolist() == [id(v) for v in view]
+
+
+# ---------------------------------------------------------------------------
+# The metrics: text ids give the values of their integer codes, bit for bit
+# ---------------------------------------------------------------------------
+METRICS = [
+    partial(srm.ndcg_at_k, k=3),
+    partial(srm.average_precision_at_k, k=3),
+    partial(srm.precision_at_k, k=2),
+    srm.group_auc_score,
+    partial(srm.group_auc_score, query_weighting="uniform"),
+]
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_metrics_with_text_ids_equal_their_codes(kind, backend):
+    rng = np.random.default_rng(3)
+    pool = FIXED if kind in FIXED_WIDTH else LOOKALIKES
+    values = _draw(rng, pool, 3000)
+    ids = KINDS[kind](values)
+    codes, _ = reference(ids)  # ints numbered in the reference order
+    y = np.where(rng.random(3000) < 0.3, rng.integers(1, 4, 3000), 0)
+    s = np.round(rng.random(3000), 1)  # ties
+    s[rng.random(3000) < 0.05] = -np.inf  # not candidates
+    for metric in METRICS:
+        want = metric(y, s, query_id=codes, average=None)
+        got = metric(y, s, query_id=ids, average=None)
+        assert_array_equal(got, want)
+        assert metric(y, s, query_id=ids) == metric(y, s, query_id=codes)
+    # the report's per-query table (a pandas frame: pyarrow strings cannot
+    # hold a lone surrogate, so that id is left out here)
+    keep = np.array([v != "\ud800" and v != b"\xed\xa0\x80" for v in values])
+    ids, codes = ids[keep], reference(ids[keep])[0]
+    y, s = y[keep], s[keep]
+    report = srm.ranking_report(y, s, query_id=ids, k=3, per_query=True)
+    want = srm.ranking_report(y, s, query_id=codes, k=3, per_query=True)
+    assert [reference(ids)[1][i] for i in want["query_id"]] == [
+        u.item() if isinstance(u, np.generic) else u for u in report["query_id"]
+    ]
+    assert_array_equal(report["ndcg@3"], want["ndcg@3"])
+
+
+def test_hand_worked_metric_with_lookalike_ids():
+    # "7" holds the relevant item at rank 1 (RR 1); "7\x00" at rank 2 (RR 1/2);
+    # "007" has none (skipped). Merged, "7" and "7\x00" would be one query.
+    y = [1, 0, 0, 1, 0, 1]
+    s = [0.9, 0.8, 0.9, 0.5, 0.4, 0.3]
+    ids = np.array(["7", "7", "7\x00", "7\x00", "007", "007"], dtype=object)
+    got = srm.reciprocal_rank_at_k(y, s, query_id=ids, average=None)
+    # np.unique order: "007" < "7" < "7\x00"; "007": relevant 0.3 below 0.4
+    assert_array_equal(got, [0.5, 1.0, 0.5])
+
+
+def test_frame_ids_sort_as_the_array_ids():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    # (pyarrow strings, pandas' default, cannot hold a lone surrogate)
+    values = _draw(rng, [v for v in LOOKALIKES if v != "\ud800"], 400)
+    y = rng.integers(0, 2, 400)
+    s = rng.random(400)
+    frame = pd.DataFrame({"q": pd.Series(values, dtype=object), "y": y, "s": s})
+    via_frame = srm.ranking_report(
+        frame, query_col="q", label_col="y", score_col="s", k=3, per_query=True
+    )
+    via_arrays = srm.ranking_report(
+        y, s, query_id=shared_objects(values), k=3, per_query=True
+    )
+    assert list(via_frame["query_id"]) == list(via_arrays["query_id"])
+    assert list(via_frame["query_id"]) == reference(values)[1]
+    assert_array_equal(via_frame["ndcg@3"], via_arrays["ndcg@3"])
