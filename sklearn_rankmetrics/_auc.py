@@ -14,7 +14,14 @@ from ._engine import (
     query_run_orders,
 )
 from ._propensity import check_ips_average
-from ._validation import check_average, check_option, check_real
+from ._validation import (
+    check_average,
+    check_option,
+    check_query_id,
+    check_real,
+    object_keys,
+    str_objects_order,
+)
 
 __all__ = ["group_auc_score"]
 
@@ -180,6 +187,8 @@ def _constant_scores(q, s, n_q, pos):
     kept = pos | _candidate_negatives(pos, s)
     if not kept.all():
         q, s = q[kept], s[kept]
+    if s.shape[0] == 0:  # no row read: no AUC to skip
+        return np.zeros(n_q, dtype=bool)
     new_run = np.empty(s.shape[0], dtype=bool)
     new_run[0] = True
     new_run[1:] = (s[1:] != s[:-1]) | (q[1:] != q[:-1])
@@ -320,13 +329,16 @@ def _bucket_rows(arrays, a, b, c):
     )
 
 
-def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=None):
+def _gauc_hashed(
+    y, s, qid, threshold, query_weighting, constant_scores, n_q=None, rows=False
+):
     """:func:`gauc_per_query` of the unweighted long form with integer
     query ids, without numbering the ids over all the rows; returns
-    ``(auc, query_weights, sorted_unique_ids)``.  With ``n_q``, ``qid``
-    are codes in ``[0, n_q)`` and the values are indexed by code (a code
-    without rows: nan, weight 0, or 1 with ``query_weighting="uniform"``,
-    as in :func:`_gauc_long`).
+    ``(auc, query_weights, sorted_unique_ids)``, and with ``rows`` one row
+    of each id (in the same order) as a fourth element.  With ``n_q``,
+    ``qid`` are codes in ``[0, n_q)`` and the values are indexed by code
+    (a code without rows: nan, weight 0, or 1 with
+    ``query_weighting="uniform"``, as in :func:`_gauc_long`).
 
     The rows are split by a hash of their query id into buckets of about
     ``_BUCKET_ROWS`` rows (whole queries, the positive rows after the
@@ -369,11 +381,11 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=Non
         perm = np.argsort(key, kind="stable")
         ends = np.zeros(n_keys + 1, dtype=np.intp)
         np.cumsum(np.bincount(key, minlength=n_keys), out=ends[1:])
-        blocks.append((xb[perm], sb[perm], ends))
+        blocks.append((xb[perm], sb[perm], ends, perm + b0 if rows else None))
         del pos, key, perm
-    xgs, sgs, cut = zip(*blocks, strict=True)
+    xgs, sgs, cut, row_blocks = zip(*blocks, strict=True)
     cut = np.array(cut).T.copy()  # (n_keys + 1, blocks): each block's key ends
-    aucs, weights, uniques, constant = [], [], [], []
+    aucs, weights, uniques, constant, firsts = [], [], [], [], []
     for j in range(1 << bits):
         a, b, c = cut[2 * j : 2 * j + 3].tolist()  # positives in [b, c)
         mid = sum(b) - sum(a)
@@ -382,6 +394,9 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=Non
             continue
         codes, u = _local_codes(xj)
         m = u.shape[0]
+        if rows:  # one row of each id (any will do)
+            firsts.append(np.empty(m, dtype=np.intp))
+            firsts[-1][codes] = _bucket_rows(row_blocks, a, b, c)
         sizes = np.bincount(codes, minlength=m)
         order = _group_order(codes, m, np.argsort(ss))
         del codes
@@ -412,7 +427,31 @@ def _gauc_hashed(y, s, qid, threshold, query_weighting, constant_scores, n_q=Non
         out_w[ids] = query_w
         return out_auc, out_w, np.arange(n_q)
     order = np.argsort(ids)
-    return auc[order], query_w[order], ids[order].astype(qid.dtype, copy=False)
+    out = auc[order], query_w[order], ids[order].astype(qid.dtype, copy=False)
+    return (*out, np.concatenate(firsts)[order]) if rows else out
+
+
+def _gauc_unnumbered(y, s, ids, threshold, query_weighting, constant_scores):
+    """``(auc, query_weights)`` of :func:`group_auc_score`'s unweighted
+    long form with the ids that :func:`check_query_id` left unnumbered
+    (``factorize=False``): ints, by :func:`_gauc_hashed`; an object array
+    of ``str`` ids, one object per id (as ``names[codes]`` or pandas'
+    ``to_numpy`` make them), by :func:`_gauc_hashed` over the objects'
+    keys (:func:`object_keys`), its queries then sorted by id; other ids
+    numbered first.  The per-query values are the numbered path's, in the
+    order of ``np.unique(ids)``, bit for bit (integer counts).
+    """
+    args = (threshold, query_weighting, constant_scores)
+    if ids.dtype.kind != "O":
+        return _gauc_hashed(y, s, ids, *args)[:2]
+    keys = object_keys(ids)
+    if keys is not None:
+        auc, query_w, _, first = _gauc_hashed(y, s, keys, *args, rows=True)
+        order = str_objects_order(ids[first])
+        if order is not None:  # every id a str, one object per id
+            return auc[order], query_w[order]
+    codes, ids = check_query_id(ids, ids.shape[0])
+    return gauc_per_query("long", y, s, codes, ids.shape[0], None, *args)
 
 
 def _ips_gauc(
@@ -749,8 +788,8 @@ array-like of shape (n_rows,) with ``query_id``
         factorize=propensity is not None,
     )
     threshold = exact_threshold(threshold, Y.dtype)
-    if form == "long" and codes is None:  # integer ids, unweighted
-        auc, query_w, _ = _gauc_hashed(
+    if form == "long" and codes is None:  # ints or objects as given, unweighted
+        auc, query_w = _gauc_unnumbered(
             Y, S, ids, threshold, query_weighting, constant_scores
         )
     elif propensity is None:

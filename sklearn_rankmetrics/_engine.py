@@ -765,9 +765,9 @@ def check_inputs(
 
     With ``defer``, the dense 2-D form's grade values (sign, finiteness) and
     NaN scores are left to the caller, which checks them chunk by chunk
-    (:func:`_select_dense`).  With ``factorize=False`` and integer query
-    ids (and no ``sample_weight``), ``codes`` is None and ``query_ids``
-    are the ids as given, one per row (:func:`check_query_id`).
+    (:func:`_select_dense`).  With ``factorize=False`` and integer or
+    object query ids (and no ``sample_weight``), ``codes`` is None and
+    ``query_ids`` are the ids as given, one per row (:func:`check_query_id`).
     """
     if query_id is not None:
         for name, x in (("y_true", y_true), ("y_score", y_score)):

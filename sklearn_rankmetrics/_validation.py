@@ -304,7 +304,9 @@ def check_query_id(query_id, n, factorize=True):
     which is also the order of the per-query values of ``average=None``.
     With ``factorize=False``, integer ids are checked but not numbered:
     ``(None, ids)`` is returned, the ids as given (a caller that groups
-    them itself spares the numbering's pass, see ``_auc._gauc_hashed``).
+    them itself spares the numbering's pass, see ``_auc._gauc_hashed``);
+    so is an object array, unchecked (the caller groups its rows by
+    :func:`object_keys`, or numbers them with this function).
     """
     if issparse(query_id):
         raise TypeError("query_id must be a dense 1-D array of ids, not sparse.")
@@ -329,6 +331,8 @@ def check_query_id(query_id, n, factorize=True):
     if kind in "Mm" and np.isnat(qid).any():
         raise ValueError("query_id contains NaT; every row needs a query id.")
     if kind == "O":
+        if not factorize:
+            return None, qid
         numbered = _factorize_strings(qid)
         if numbered is not None:  # every id a str
             return numbered
@@ -486,19 +490,19 @@ class _Addresses:
         }
 
 
-def _distinct_objects(objects):
-    """``(row_codes, distinct)``: the distinct objects (by identity) of the
-    1-D object array ``objects`` and the code of each row's object."""
+def _object_keys(objects):
+    """The addresses of the objects of the 1-D object array ``objects``,
+    rotated (``uint64``; equal exactly for the rows holding one object), or
+    None when the array is empty or the layout is not CPython's.
+
+    Objects are 16-byte aligned: rotating the four zero bits out of the
+    low bits (a bijection) spreads the keys over pandas' hash table, which
+    keeps the low bits (2x faster than the addresses themselves).
+    """
     addresses = np.asarray(_Addresses(objects)).view(np.uint64)
-    if addresses.shape[0] and int(addresses[0]) != id(objects[0]):  # pragma: no cover
-        return np.arange(objects.shape[0]), objects  # not CPython's layout
-    # Objects are 16-byte aligned: rotating the four zero bits out of the
-    # low bits (a bijection) spreads the addresses over pandas' hash table
-    # (which keeps the low bits; 2x faster).
-    row_codes, rows = _number(
-        (addresses >> np.uint64(4)) | (addresses << np.uint64(60))
-    )
-    return row_codes, objects[rows]
+    if not addresses.shape[0] or int(addresses[0]) != id(objects[0]):
+        return None
+    return (addresses >> np.uint64(4)) | (addresses << np.uint64(60))
 
 
 def _factorize_strings(qid):
@@ -506,7 +510,7 @@ def _factorize_strings(qid):
     a 1-D object array of ``str`` ids; None if an id is not a ``str``
     (the caller's general path then runs).
 
-    The rows are numbered by the object they hold (:func:`_distinct_objects`,
+    The rows are numbered by the object they hold (:func:`_object_keys`,
     an integer hash pass), then the distinct objects only -- usually one
     per query: an array built by indexing a list of names, or pandas'
     ``to_numpy`` -- are checked to be ``str``, numbered by value (Python's
@@ -515,7 +519,12 @@ def _factorize_strings(qid):
     (bench_forms.py) the numbering costs about 1.7x that of spread int64
     ids (benchmarks/README.md, issue 31).
     """
-    row_codes, objects = _distinct_objects(qid)
+    keys = _object_keys(qid)
+    if keys is None:  # every row as its own object
+        row_codes, objects = np.arange(qid.shape[0]), qid
+    else:
+        row_codes, rows = _number(keys)
+        objects = qid[rows]  # the distinct objects
     if not set(map(type, objects)) <= {str}:
         return None
     if len(set(objects)) == objects.shape[0]:  # no two objects equal
@@ -525,6 +534,42 @@ def _factorize_strings(qid):
         distinct = objects[rows]
     codes, uniques = _sorted_numbering(codes, distinct, str_order(distinct))
     return codes[row_codes], uniques
+
+
+# Rows of an object array that object_keys reads to tell whether it holds
+# str ids, one object per distinct id.
+_SAMPLE_ROWS = 4096
+
+
+def object_keys(qid):
+    """Integer keys of the rows of the object array ``qid`` (equal exactly
+    for the rows that hold one object, :func:`_object_keys`), or None when
+    a sample of the rows holds an id that is not a ``str``, or equal ids
+    in different objects: the caller then numbers the ids with
+    :func:`check_query_id`.
+
+    A caller that groups the rows by key needs no numbering pass; it
+    names its groups with :func:`str_objects_order` (one row of each key).
+    """
+    keys = _object_keys(qid)
+    if keys is None:
+        return None
+    sample = qid[:: max(1, qid.shape[0] // _SAMPLE_ROWS)].tolist()
+    if not set(map(type, sample)) <= {str}:
+        return None
+    if len(set(map(id, sample))) != len(set(sample)):  # equal, not one object
+        return None
+    return keys
+
+
+def str_objects_order(objects):
+    """The order that sorts ``objects`` (one of each key of
+    :func:`object_keys`) as ``np.unique`` sorts their values, or None
+    unless every one is a ``str`` and no two are equal (one object per
+    id: the keys are then the ids)."""
+    if not set(map(type, objects)) <= {str} or len(set(objects)) != len(objects):
+        return None
+    return str_order(objects)
 
 
 # Rows per block of _row_hashes (their padded bytes stay in cache).

@@ -306,3 +306,97 @@ def test_frame_ids_sort_as_the_array_ids():
     assert list(via_frame["query_id"]) == list(via_arrays["query_id"])
     assert list(via_frame["query_id"]) == reference(values)[1]
     assert_array_equal(via_frame["ndcg@3"], via_arrays["ndcg@3"])
+
+
+# ---------------------------------------------------------------------------
+# group_auc_score groups str objects without numbering them
+# ---------------------------------------------------------------------------
+def _object_kinds(users, rng):
+    """The same queries under str ids held in several ways, with ids that
+    look alike ("7", "007", "7\x00", "")."""
+    names = [["7", "007", "7\x00", "", " 7"][u % 5] + "\x00" * (u // 5) for u in users]
+    fresh = fresh_objects(names)
+    some = shared_objects(names)
+    late = rng.permutation(len(names))[: len(names) // 10]
+    some[late] = fresh[late]  # equal ids in different objects, here and there
+    return {"shared": shared_objects(names), "one per row": fresh, "some shared": some}
+
+
+@pytest.mark.parametrize("sample_rows", [1, 4096])  # sample: the first row only
+@pytest.mark.parametrize("skip", ["keep", "skip"])
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+@pytest.mark.parametrize("bucket_rows", [4, 1 << 30])
+@pytest.mark.parametrize("split_rows", [333, 1 << 30])
+def test_gauc_of_str_objects_equals_one_pass_bit_for_bit(
+    monkeypatch, split_rows, bucket_rows, weighting, skip, sample_rows
+):
+    """Unweighted GAUC with an object array of str ids: grouped by object
+    (``_auc._gauc_unnumbered``) when each id is one object, numbered when
+    the sample of rows (or, after the AUCs, the distinct objects) shows
+    equal ids in different objects; the values are those of one pass over
+    the rows numbered by np.unique, bit for bit, in np.unique's order."""
+    from sklearn_rankmetrics import _auc
+    from tests.test_gauc import _many_runs_log, _one_pass_gauc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", split_rows)
+    monkeypatch.setattr(_validation, "_SAMPLE_ROWS", sample_rows)
+    y, s, users, _ = _many_runs_log(5, n_rows=2000, n_users=150)
+    options = dict(query_weighting=weighting, constant_scores=skip)
+    for kind, qid in _object_kinds(users, np.random.default_rng(6)).items():
+        before = qid.copy()
+        expected, query_w = _one_pass_gauc(y, s, qid, None, weighting, skip)
+        keep = ~np.isnan(expected)
+        mean = np.add.reduce(query_w[keep] * expected[keep]) / query_w[keep].sum()
+        got = srm.group_auc_score(y, s, query_id=qid, average=None, **options)
+        assert got.tobytes() == expected.tobytes(), kind
+        assert srm.group_auc_score(y, s, query_id=qid, **options) == mean, kind
+        assert all(a is b for a, b in zip(qid, before, strict=True))
+
+
+def test_gauc_rows_of_each_id(monkeypatch):
+    # _gauc_hashed(rows=True): one row of each id, in the order of the ids,
+    # over many buckets and blocks
+    from sklearn_rankmetrics import _auc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", 4)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", 100)
+    rng = np.random.default_rng(7)
+    qid = rng.choice(2**62, 300)[rng.integers(0, 300, 2000)]
+    y, s = rng.integers(0, 2, 2000), rng.random(2000)
+    auc, w, ids, first = _auc._gauc_hashed(
+        y, s, qid, None, "impressions", "keep", rows=True
+    )
+    assert_array_equal(ids, np.unique(qid))
+    assert_array_equal(qid[first], ids)
+    plain = _auc._gauc_hashed(y, s, qid, None, "impressions", "keep")
+    assert_array_equal(plain[0], auc) and assert_array_equal(plain[1], w)
+
+
+def test_gauc_bad_object_ids_found_after_the_sample(monkeypatch):
+    # the sample reads the first row only: a None or an int further down is
+    # found when the groups are named, then reported as the numbering does
+    monkeypatch.setattr(_validation, "_SAMPLE_ROWS", 1)
+    y, s = [1, 0, 1, 0, 1, 0], [0.9, 0.1, 0.8, 0.2, 0.7, 0.3]
+    ids = np.array(["a", "a", "b", "b", None, None], dtype=object)
+    with pytest.raises(ValueError, match="query_id contains None.*row 4"):
+        srm.group_auc_score(y, s, query_id=ids)
+    ids = np.array(["a", "a", "b", "b", 7, 7], dtype=object)
+    with pytest.raises(TypeError, match="query_id mixes types"):
+        srm.group_auc_score(y, s, query_id=ids)
+
+
+@pytest.mark.parametrize("form", ["long", "dense"])
+def test_gauc_skip_constant_scores_when_no_row_is_read(form):
+    # every row a non-candidate negative: no AUC (nan and the warning), not
+    # an IndexError from the constant-score check (found by the buckets of
+    # the str-object path, where one bucket can hold only such a query)
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    if form == "long":
+        args = ([0, 0], [-np.inf, -np.inf]), {"query_id": ["q", "q"]}
+    else:
+        args = ([[0, 0]], [[-np.inf, -np.inf]]), {}
+    with pytest.warns(UndefinedMetricWarning):
+        got = srm.group_auc_score(*args[0], **args[1], constant_scores="skip")
+    assert np.isnan(got)
