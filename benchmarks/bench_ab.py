@@ -70,6 +70,11 @@ def main():
         ("precision k=None ties", lambda rm: rm.precision_at_k(Y, S3), rows_sort(S3)),
         ("recall k=None ties", lambda rm: rm.recall_at_k(Y, S3), rows_sort(S3)),
         (
+            "ndcg@10 (2-D)",
+            lambda rm: rm.ndcg_at_k(Y, S, k=10),
+            lambda: np.argpartition(S, -10, axis=1),
+        ),
+        (
             "ndcg@10 ties (2-D)",
             lambda rm: rm.ndcg_at_k(Y, S2, k=10),
             lambda: np.argpartition(S2, -10, axis=1),

@@ -7,6 +7,9 @@ rows shuffled, graded relevance on ~10 % of the rows).  Times ``ndcg_at_k``
 the same run, with query ids spread over the int64 range (issue 9 targets:
 <= 0.8x, <= 1.5x with string ids), and the peak memory each call allocates
 beyond its inputs (tracemalloc; target <= 3x the three input arrays).
+Then the text-id calls against the int64-id calls of the same queries,
+interleaved (issue 31: <= 1.3x), with the ids as an object array of str
+(what pandas' ``to_numpy`` gives) and as a numpy ``U`` array.
 
 With ``k=None`` each query is ranked whole; the last line makes one
 query of about 100,000 rows out of 5 % of the queries, which a ranking
@@ -35,7 +38,7 @@ from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
-from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
+from _timing import best_time, paired_times, peak_bytes  # benchmarks/ on sys.path
 
 import sklearn_rankmetrics as rm
 
@@ -114,6 +117,22 @@ def bench_long(args):
             f"  {label:40s} {t * 1e3:8.1f} ms   {t / t_lex:9.2f}   "
             f"{peak / 2**20:7.0f} MiB {peak / inputs:5.2f}x{goal}"
         )
+    # Issue 31: text ids against the int64 ids of the same queries, the two
+    # calls interleaved round by round (median of the rounds' ratios).
+    uid = sid.astype(str)  # a numpy "U" array (np.asarray of a list of str)
+    print(
+        f"  text ids / spread int64 ids, interleaved, {r} rounds "
+        "(median ratio; goal of issue 31 <= 1.3):"
+    )
+    for name, label in (("ndcg", "ndcg_at_k(k=10)"), ("gauc", "group_auc_score")):
+        for kind, ids in (("object str", sid), ("U", uid)):
+            t_int, t_str, ratio = paired_times(
+                partial(calls[name], big_ids, s), partial(calls[name], ids, s), r
+            )
+            print(
+                f"  {label + ', ' + kind:40s} {t_str * 1e3:8.1f} ms / "
+                f"{t_int * 1e3:6.1f} ms = {ratio:5.2f}"
+            )
 
 
 # ---------------------------------------------------------------------------

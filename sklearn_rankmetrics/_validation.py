@@ -392,9 +392,10 @@ def _factorize_ints(qid):
         codes = x.view(np.intp)
         codes.flags.writeable = False
         return codes, np.arange(span + 1).astype(qid.dtype)
-    offset = (x - low).astype(np.intp)
+    offset = (x - low).astype(np.intp, copy=False)
     present = np.bincount(offset, minlength=span + 1) > 0
-    codes = (np.cumsum(present) - 1)[offset]
+    # every value of the range present: the offsets are the codes
+    codes = offset if present.all() else (np.cumsum(present) - 1)[offset]
     uniques = (np.flatnonzero(present).astype(x.dtype) + low).astype(qid.dtype)
     return codes, uniques
 

@@ -506,9 +506,8 @@ def _filter_test(
         counts["n_cold_item_rows"] = int(np.count_nonzero(drop))
         test &= warm
     if filter_already_seen:
-        pairs = _pair_codes(rows)
-        seen = _seen(pairs, train, int(pairs.max()) + 1)[pairs]
-        counts["n_seen_rows"] = int(np.count_nonzero(test & seen))
+        seen = _seen_pairs(rows, train, test)
+        counts["n_seen_rows"] = int(np.count_nonzero(seen))
         test &= ~seen
     n_dropped = 0
     if rows.users is not None and counts != dict.fromkeys(counts, 0):
@@ -520,12 +519,50 @@ def _filter_test(
     return test, counts
 
 
-def _pair_codes(rows):
-    """A code per distinct (user, item) pair."""
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing's multiplier
+
+
+def _pair_keys(rows):
+    """``(keys, slots)``: a uint64 key per row, equal exactly for the rows
+    of one (user, item) pair, and its slot in a table of about twice as
+    many entries as rows (a multiplicative hash of the key; computed once
+    per ``split`` call)."""
     if getattr(rows, "_pairs", None) is None:
-        key = rows.users.astype(np.int64) * rows.item_ids.shape[0] + rows.items
-        rows._pairs = np.unique(key, return_inverse=True)[1].reshape(-1)
+        keys = rows.users.astype(np.uint64) * np.uint64(rows.item_ids.shape[0])
+        keys += rows.items.astype(np.uint64)
+        bits = min(26, max(10, (2 * rows.n).bit_length()))  # at most 64 MiB
+        slots = keys * _GOLDEN
+        slots >>= np.uint64(64 - bits)
+        rows._pairs = keys, slots.astype(np.intp), 1 << bits
     return rows._pairs
+
+
+def _seen_pairs(rows, train, test):
+    """The rows of ``test`` (a mask) whose (user, item) pair has a row in
+    ``train`` (a mask), as a mask.
+
+    A table of bits marks the slots of the training pairs; the test rows in
+    a marked slot are the candidates, and the training rows in a slot of a
+    candidate their possible partners; ``np.isin`` then compares the keys
+    of these few rows exactly.  So no step sorts or hashes every pair (a
+    numbering of the pairs, ``np.unique`` of 10,000,000 keys, cost 1.7x an
+    argsort of the time column alone; benchmarks/README.md, issue 31).
+    """
+    keys, slots, size = _pair_keys(rows)
+    marked = np.zeros(size, dtype=bool)
+    marked[slots[train]] = True
+    candidates = np.flatnonzero(test)
+    candidates = candidates[marked[slots[candidates]]]
+    marked[:] = False
+    marked[slots[candidates]] = True
+    partners = np.sort(keys[train & marked[slots]])
+    wanted = keys[candidates]
+    at = np.searchsorted(partners, wanted)
+    found = at < partners.shape[0]
+    found[found] = partners[at[found]] == wanted[found]
+    seen = np.zeros(rows.n, dtype=bool)
+    seen[candidates[found]] = True
+    return seen
 
 
 def _ids_repr(ids, codes):
@@ -644,7 +681,8 @@ class GlobalTemporalSplit(_InteractionSplit):
             cutoff = _time_point(self.cutoff, "cutoff", t)
         else:
             n_test = _test_count(self.test_size, rows.n)
-            cutoff = np.sort(t)[rows.n - n_test]
+            # the (n - n_test)-th smallest time: a selection, not a sort
+            cutoff = np.partition(t, rows.n - n_test)[rows.n - n_test]
         train = t < cutoff - gap
         test = t >= cutoff
         if not test.any():
@@ -851,17 +889,84 @@ def _fits(value, dtype):
 # ---------------------------------------------------------------------------
 # Per-user splits
 # ---------------------------------------------------------------------------
-def _positions(users, n_users, key):
-    """Each row's position within its user's rows ordered by ``key`` (a
-    tuple of sort keys, last is primary, as np.lexsort), and each user's
-    number of rows."""
+# Up to this many ranks from the last, _ranks_from_last takes each user's
+# latest row in turn (a pass of grouped maxima per rank) instead of sorting
+# the rows by time (one pass costs about a tenth of an argsort of the time).
+_PASSES_MAX = 6
+
+
+def _ranks_from_last(users, n_users, time, depth):
+    """Each row's rank among its user's rows counted from the last (1: the
+    latest), capped at ``depth + 1``: rows ordered by time, ties by row
+    order (the later row is the later interaction)."""
     n = users.shape[0]
-    order = np.lexsort((np.arange(n), *key, users))
-    counts = np.bincount(users, minlength=n_users)
-    starts = np.cumsum(counts) - counts
-    position = np.empty(n, dtype=np.intp)
-    position[order] = np.arange(n) - starts[users[order]]
-    return position, counts
+    if depth > _PASSES_MAX:
+        return _ranks_by_sort(users, n_users, time, depth)
+    if time.dtype.kind in "Mm":
+        time = time.view(np.int64)  # NaT (the least int64) was refused
+    low = -np.inf if time.dtype.kind == "f" else np.iinfo(time.dtype).min
+    work = time.astype(np.float64 if time.dtype.kind == "f" else time.dtype)
+    rank = np.full(n, depth + 1, dtype=np.intp)
+    done = np.zeros(n, dtype=bool)
+    for r in range(1, depth + 1):
+        latest = np.full(n_users, low, dtype=work.dtype)
+        np.maximum.at(latest, users, work)  # ranked rows hold `low`
+        candidates = np.flatnonzero((work == latest[users]) & ~done)
+        last_row = np.full(n_users, -1, dtype=np.intp)
+        np.maximum.at(last_row, users[candidates], candidates)
+        chosen = candidates[last_row[users[candidates]] == candidates]
+        rank[chosen] = r
+        work[chosen] = low
+        done[chosen] = True
+    return rank
+
+
+def _ranks_by_sort(users, n_users, time, depth):
+    """:func:`_ranks_from_last` by one stable sort of the time and a
+    grouping of the rows by user (radix passes)."""
+    from .._engine import _group_order
+
+    perm = _group_order(users, n_users, np.argsort(time, kind="stable"))
+    ends = np.cumsum(np.bincount(users, minlength=n_users))
+    rank = np.empty(users.shape[0], dtype=np.intp)
+    rank[perm] = ends[users[perm]] - np.arange(users.shape[0])
+    return np.minimum(rank, depth + 1, out=rank)
+
+
+def _smallest_keys(users, n_users, key, n_test):
+    """Whether each row is among the ``n_test[user]`` first of its user's
+    rows ordered by ``key`` (floats in [0, 1]), ties by row order: the rows
+    whose position in ``np.lexsort((rows, key, users))`` within their user
+    is below ``n_test[user]`` -- without sorting the rows.
+
+    The keys fall in ``b`` equal buckets; a count of each user's rows per
+    bucket tells the bucket holding the user's ``n_test``-th row.  Rows in
+    earlier buckets are taken, rows in later ones are not, and only the
+    rows of that one bucket (about one in ``b``) are sorted by key.
+    """
+    n = users.shape[0]
+    buckets = 1 << max(1, min(8, (n // max(n_users, 1)).bit_length() - 1))
+    bucket = (key * buckets).astype(np.intp)  # floor
+    np.minimum(bucket, buckets - 1, out=bucket)  # (a key of 1.0)
+    cell = users * buckets + bucket
+    below = np.bincount(cell, minlength=n_users * buckets).reshape(n_users, buckets)
+    np.cumsum(below, axis=1, out=below)  # rows of the user up to each bucket
+    # the user's bucket holding its n_test-th row (the last one for a user
+    # with fewer rows: such a user is short, handled by the caller)
+    last = np.minimum((below < n_test[:, None]).sum(axis=1), buckets - 1)
+    edge = last[users]
+    taken = bucket < edge
+    rows = np.flatnonzero(bucket == edge)
+    if rows.shape[0]:
+        rows = rows[np.lexsort((rows, key[rows], users[rows]))]
+        u = users[rows]
+        start = np.flatnonzero(np.concatenate(([True], u[1:] != u[:-1])))
+        rank = np.arange(rows.shape[0]) - np.repeat(
+            start, np.diff(start, append=rows.shape[0])
+        )
+        before = np.where(last > 0, below[np.arange(n_users), last - 1], 0)
+        taken[rows] = before[u] + rank < n_test[u]
+    return taken
 
 
 def _short_users_error(owner, rows, short, need):
@@ -978,8 +1083,11 @@ class LeaveLastNOut(_InteractionSplit):
         n = _check_int("n", self.n, 1)
         s = _check_int("n_splits", self.n_splits, 1)
         short_users = _check_short_users(self.short_users)
-        position, counts = _positions(rows.users, rows.user_ids.shape[0], (rows.time,))
-        from_last = counts[rows.users] - position  # 1 = the user's last row
+        counts = np.bincount(rows.users, minlength=rows.user_ids.shape[0])
+        # 1 = the user's last row; ranks beyond n * s are all n * s + 1
+        from_last = _ranks_from_last(
+            rows.users, rows.user_ids.shape[0], rows.time, n * s
+        )
         if short_users == "raise":
             short = counts <= n * s
             if short.any():
@@ -1132,8 +1240,7 @@ class PerUserHoldout(_InteractionSplit):
         folds = []
         for _ in range(s):
             key = rng.random_sample(rows.n)
-            position, _ = _positions(rows.users, n_users, (key,))
-            test = (position < n_test[rows.users]) & ~short_row
+            test = _smallest_keys(rows.users, n_users, key, n_test) & ~short_row
             train = ~test & ~short_row
             if short_users == "train":
                 train |= short_row
