@@ -210,8 +210,9 @@ def test_seen_pairs_equal_a_set_of_training_pairs(seed):
     for _ in range(3):
         split = rng.random(n)
         train, test = split < 0.6, split >= 0.7  # some rows on neither side
-        got = _split._seen_pairs(rows, train, test)
-        assert_array_equal(got, seen_reference(users, items, train, test))
+        at = np.flatnonzero(test)
+        got = _split._seen_pairs(rows, train, at)
+        assert_array_equal(got, seen_reference(users, items, train, test)[at])
 
 
 def test_seen_pairs_with_every_slot_colliding(monkeypatch):
@@ -221,8 +222,9 @@ def test_seen_pairs_with_every_slot_colliding(monkeypatch):
     rng = np.random.default_rng(9)
     users, items = rng.integers(0, 20, 500), rng.integers(0, 20, 500)
     train = rng.random(500) < 0.5
-    got = _split._seen_pairs(_Rows(users, items), train, ~train)
-    assert_array_equal(got, seen_reference(users, items, train, ~train))
+    at = np.flatnonzero(~train)
+    got = _split._seen_pairs(_Rows(users, items), train, at)
+    assert_array_equal(got, seen_reference(users, items, train, ~train)[at])
 
 
 def test_seen_pairs_hand_worked():
@@ -231,8 +233,8 @@ def test_seen_pairs_hand_worked():
     users = np.array([0, 1, 0, 0, 1, 1])
     items = np.array([1, 0, 1, 0, 1, 0])
     train = np.array([True, True, False, False, False, False])
-    got = _split._seen_pairs(_Rows(users, items), train, ~train)
-    assert np.flatnonzero(got).tolist() == [2, 5]
+    got = _split._seen_pairs(_Rows(users, items), train, np.arange(2, 6))
+    assert got.tolist() == [True, False, False, True]  # rows 2 and 5
 
 
 @pytest.mark.parametrize("test_size", [0.2, 0.5, 7, 60])
@@ -274,3 +276,24 @@ def test_leave_last_n_out_paths_give_the_same_folds(passes_max, monkeypatch):
     want = folds(LeaveLastNOut(2, **options))
     monkeypatch.setattr(_split, "_PASSES_MAX", passes_max)
     assert folds(LeaveLastNOut(2, **options)) == want
+
+
+def test_columns_a_split_does_not_read_are_still_checked():
+    # without filters GlobalTemporalSplit reads neither users nor items: int
+    # ids are not numbered, but every column is checked as before
+    time = np.arange(6)
+    cv = GlobalTemporalSplit(test_size=2)
+    folds = [
+        (a.tolist(), b.tolist())
+        for a, b in cv.split(time, groups=time, time=time, items=time)
+    ]
+    assert folds == [([0, 1, 2, 3], [4, 5])]
+    with pytest.raises(ValueError, match="groups has 5 entries"):
+        next(cv.split(time, groups=time[:5], time=time))
+    with pytest.raises(ValueError, match="items must be 1-D"):
+        next(cv.split(time, items=np.zeros((6, 2)), time=time))
+    users = np.array(["a", "b", None, "a", "b", "a"], dtype=object)
+    with pytest.raises(ValueError, match="groups contains None.*row 2"):
+        next(cv.split(time, groups=users, time=time))
+    with pytest.raises(ValueError, match="items contains NaN"):
+        next(cv.split(time, items=np.array([1.0, np.nan, 2, 3, 4, 5]), time=time))
