@@ -902,8 +902,10 @@ def _fits(value, dtype):
 # ---------------------------------------------------------------------------
 # Up to this many ranks from the last, _ranks_from_last takes each user's
 # latest row in turn (a pass of grouped maxima per rank) instead of sorting
-# the rows by time (one pass costs about a tenth of an argsort of the time).
-_PASSES_MAX = 6
+# the rows by time and grouping them by user: on 10,000,000 rows one pass
+# costs 0.07x an argsort of the time, the sort and grouping 1.75x
+# (benchmarks/README.md, issue 31).
+_PASSES_MAX = 24
 
 
 def _ranks_from_last(users, n_users, time, depth):
