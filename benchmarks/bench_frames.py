@@ -3,11 +3,13 @@ numpy path (a benchmark, not a test).
 
 An impressions table of ``--rows`` rows (default 10,000,000) over
 ``--users`` users (1-39 rows each, rows shuffled): the user id (text such as
-``"u0012345"``, or int64 with ``--ids int``), a click label (int8) and the
-model's score (float64).  The same table is held as numpy arrays (text ids
-as an object array of Python strings, what ``Series.to_numpy()`` gives), a
-pandas DataFrame (numpy-backed columns; the ids as pandas' default string
-dtype), a polars DataFrame and a pyarrow Table, all built before timing.
+``"u0012345"``; categorical with ``--ids cat``; int64 with ``--ids int``), a
+click label (int8) and the model's score (float64).  The same table is held
+as numpy arrays (text ids as an object array of Python strings, what
+``Series.to_numpy()`` gives), a pandas DataFrame (numpy-backed columns; the
+ids as pandas' default string dtype, or category), a polars DataFrame
+(String or Categorical) and a pyarrow Table (string or dictionary), all
+built before timing.
 
 Each round times, in turn, the numpy path ``ranking_report(y, s,
 query_id=q)`` and the frame path ``ranking_report(frame, query_col=...,
@@ -27,7 +29,7 @@ an object array of Python strings.
 Run from the repository root::
 
     python benchmarks/bench_frames.py [--rows 10000000] [--users 500000]
-        [--ids str|int] [--repeat 3] [--metrics ndcg,recall,map,precision]
+        [--ids str|cat|int] [--repeat 3] [--metrics ndcg,recall,map,precision]
         [--k 10] [--frames pandas,polars,pyarrow]
 """
 
@@ -57,18 +59,24 @@ def make_table(n_rows, n_users, ids, seed=0):
     return {"user": user, "clicked": clicked, "score": score}
 
 
-def make_frames(cols, kinds):
+def make_frames(cols, kinds, categorical=False):
+    """The table as each library's frame; ``categorical``: the text ids as
+    pandas' category, polars' Categorical, Arrow's dictionary type."""
     frames = {}
     if "pandas" in kinds:
         import pandas as pd
 
         frames["pandas"] = pd.DataFrame(cols)
+        if categorical:
+            frames["pandas"]["user"] = frames["pandas"]["user"].astype("category")
     if "polars" in kinds:
         import polars as pl
 
         user = cols["user"]
         if user.dtype == object:
             user = pl.Series("user", user.tolist(), dtype=pl.String)
+            if categorical:
+                user = user.cast(pl.Categorical)
         frames["polars"] = pl.DataFrame(
             {"user": user, "clicked": cols["clicked"], "score": cols["score"]}
         )
@@ -77,6 +85,8 @@ def make_frames(cols, kinds):
 
         user = cols["user"]
         user = pa.array(user.tolist() if user.dtype == object else user)
+        if categorical:
+            user = user.dictionary_encode()
         frames["pyarrow"] = pa.table(
             {"user": user, "clicked": cols["clicked"], "score": cols["score"]}
         )
@@ -93,7 +103,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--users", type=int, default=500_000)
-    parser.add_argument("--ids", choices=("str", "int"), default="str")
+    parser.add_argument("--ids", choices=("str", "cat", "int"), default="str")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--metrics", default="ndcg,recall,map,precision")
     parser.add_argument("--k", type=int, default=10)
@@ -102,8 +112,8 @@ def main():
     kinds = args.frames.split(",")
     options = dict(k=args.k, metrics=args.metrics.split(","), output_dict=True)
 
-    cols = make_table(args.rows, args.users, args.ids)
-    frames = make_frames(cols, kinds)
+    cols = make_table(args.rows, args.users, "int" if args.ids == "int" else "str")
+    frames = make_frames(cols, kinds, categorical=args.ids == "cat")
     n = cols["user"].shape[0]
     print(
         f"{n:,} rows, {args.users:,} users, {args.ids} ids, metrics "

@@ -187,36 +187,60 @@ def _numeric(series, nw, col, arg):
 
 
 def _sorted_codes(codes, uniques, col):
-    """Renumber ``codes`` (into ``uniques``, any order) in the order of
-    the sorted uniques, dropping those no row uses."""
+    """Renumber ``codes`` (into ``uniques``, any order: an array, or an
+    Arrow array of text) in the order of the sorted uniques, dropping those
+    no row uses."""
     from ._validation import str_order
 
-    uniques = np.asarray(uniques)
-    used = np.bincount(codes, minlength=uniques.shape[0]) > 0
+    arrow = _arrow_text(uniques)
+    if not arrow:
+        uniques = np.asarray(uniques)
+    used = np.bincount(codes, minlength=len(uniques)) > 0
     if not used.all():  # categories no row has
         keep = np.flatnonzero(used)
-        new = np.full(uniques.shape[0], -1, dtype=np.intp)
+        new = np.full(len(uniques), -1, dtype=np.intp)
         new[keep] = np.arange(keep.shape[0])
-        codes, uniques = new[codes], uniques[keep]
-    try:
-        if uniques.dtype.kind == "O" and set(map(type, uniques)) <= {str}:
-            order = str_order(uniques)  # as np.unique sorts them
-        else:
-            order = np.argsort(uniques, kind="stable")
-    except TypeError:
-        raise TypeError(
-            f"column {col!r} mixes ids of types that cannot be sorted (e.g. "
-            "ints and strings); use one type for every id."
-        ) from None
+        codes, uniques = new[codes], uniques.take(keep)
+    if arrow:  # UTF-8 bytes sort as their code points: np.unique's order
+        import pyarrow.compute as pc
+
+        order = pc.array_sort_indices(uniques).to_numpy()
+        uniques = uniques.to_numpy(zero_copy_only=False)
+    else:
+        try:
+            if uniques.dtype.kind == "O" and set(map(type, uniques)) <= {str}:
+                order = str_order(uniques)  # as np.unique sorts them
+            else:
+                order = np.argsort(uniques, kind="stable")
+        except TypeError:
+            raise TypeError(
+                f"column {col!r} mixes ids of types that cannot be sorted (e.g. "
+                "ints and strings); use one type for every id."
+            ) from None
     rank = np.empty(order.shape[0], dtype=np.intp)
     rank[order] = np.arange(order.shape[0], dtype=np.intp)
     return EncodedIds(rank[codes], uniques[order])
 
 
+def _arrow_text(values):
+    """Whether ``values`` is a pyarrow array of (large) strings."""
+    if not type(values).__module__.startswith("pyarrow"):
+        return False
+    import pyarrow as pa
+
+    return pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+
+
 def encode_ids(series, nw, col):
     """Text or categorical ids as :class:`EncodedIds` (one hash pass);
     None for integer ids and for libraries without a fast path (the caller
-    then passes the ids as they are, to the array code)."""
+    then passes the ids as they are, to the array code).
+
+    Arrow-backed columns (pyarrow, polars, pandas' string dtype on pyarrow)
+    are dictionary-encoded by Arrow and their distinct ids sorted by Arrow
+    (UTF-8 bytes sort as code points: the order of ``np.unique``); other
+    pandas columns by ``pandas.factorize``.
+    """
     dtype = series.dtype
     if dtype.is_numeric() or dtype == nw.Boolean:
         return None
@@ -226,11 +250,14 @@ def encode_ids(series, nw, col):
     impl = series.implementation
     native = series.to_native()
     if impl.is_pandas():
-        import pandas as pd
+        if getattr(native.dtype, "storage", None) == "pyarrow":
+            native = series.to_arrow()  # no copy: the column's own Arrow data
+        else:
+            import pandas as pd
 
-        codes, uniques = pd.factorize(native)
-        return _sorted_codes(codes.astype(np.intp, copy=False), uniques, col)
-    if impl.is_polars():
+            codes, uniques = pd.factorize(native)
+            return _sorted_codes(codes.astype(np.intp, copy=False), uniques, col)
+    elif impl.is_polars():
         if "pyarrow" not in sys.modules:
             try:
                 import pyarrow  # noqa: F401
@@ -248,8 +275,7 @@ def encode_ids(series, nw, col):
     if encoded is None:
         encoded = pc.dictionary_encode(native)
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
-    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-    return _sorted_codes(codes, uniques, col)
+    return _sorted_codes(codes, encoded.dictionary, col)
 
 
 class FrameColumns(NamedTuple):

@@ -310,9 +310,16 @@ def check_query_id(query_id, n, factorize=True):
     """
     if issparse(query_id):
         raise TypeError("query_id must be a dense 1-D array of ids, not sparse.")
-    qid = _as_array("query_id", query_id)
-    if qid.dtype.kind in "US" and isinstance(query_id, (list, tuple)):
-        _refuse_mixed_ids(query_id)
+    listed = isinstance(query_id, (list, tuple))
+    if listed and len(query_id) and type(query_id[0]) is str:
+        # a list of str: its own objects (a "U" array, np.asarray's, drops
+        # trailing NUL characters: "7" and "7\x00" would be one id)
+        qid = np.empty(len(query_id), dtype=object)
+        qid[:] = query_id
+    else:
+        qid = _as_array("query_id", query_id)
+        if qid.dtype.kind in "US" and listed:
+            _refuse_mixed_ids(query_id)
     if qid.ndim != 1:
         raise ValueError(
             f"query_id must be 1-D (one id per row of the long form), got "
@@ -342,6 +349,8 @@ def check_query_id(query_id, n, factorize=True):
                 f"query_id contains None or NaN (first at row "
                 f"{np.flatnonzero(missing)[0]}); every row needs a query id."
             )
+        if listed:
+            _refuse_mixed_ids(query_id)
     if kind in "biu":
         return _factorize_ints(qid) if factorize else (None, qid)
     if kind in "US":
@@ -511,35 +520,47 @@ def _factorize_strings(qid):
     a 1-D object array of ``str`` ids; None if an id is not a ``str``
     (the caller's general path then runs).
 
-    The rows are numbered by the object they hold (:func:`_object_keys`,
-    an integer hash pass), then the distinct objects only -- usually one
-    per query: an array built by indexing a list of names, or pandas'
-    ``to_numpy`` -- are checked to be ``str``, numbered by value (Python's
-    equality: ``"007"``, ``"7"`` and ``"7\\x00"`` are three ids) and sorted
-    (:func:`str_order`).  On 2,000,000 rows with 100,000 queries
-    (bench_forms.py) the numbering costs about 1.7x that of spread int64
-    ids (benchmarks/README.md, issue 31).
+    When each id is held by one object (an array built by indexing a list
+    of names, as ``names[codes]``), the rows are numbered by the object
+    they hold (:func:`_object_keys`, an integer hash pass), then the
+    distinct objects only are checked to be ``str``, numbered by value
+    (Python's equality: ``"007"``, ``"7"`` and ``"7\\x00"`` are three ids)
+    and sorted (:func:`str_order`).  On 2,000,000 rows with 100,000 queries
+    (bench_forms.py) the numbering then costs about 1.7x that of spread
+    int64 ids (benchmarks/README.md, issue 31).  When a sample of the rows
+    shows equal ids in different objects (a parser's strings, pandas'
+    ``to_numpy`` of its string dtype), every row is numbered by value.
     """
-    keys = _object_keys(qid)
-    if keys is None:  # every row as its own object
-        row_codes, objects = np.arange(qid.shape[0]), qid
+    keys = _object_keys(qid) if _one_object_per_id(qid) else None
+    if keys is None:
+        row_codes, objects = None, qid
     else:
         row_codes, rows = _number(keys)
         objects = qid[rows]  # the distinct objects
     if not set(map(type, objects)) <= {str}:
         return None
-    if len(set(objects)) == objects.shape[0]:  # no two objects equal
-        codes, distinct = np.arange(objects.shape[0]), objects
+    if row_codes is not None and len(set(objects)) == objects.shape[0]:
+        codes, distinct = np.arange(objects.shape[0]), objects  # one per id
     else:
         codes, rows = _number(objects)
         distinct = objects[rows]
     codes, uniques = _sorted_numbering(codes, distinct, str_order(distinct))
-    return codes[row_codes], uniques
+    return (codes if row_codes is None else codes[row_codes]), uniques
 
 
-# Rows of an object array that object_keys reads to tell whether it holds
-# str ids, one object per distinct id.
+# Rows of an object array read to tell whether it holds each id in one
+# object (_one_object_per_id).
 _SAMPLE_ROWS = 4096
+
+
+def _one_object_per_id(qid):
+    """Whether a sample of the rows of the object array ``qid`` holds no
+    two equal ids in different objects (and only hashable ids)."""
+    sample = qid[:: max(1, qid.shape[0] // _SAMPLE_ROWS)].tolist()
+    try:
+        return len(set(map(id, sample))) == len(set(sample))
+    except TypeError:  # an unhashable id: the general path says so
+        return False
 
 
 def object_keys(qid):
@@ -552,15 +573,10 @@ def object_keys(qid):
     A caller that groups the rows by key needs no numbering pass; it
     names its groups with :func:`str_objects_order` (one row of each key).
     """
-    keys = _object_keys(qid)
-    if keys is None:
-        return None
     sample = qid[:: max(1, qid.shape[0] // _SAMPLE_ROWS)].tolist()
-    if not set(map(type, sample)) <= {str}:
+    if not set(map(type, sample)) <= {str} or not _one_object_per_id(qid):
         return None
-    if len(set(map(id, sample))) != len(set(sample)):  # equal, not one object
-        return None
-    return keys
+    return _object_keys(qid)
 
 
 def str_objects_order(objects):

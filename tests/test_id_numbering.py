@@ -105,6 +105,15 @@ def backend(request, monkeypatch):
     return request.param
 
 
+@pytest.fixture(params=[1, 4096], ids=["sample of 1 row", "sample of 4096 rows"])
+def sample_rows(request, monkeypatch):
+    """Rows read to tell whether each id is one object: the first row only
+    (the rows are numbered by object, then the objects by value), or up to
+    4096 (equal ids in different objects seen: every row by value)."""
+    monkeypatch.setattr(_validation, "_SAMPLE_ROWS", request.param)
+    return request.param
+
+
 def _draw(rng, pool, n):
     return [pool[i] for i in rng.integers(0, len(pool), n)]
 
@@ -126,7 +135,9 @@ def _check(ids):
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_lookalike_ids_are_distinct_and_sorted_as_python_sorts(kind, backend):
+def test_lookalike_ids_are_distinct_and_sorted_as_python_sorts(
+    kind, backend, sample_rows
+):
     rng = np.random.default_rng(0)
     pool = FIXED if kind in FIXED_WIDTH else LOOKALIKES
     for n in (1, 2, 7, 40, 500):
@@ -251,7 +262,7 @@ METRICS = [
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_metrics_with_text_ids_equal_their_codes(kind, backend):
+def test_metrics_with_text_ids_equal_their_codes(kind, backend, sample_rows):
     rng = np.random.default_rng(3)
     pool = FIXED if kind in FIXED_WIDTH else LOOKALIKES
     values = _draw(rng, pool, 3000)
@@ -400,3 +411,96 @@ def test_gauc_skip_constant_scores_when_no_row_is_read(form):
     with pytest.warns(UndefinedMetricWarning):
         got = srm.group_auc_score(*args[0], **args[1], constant_scores="skip")
     assert np.isnan(got)
+
+
+def _frames_of(values, y, s):
+    """The same table as every frame kind installed, text ids of every
+    storage: pandas object, pandas' string dtype on pyarrow, category (with
+    a category no row has), pyarrow string and dictionary, polars String and
+    Categorical."""
+    out = {}
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover
+        pd = None
+    if pd is not None:
+        base = {"y": y, "s": s}
+        out["pandas object"] = pd.DataFrame(
+            {"q": pd.Series(values, dtype=object), **base}
+        )
+        out["pandas str"] = pd.DataFrame({"q": pd.Series(values, dtype="str"), **base})
+        cat = pd.Categorical(values, categories=sorted(set(values)) + ["unused"])
+        out["pandas category"] = pd.DataFrame({"q": cat, **base})
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover
+        pa = None
+    if pa is not None:
+        q = pa.array(values, type=pa.string())
+        out["pyarrow string"] = pa.table({"q": q, "y": y, "s": s})
+        out["pyarrow large_string"] = pa.table(
+            {"q": q.cast(pa.large_string()), "y": y, "s": s}
+        )
+        out["pyarrow dictionary"] = pa.table(
+            {"q": q.dictionary_encode(), "y": y, "s": s}
+        )
+    try:
+        import polars as pl
+    except ImportError:  # pragma: no cover
+        pl = None
+    if pl is not None:
+        q = pl.Series("q", values, dtype=pl.String)
+        out["polars String"] = pl.DataFrame({"q": q, "y": y, "s": s})
+        out["polars Categorical"] = pl.DataFrame(
+            {"q": q.cast(pl.Categorical), "y": y, "s": s}
+        )
+    return out
+
+
+@pytest.mark.parametrize("n", [50, 70_000])  # below and above the hash threshold
+def test_frames_of_every_text_storage_give_the_array_values(n):
+    # Arrow sorts the distinct ids by their UTF-8 bytes, Python by code
+    # points: the same order (no surrogates in Arrow strings)
+    rng = np.random.default_rng(5)
+    pool = [v for v in LOOKALIKES if v != "\ud800"] + ["\U0001f600a", "\uffff", "z"]
+    values = _draw(rng, pool, n)
+    y = rng.integers(0, 3, n)
+    s = np.round(rng.random(n), 2)
+    want = srm.ranking_report(
+        y, s, query_id=shared_objects(values), k=3, per_query=True, metrics=["ndcg"]
+    )
+    assert list(want["query_id"]) == reference(values)[1]
+    for kind, frame in _frames_of(values, y, s).items():
+        got = srm.ranking_report(
+            frame,
+            query_col="q",
+            label_col="y",
+            score_col="s",
+            k=3,
+            per_query=True,
+            metrics=["ndcg"],
+        )
+        assert list(got["query_id"]) == list(want["query_id"]), kind
+        assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)
+        assert srm.ndcg_at_k(
+            frame, query_col="q", label_col="y", score_col="s", k=3
+        ) == srm.ndcg_at_k(y, s, query_id=values, k=3), kind
+
+
+def test_a_list_of_str_keeps_its_ids():
+    # np.asarray(list) would make a "U" array and drop the NUL: "7" and
+    # "7\x00" one query; the list's own str objects are numbered instead
+    codes, uniques = check_query_id(["7", "7\x00", "007", "7"], 4)
+    assert uniques.tolist() == ["007", "7", "7\x00"] and uniques.dtype == object
+    assert codes.tolist() == [1, 2, 0, 1]
+    got = srm.reciprocal_rank_at_k(
+        [1, 0, 0, 1],
+        [0.9, 0.8, 0.5, 0.1],
+        query_id=("7", "7", "7\x00", "7\x00"),
+        average=None,
+    )
+    assert_array_equal(got, [1.0, 0.5])  # "7": rank 1; "7\x00": rank 2
+    with pytest.raises(TypeError, match="mixes strings with other ids"):
+        check_query_id(["a", 1], 2)
+    with pytest.raises(ValueError, match="contains None.*row 1"):
+        check_query_id(["a", None], 2)
