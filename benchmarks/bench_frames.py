@@ -5,8 +5,10 @@ An impressions table of ``--rows`` rows (default 10,000,000) over
 ``--users`` users (1-39 rows each, rows shuffled): the user id (text such as
 ``"u0012345"``; categorical with ``--ids cat``; int64 with ``--ids int``), a
 click label (int8) and the model's score (float64).  The same table is held
-as numpy arrays (text ids as an object array of Python strings, what
-``Series.to_numpy()`` gives), a pandas DataFrame (numpy-backed columns; the
+as numpy arrays (text ids as an object array of Python strings, one object
+per id as indexing a list of names gives; with ``--numpy-ids to_numpy``,
+one object per row, as pandas' ``Series.to_numpy()`` of its string dtype
+gives), a pandas DataFrame (numpy-backed columns; the
 ids as pandas' default string dtype, or category), a polars DataFrame
 (String or Categorical) and a pyarrow Table (string or dictionary), all
 built before timing.
@@ -23,17 +25,20 @@ values exactly (``output_dict=True``, compared with ``==``).
 The frame path reads the numeric columns without a copy where the library
 allows it (numpy-backed pandas and polars columns, Arrow columns of one
 chunk) and numbers text ids once by hashing (pandas' ``factorize``, Arrow's
-``dictionary_encode``, polars through Arrow), where the numpy path hashes
-an object array of Python strings.
+``dictionary_encode``, polars through Arrow), where the numpy path numbers
+an object array of Python strings (by object, then its distinct objects by
+value; by value when each row holds its own object).
 
 Run from the repository root::
 
     python benchmarks/bench_frames.py [--rows 10000000] [--users 500000]
-        [--ids str|cat|int] [--repeat 3] [--metrics ndcg,recall,map,precision]
-        [--k 10] [--frames pandas,polars,pyarrow]
+        [--ids str|cat|int] [--numpy-ids names|to_numpy] [--repeat 3]
+        [--metrics ndcg,recall,map,precision] [--k 10]
+        [--frames pandas,polars,pyarrow]
 """
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -104,6 +109,7 @@ def main():
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--users", type=int, default=500_000)
     parser.add_argument("--ids", choices=("str", "cat", "int"), default="str")
+    parser.add_argument("--numpy-ids", choices=("names", "to_numpy"), default="names")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--metrics", default="ndcg,recall,map,precision")
     parser.add_argument("--k", type=int, default=10)
@@ -115,9 +121,14 @@ def main():
     cols = make_table(args.rows, args.users, "int" if args.ids == "int" else "str")
     frames = make_frames(cols, kinds, categorical=args.ids == "cat")
     n = cols["user"].shape[0]
+    if args.numpy_ids == "to_numpy" and args.ids != "int":
+        import pandas as pd
+
+        cols["user"] = pd.Series(cols["user"], dtype="str").to_numpy()
     print(
-        f"{n:,} rows, {args.users:,} users, {args.ids} ids, metrics "
-        f"{args.metrics} at k={args.k}; CPU time, best of {args.repeat}"
+        f"{n:,} rows, {args.users:,} users, {args.ids} ids (numpy path: "
+        f"{args.numpy_ids}), metrics {args.metrics} at k={args.k}; CPU time, "
+        f"best of {args.repeat}; load average {os.getloadavg()[0]:.1f}"
     )
 
     def numpy_path():

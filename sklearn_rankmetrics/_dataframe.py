@@ -186,17 +186,17 @@ def _numeric(series, nw, col, arg):
     return arr
 
 
-def _sorted_codes(codes, uniques, col):
+def _sorted_codes(codes, uniques, col, all_used=False):
     """Renumber ``codes`` (into ``uniques``, any order: an array, or an
     Arrow array of text) in the order of the sorted uniques, dropping those
-    no row uses."""
+    no row uses (unless ``all_used``: a hash pass's uniques)."""
     from ._validation import str_order
 
     arrow = _arrow_text(uniques)
     if not arrow:
         uniques = np.asarray(uniques)
-    used = np.bincount(codes, minlength=len(uniques)) > 0
-    if not used.all():  # categories no row has
+    used = None if all_used else np.bincount(codes, minlength=len(uniques)) > 0
+    if used is not None and not used.all():  # categories no row has
         keep = np.flatnonzero(used)
         new = np.full(len(uniques), -1, dtype=np.intp)
         new[keep] = np.arange(keep.shape[0])
@@ -255,7 +255,7 @@ def encode_ids(series, nw, col):
         else:
             import pandas as pd
 
-            codes, uniques = pd.factorize(native)
+            codes, uniques = pd.factorize(native)  # categories: maybe unused
             return _sorted_codes(codes.astype(np.intp, copy=False), uniques, col)
     elif impl.is_polars():
         if "pyarrow" not in sys.modules:
@@ -271,11 +271,10 @@ def encode_ids(series, nw, col):
 
     if isinstance(native, pa.ChunkedArray):
         native = native.combine_chunks()
-    encoded = native if pa.types.is_dictionary(native.type) else None
-    if encoded is None:
-        encoded = pc.dictionary_encode(native)
+    given = pa.types.is_dictionary(native.type)  # may hold unused values
+    encoded = native if given else pc.dictionary_encode(native)
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
-    return _sorted_codes(codes, encoded.dictionary, col)
+    return _sorted_codes(codes, encoded.dictionary, col, all_used=not given)
 
 
 class FrameColumns(NamedTuple):
