@@ -401,10 +401,14 @@ def _factorize_ints(qid):
         codes = x.view(np.intp)
         codes.flags.writeable = False
         return codes, np.arange(span + 1).astype(qid.dtype)
-    offset = (x - low).astype(np.intp, copy=False)
+    # (from 0: the ids themselves, a read-only view, as above)
+    offset = x.view(np.intp) if low == 0 else (x - low).astype(np.intp, copy=False)
     present = np.bincount(offset, minlength=span + 1) > 0
-    # every value of the range present: the offsets are the codes
-    codes = offset if present.all() else (np.cumsum(present) - 1)[offset]
+    if present.all():  # every value of the range present: the offsets
+        codes = offset.view()
+        codes.flags.writeable = False
+    else:
+        codes = (np.cumsum(present) - 1)[offset]
     uniques = (np.flatnonzero(present).astype(x.dtype) + low).astype(qid.dtype)
     return codes, uniques
 
@@ -415,6 +419,9 @@ def _sorted_codes(x, span):
     comparisons instead of a bincount and a gather)."""
     if x.shape[0] < 2 or span >= x.shape[0]:
         return span == 0
+    head = x[:1024]  # most unsorted ids show it at once
+    if not (head[1:] >= head[:-1]).all():
+        return False
     return bool((x[1:] >= x[:-1]).all()) and (np.count_nonzero(x[1:] != x[:-1]) == span)
 
 
