@@ -305,10 +305,11 @@ def dump(path):
     import os
     import subprocess
 
-    peer = os.path.join(
-        os.path.dirname(__file__), "..", "..", "shared", "peer-data", "trec_eval"
-    )
-    if os.path.isdir(peer):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests._peer import peer_path
+
+    peer = peer_path("trec_eval")
+    if peer is not None:
         for args in (
             [],
             ["-q", "-m", "all_trec"],
