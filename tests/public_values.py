@@ -110,7 +110,7 @@ def dump(path):
     out = {}
     conventions = [None]
     try:
-        from sklearn_rankmetrics._conventions import CONVENTIONS
+        from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
         conventions += sorted(CONVENTIONS)
     except Exception:  # noqa: BLE001
