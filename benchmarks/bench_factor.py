@@ -39,8 +39,8 @@ import scipy.sparse as sp
 from _timing import peak_bytes  # benchmarks/ on sys.path
 
 import sklearn_rankmetrics as rm
-from sklearn_rankmetrics._config import _available_cpus, effective_n_threads
-from sklearn_rankmetrics._factor import _chunk_rows, _tile_rows
+from sklearn_rankmetrics._evaluation._tiling import _chunk_rows, _tile_rows
+from sklearn_rankmetrics._utils._config import _available_cpus, effective_n_threads
 
 
 def interactions(rng, n_users, n_items, per_user):

@@ -17,8 +17,30 @@ __version__ = "0.1.0.dev0"
 # estimators, Displays and frames that need them -- so the command line
 # starts in a fraction of a second.
 _SUBMODULES = {
-    "_auc": ("group_auc_score",),
-    "_beyond": (
+    "_evaluation._calibration_report": ("calibration_report",),
+    "_evaluation._compare": (
+        "RankingComparison",
+        "compare_rankings",
+    ),
+    "_evaluation._factor": ("factor_ranking_report",),
+    "_evaluation._rectable": ("recommendation_table_report",),
+    "_evaluation._report": (
+        "propensity_diagnostics",
+        "ranking_report",
+    ),
+    "_evaluation._segments": ("popularity_strata",),
+    "_evaluation._state": (
+        "CalibrationEvaluator",
+        "RankingEvaluator",
+    ),
+    "_io._idlists": ("ranked_lists_to_arrays",),
+    "_io._trec": (
+        "read_trec_qrels",
+        "read_trec_run",
+        "trec_to_long_form",
+    ),
+    "_metrics._auc": ("group_auc_score",),
+    "_metrics._beyond": (
         "average_popularity_at_k",
         "catalog_coverage_at_k",
         "exposure_entropy_at_k",
@@ -27,36 +49,16 @@ _SUBMODULES = {
         "novelty_at_k",
         "serendipity_at_k",
     ),
-    "_calibration": (
-        "CalibrationEvaluator",
+    "_metrics._calibration": (
         "calibration_ratio",
-        "calibration_report",
         "expected_calibration_error",
         "normalized_entropy",
     ),
-    "_calibration_plot": ("GroupCalibrationDisplay",),
-    "_compare": (
-        "RankingComparison",
-        "compare_rankings",
-    ),
-    "_config": (
-        "config_context",
-        "get_config",
-        "set_config",
-    ),
-    "_factor": ("factor_ranking_report",),
-    "_idlists": ("ranked_lists_to_arrays",),
-    "_ltr": ("QueryRanker",),
-    "_plot": (
-        "MetricAtKDisplay",
-        "PerQueryDifferenceDisplay",
-    ),
-    "_propensity": (
+    "_metrics._propensity": (
         "popularity_propensity",
         "position_propensity",
-        "propensity_diagnostics",
     ),
-    "_ranking": (
+    "_metrics._ranking": (
         "average_precision_at_k",
         "bpref_score",
         "dcg_at_k",
@@ -74,19 +76,19 @@ _SUBMODULES = {
         "reciprocal_rank_at_k",
         "success_at_k",
     ),
-    "_rectable": ("recommendation_table_report",),
-    "_report": ("ranking_report",),
-    "_scorer": (
+    "_plot._group_calibration": ("GroupCalibrationDisplay",),
+    "_plot._metric_at_k": ("MetricAtKDisplay",),
+    "_plot._per_query_difference": ("PerQueryDifferenceDisplay",),
+    "_scoring._ltr": ("QueryRanker",),
+    "_scoring._scorer": (
         "get_scorer",
         "get_scorer_names",
         "make_scoring",
     ),
-    "_segments": ("popularity_strata",),
-    "_state": ("RankingEvaluator",),
-    "_trec": (
-        "read_trec_qrels",
-        "read_trec_run",
-        "trec_to_long_form",
+    "_utils._config": (
+        "config_context",
+        "get_config",
+        "set_config",
     ),
 }
 _WHERE = {name: module for module, names in _SUBMODULES.items() for name in names}

@@ -3,7 +3,7 @@
 :data:`METRICS` maps each metric's report and scorer name (``"ndcg"``,
 ``"map"``, ``"gauc"``, ...) to a :class:`MetricSpec`: its public function,
 its per-query kernel (how it reads a
-:class:`~sklearn_rankmetrics._engine.Ranking`), the options that kernel
+:class:`~sklearn_rankmetrics._engine._rank.Ranking`), the options that kernel
 takes, what else it needs, whether it takes a cut-off, whether it has a
 scorer, and its trec_eval measures.  The scorers (:func:`get_scorer`,
 :func:`get_scorer_names`, :func:`make_scoring`), :func:`ranking_report`,
@@ -13,18 +13,24 @@ added here is available everywhere, and ``tests/test_registry.py`` walks
 the table through every surface to prove that each gives the metric
 function's number.
 
-``_ranking.KERNELS`` (name -> kernel) is a view of this table, kept for
-the code that reads it.  Every surface reads metric names with
-:func:`parse_metric` (one rule, one set of messages) and its default
-metrics from :func:`default_metrics` (the ``default`` flags).
+Every surface reads metric names with :func:`parse_metric` (one rule, one
+set of messages), its default metrics from :func:`default_metrics` (the
+``default`` flags) and what a metric reads of each query from
+:attr:`MetricSpec.reads`; :func:`kernels` is the name -> kernel view.
+
+This module sits above the metrics (``_metrics/``, which never import it)
+and below every surface (``_evaluation/`` and up); see
+``doc/developers.rst``.
 
 Developer note -- adding a metric:
 
-1. write its per-query kernel in ``_ranking.py`` (a few vectorised lines
-   over a ``Ranking``) and its public function;
-2. add one :class:`MetricSpec` below;
-3. run ``tests/test_registry.py``: it fails until every surface gives the
-   public function's value.
+1. write its per-query kernel in ``_metrics/_kernels.py`` (a few vectorised
+   lines over a :class:`~sklearn_rankmetrics._engine._rank.Ranking`) and its
+   public function in ``_metrics/_ranking.py`` (listed in the root's
+   ``_SUBMODULES``);
+2. add one :class:`MetricSpec` below, its :class:`Kernel` built here;
+3. run ``tests/test_registry.py`` (and ``tests/test_common.py``): they fail
+   until every surface gives the public function's value.
 """
 
 import difflib
@@ -34,8 +40,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ._auc import group_auc_score
-from ._beyond import (
+from ._metrics._auc import group_auc_score
+from ._metrics._beyond import (
     SET_KERNELS,
     average_popularity_at_k,
     catalog_coverage_at_k,
@@ -45,14 +51,13 @@ from ._beyond import (
     novelty_at_k,
     serendipity_at_k,
 )
-from ._engine import weighted_mean
-from ._ranking import (
+from ._metrics._kernels import (
+    FALLOUT_KERNEL,
     Kernel,
     _average_precision_values,
     _bpref_values,
     _dcg_values,
     _err_values,
-    _fallout_values,
     _fbeta_values,
     _hit_rate_values,
     _ndcg_values,
@@ -62,6 +67,8 @@ from ._ranking import (
     _rbp_values,
     _recall_values,
     _reciprocal_rank_values,
+)
+from ._metrics._ranking import (
     average_precision_at_k,
     bpref_score,
     dcg_at_k,
@@ -81,9 +88,6 @@ from ._ranking import (
 )
 
 __all__ = []  # private module
-
-# The one mean over queries of every surface (re-exported here).
-weighted_mean = weighted_mean
 
 # trec_eval's default cut-offs (m_P.c, m_recall.c, m_ndcg_cut.c, m_map_cut.c)
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -117,7 +121,7 @@ class MetricSpec(NamedTuple):
     function
         The public metric function; every surface gives its value.
     kernel
-        The per-query kernel (:class:`~sklearn_rankmetrics._ranking.Kernel`:
+        The per-query kernel (:class:`~sklearn_rankmetrics._metrics._kernels.Kernel`:
         ``values``, ``defined_by``, ``needs_ideal``, ``options`` and
         ``requires``, e.g. ``"whole_list"``, ``"n_items"``,
         ``"exponential_gain"``; later ``"judged"``, ``"item_id"``,
@@ -137,7 +141,10 @@ class MetricSpec(NamedTuple):
     Derived from the function's signature (not stored, so it cannot
     disagree with the function): :attr:`propensity` and
     :attr:`item_weight`, whether the function has an inverse-propensity
-    estimator (takes ``propensity=``) or per-item weights.
+    estimator (takes ``propensity=``) or per-item weights.  Derived from
+    the kernel: :attr:`options`, :attr:`requires` and :attr:`reads`, what
+    the metric reads of each query (its top k, its whole list, every item,
+    or every pair of items).
     """
 
     name: str
@@ -157,6 +164,27 @@ class MetricSpec(NamedTuple):
     def requires(self):
         """What the kernel needs besides a ranking (see :class:`Kernel`)."""
         return () if self.kernel is None else self.kernel.requires
+
+    @property
+    def reads(self):
+        """What the metric reads of each query (derived from its kernel):
+
+        - ``"top_k"``: its top k entries, with its relevant items and its
+          ideal ranking -- so the items below the k best-scored and not
+          relevant can be dropped before ranking (``factor_ranking_report``
+          does); the beyond-accuracy metrics read the top-k lists too;
+        - ``"whole_list"``: every ranked item (R-precision, bpref);
+        - ``"all_items"``: its top k and a count over all its items, ranked
+          or not (fall-out's non-relevant candidates);
+        - ``"pairs"``: every pair of its items (GAUC, no kernel).
+        """
+        if self.kernel is None:
+            return "pairs"
+        if "whole_list" in self.requires:
+            return "whole_list"
+        if {"n_items", "n_negatives"} & set(self.requires):
+            return "all_items"
+        return "top_k"
 
     @property
     def propensity(self):
@@ -274,7 +302,7 @@ METRICS = {
         MetricSpec(
             "fallout",
             fallout_at_k,
-            Kernel(_fallout_values, "n_negatives", requires=("n_negatives",)),
+            FALLOUT_KERNEL,
             scorer=False,  # lower is better
         ),
         MetricSpec(
@@ -333,10 +361,10 @@ METRICS = {
     )
 }
 
-# Beyond-accuracy metrics (_beyond.py): read from the set of every user's
+# Beyond-accuracy metrics (_metrics/_beyond.py): read from the set of every user's
 # list, not averaged from per-query kernels, so they are a table of their
 # own that the surfaces walking METRICS do not see.  Their "kernel" is a
-# _beyond.SetKernel (how a block of users contributes and how blocks merge,
+# _metrics._beyond.SetKernel (how a block of users contributes and how blocks merge,
 # and which report option it requires: item_popularity / item_features).
 # ranking_report accepts them by name; they have no scorer (they are
 # reported, not optimised: make_scoring with a stated objective if need be).
@@ -517,6 +545,5 @@ def trec_measures():
 
 
 def kernels():
-    """Name -> kernel of every metric read from a ranking: the view
-    ``_ranking.KERNELS``."""
+    """Name -> kernel of every metric read from a ranking (not GAUC)."""
     return {name: spec.kernel for name, spec in METRICS.items() if spec.kernel}

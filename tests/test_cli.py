@@ -26,7 +26,7 @@ def _arrow_reader_on_small_files(monkeypatch):
     """The tests' small files go through pyarrow's reader, as large files
     do (by default files under 1 MB are read in Python); the Python reader
     is compared with it in test_small_files_read_in_python_print_the_same."""
-    from sklearn_rankmetrics import _trec
+    from sklearn_rankmetrics._io import _trec
 
     monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", 0)
 
@@ -336,12 +336,12 @@ def test_usage_errors(tmp_path, capsys):
 
 def test_dispatch_demo_version_and_help(monkeypatch, capsys):
     calls = []
-    fake = types.ModuleType("sklearn_rankmetrics._demo")
+    fake = types.ModuleType("sklearn_rankmetrics._cli._demo")
     fake.main = lambda argv=None: calls.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "sklearn_rankmetrics._demo", fake)
-    import sklearn_rankmetrics
+    monkeypatch.setitem(sys.modules, "sklearn_rankmetrics._cli._demo", fake)
+    import sklearn_rankmetrics._cli
 
-    monkeypatch.setattr(sklearn_rankmetrics, "_demo", fake, raising=False)
+    monkeypatch.setattr(sklearn_rankmetrics._cli, "_demo", fake, raising=False)
     assert main([]) == 0
     assert main(["--folds", "3"]) == 0
     assert main(["demo", "--n-users", "50"]) == 0
@@ -679,7 +679,7 @@ def test_long_in_chunks_needs_rows_grouped_by_query(tmp_path, capsys):
 
 
 def test_long_fits_in_one_chunk_counts_rows_not_lines(tmp_path):
-    from sklearn_rankmetrics._cli import _fits_in_one_chunk
+    from sklearn_rankmetrics._cli._evaluate import _fits_in_one_chunk
 
     path = tmp_path / "t.csv"
     path.write_text("q,y,s\n1,1,0.5\n1,0,0.2\n2,1,0.3")  # no final newline
@@ -906,8 +906,8 @@ def test_measures_sharing_a_report_equal_each_measure_alone():
     # per_query_values merges option sets no metric of the other reads
     # (set_F's beta joins map, P, bpref...; graded rbp stays apart): every
     # measure's per-query values equal the measure evaluated alone
-    from sklearn_rankmetrics._cli import _merged_groups, parse_measures
-    from sklearn_rankmetrics._cli import per_query_values as pqv
+    from sklearn_rankmetrics._cli._measures import _merged_groups, parse_measures
+    from sklearn_rankmetrics._cli._measures import per_query_values as pqv
 
     rng = np.random.default_rng(3)
     n_q, per = 40, 25
@@ -945,7 +945,7 @@ def test_small_files_read_in_python_print_the_same(tmp_path, monkeypatch, capsys
     # byte for byte, on files with ties, -inf scores, unjudged and
     # unretrieved documents, queries out of order, blank lines and CRLF
     pytest.importorskip("pyarrow")
-    from sklearn_rankmetrics import _trec
+    from sklearn_rankmetrics._io import _trec
 
     qrels, run = random_files(tmp_path, seed, neg_inf=seed == 1)
     if seed == 2:  # CRLF line ends, blank lines, a comment

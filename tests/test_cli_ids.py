@@ -311,7 +311,7 @@ def test_text_ids_in_byte_order_parquet_numbers_in_numeric_order(tmp_path, capsy
 def test_trec_look_alike_ids_on_the_command_line(
     tmp_path, capsys, monkeypatch, small_file_bytes
 ):
-    from sklearn_rankmetrics import _trec
+    from sklearn_rankmetrics._io import _trec
     from tests.test_trec import LOOK_ALIKE_QRELS, LOOK_ALIKE_RUN
 
     monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", small_file_bytes)

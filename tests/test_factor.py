@@ -10,8 +10,8 @@ from numpy.testing import assert_array_equal
 from threadpoolctl import threadpool_limits
 
 from sklearn_rankmetrics import factor_ranking_report, precision_at_k, ranking_report
-from sklearn_rankmetrics._conventions import CONVENTIONS
-from sklearn_rankmetrics._report import available_metrics
+from sklearn_rankmetrics._evaluation._per_query import available_metrics
+from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
 # exclusions that remove held-out items warn; the tests of that warning use
 # pytest.warns, which sees it anyway
@@ -186,7 +186,7 @@ _TOP_K = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg", 
 
 def _count_packed(monkeypatch):
     """Count the blocks (or tiles) that took the candidate path."""
-    from sklearn_rankmetrics import _factor
+    from sklearn_rankmetrics._evaluation import _factor
 
     calls = {"packed": 0, "full": 0}
     original = _factor._candidates
@@ -239,6 +239,28 @@ def test_candidate_path_bit_for_bit(seed, options, monkeypatch):
             for name in ref:
                 np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
     assert calls["packed"] > 1 and calls["full"] == 0  # several blocks, packed
+
+
+@pytest.mark.parametrize("name", available_metrics())
+def test_candidate_path_follows_the_registry_reads_fact(name, monkeypatch):
+    # Only the metrics that read each user's top k (MetricSpec.reads, from
+    # the kernel) take the packed candidates; the others (R-precision and
+    # bpref: the whole list; fall-out: every item's grade; GAUC: every
+    # pair) rank the whole rows.  Either way the report's value, bit for bit.
+    from sklearn_rankmetrics._registry import METRICS
+
+    U, V, Y, train = _catalogue(2, n_users=40)
+    S = _dense(U, V, train.toarray() != 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(Y, S, k=3, metrics=[name], output_dict=True)
+        calls = _count_packed(monkeypatch)
+        got = factor_ranking_report(
+            Y, U, V, exclude=train, k=3, metrics=[name], output_dict=True
+        )
+    np.testing.assert_equal(got, ref)
+    # (the other metrics never reach the candidates: calls stay 0)
+    assert (calls["packed"] > 0) == (METRICS[name].reads == "top_k")
 
 
 def test_candidate_path_callable_and_fallback(monkeypatch):
@@ -316,7 +338,7 @@ def test_float32_factors_score_in_float32():
 def test_working_memory_bounds_all_threads(wm, n_threads, monkeypatch):
     # The blocks in flight take working_memory together (24 bytes per score:
     # scores, grades, selection), in whole product tiles, at least one.
-    from sklearn_rankmetrics import _factor
+    from sklearn_rankmetrics._evaluation import _factor, _tiling
 
     seen = []
     original = _factor._per_query_report
@@ -331,7 +353,7 @@ def test_working_memory_bounds_all_threads(wm, n_threads, monkeypatch):
     factor_ranking_report(
         Y, U, V, k=5, metrics=["fallout"], working_memory=wm, n_threads=n_threads
     )
-    tile = _factor._tile_rows(8 * n_items)
+    tile = _tiling._tile_rows(8 * n_items)
     rows = wm * 2**20 // n_threads // (24 * n_items)
     assert sum(seen) == 1000
     assert max(seen) == max(tile, rows // tile * tile)

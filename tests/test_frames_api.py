@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._dataframe import frame_library
+from sklearn_rankmetrics._io._dataframe import frame_library
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("narwhals")

@@ -145,7 +145,8 @@ def test_every_registry_function_is_public():
         assert getattr(sklearn_rankmetrics, name) is spec.function, name
         module = sklearn_rankmetrics._WHERE[name]
         assert spec.function.__module__ == f"sklearn_rankmetrics.{module}", name
-    metric_modules = ("_ranking", "_beyond", "_auc")  # metric functions only
+    # metric functions only
+    metric_modules = ("_metrics._ranking", "_metrics._beyond", "_metrics._auc")
     listed = {
         name
         for module in metric_modules
@@ -154,6 +155,36 @@ def test_every_registry_function_is_public():
     in_registry = {
         spec.function.__name__
         for spec in specs
-        if spec.function.__module__.rpartition(".")[2] in metric_modules
+        if spec.function.__module__.removeprefix("sklearn_rankmetrics.")
+        in metric_modules
     }
     assert listed == in_registry
+
+
+# Public names that compute without scikit-learn: importing them loads none
+# of the heavy modules (scikit-learn comes when a metric warns; the
+# scorers, estimators, comparisons and plots build on it), nor do the
+# engine integrations' modules (Dask and Spark workers import them).
+LIGHT = (
+    "ndcg_at_k",
+    "group_auc_score",
+    "catalog_coverage_at_k",
+    "ranking_report",
+    "RankingEvaluator",
+    "CalibrationEvaluator",
+    "calibration_report",
+    "normalized_entropy",
+    "popularity_strata",
+    "propensity_diagnostics",
+    "read_trec_run",
+)
+
+
+@pytest.mark.parametrize("name", [*LIGHT, "dask", "spark"])
+def test_computing_surfaces_import_no_heavy_module(name):
+    loaded = _run(
+        "import json, sys, sklearn_rankmetrics\n"
+        f"getattr(sklearn_rankmetrics, {name!r})\n"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    )
+    assert loaded == [], name

@@ -9,7 +9,7 @@ import sklearn
 from threadpoolctl import threadpool_limits
 
 import sklearn_rankmetrics
-from sklearn_rankmetrics._demo import METRICS, main
+from sklearn_rankmetrics._cli._demo import METRICS, main
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

@@ -25,8 +25,8 @@ from sklearn_rankmetrics import (
     ranking_report,
     recommendation_table_report,
 )
-from sklearn_rankmetrics._conventions import CONVENTIONS
 from sklearn_rankmetrics._registry import METRICS
+from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
 # ---------------------------------------------------------------------------
 # Random cases: tables as lists of tuples, turned into any table kind

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._compare import _scipy_rng_kwarg
+from sklearn_rankmetrics._evaluation._compare import _scipy_rng_kwarg
 
 
 def assert_same(a, b):

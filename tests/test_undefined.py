@@ -21,7 +21,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._ranking import UNDEFINED_WHEN
+from sklearn_rankmetrics._metrics._kernels import UNDEFINED_WHEN
 from sklearn_rankmetrics._registry import METRICS
 
 pytestmark = pytest.mark.filterwarnings(

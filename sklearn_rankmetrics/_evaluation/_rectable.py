@@ -1,0 +1,1213 @@
+"""Recommendation tables: top-k lists evaluated against held-out interactions.
+
+:func:`recommendation_table_report` takes the tables a recommender pipeline
+writes -- the recommendations ``(user, item, rank or score)``, the held-out
+interactions ``(user, item[, label])`` and optionally the training
+interactions to exclude and the catalogue -- and builds the long form of the
+ranking metrics directly, without a users x items matrix:
+
+- one row per recommended (user, item) pair, scored by its score or by
+  ``-rank``, relevant with the held-out label of that pair (0 without one);
+- one row per held-out (user, item) pair that was not recommended, scored
+  ``-inf``: relevant but not retrieved, so it counts in recall and in the
+  ideal ranking of NDCG.
+
+The users evaluated are those of the held-out table; a user without a list
+has only ``-inf`` rows (an empty list).  The report engine
+(:func:`~sklearn_rankmetrics._evaluation._per_query._per_query_report`) and the
+beyond-accuracy sums
+(:func:`~sklearn_rankmetrics._evaluation._beyond_report.report_values`) run on
+these rows, so every registry metric, option and ``convention=`` applies,
+and the memory is proportional to the rows of the tables.
+
+The column accessor (:func:`_read_table`: pandas, polars, pyarrow or a dict
+of arrays, imported lazily, nulls named by column and row) is small and
+private on purpose: the frames layer of the column-name API can replace it.
+"""
+
+import numbers
+import warnings
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from .._registry import METRICS, metric_names
+from .._utils._conventions import check_convention
+from .._utils._tables import table_output
+from .._utils._validation import _is_missing, check_query_id
+from ._beyond_report import report_values, split_report_metrics
+from ._per_query import (
+    CATALOGUE_INPUTS,
+    _check_cutoffs,
+    _check_metrics,
+    _check_report_options,
+    _format,
+    _means,
+    _per_query_report,
+)
+
+__all__ = ["recommendation_table_report"]
+
+_CALLER = "recommendation_table_report"
+
+# ---------------------------------------------------------------------------
+# Column accessor: pandas, polars (eager or lazy), pyarrow, dict of arrays
+# ---------------------------------------------------------------------------
+
+
+def _table_kind(table, arg):
+    """``"pandas"``, ``"polars"``, ``"polars-lazy"``, ``"pyarrow"`` or
+    ``"dict"``, found without importing any frame library."""
+    module = type(table).__module__.partition(".")[0]
+    name = type(table).__name__
+    if module == "pandas" and name == "DataFrame":
+        return "pandas"
+    if module == "polars" and name == "DataFrame":
+        return "polars"
+    if module == "polars" and name == "LazyFrame":
+        return "polars-lazy"
+    if module == "pyarrow" and name in ("Table", "RecordBatch"):
+        return "pyarrow"
+    if isinstance(table, Mapping):
+        return "dict"
+    raise TypeError(
+        f"{_CALLER}: {arg} must be a table: a pandas, polars or pyarrow "
+        f"DataFrame/Table, or a dict of equal-length columns; got "
+        f"{type(table).__name__}."
+    )
+
+
+def _column_names(table, kind):
+    if kind == "polars-lazy":  # polars < 1.0 has no collect_schema
+        schema = getattr(table, "collect_schema", None)
+        return list(table.columns if schema is None else schema().names())
+    if kind == "pyarrow":
+        return list(table.column_names)
+    if kind == "dict":
+        return list(table.keys())
+    return list(table.columns)
+
+
+class _Coded(NamedTuple):
+    """An id column numbered by its library: ``codes`` per row (-1: null)
+    into the distinct ids ``uniques`` (text ids are hashed where they live,
+    not turned into Python strings row by row)."""
+
+    codes: np.ndarray
+    uniques: np.ndarray
+
+    @property
+    def shape(self):
+        return self.codes.shape
+
+
+def _pandas_column(table, col, arg, as_ids):
+    import pandas as pd  # the table is a pandas DataFrame: already imported
+
+    s = table[col]
+    if not isinstance(s, pd.Series):
+        raise ValueError(
+            f"{_CALLER}: {arg} has several columns named {col!r}; rename them."
+        )
+    dtype = s.dtype
+    categorical = isinstance(dtype, pd.CategoricalDtype)
+    text = isinstance(dtype, pd.StringDtype) or (
+        categorical and isinstance(dtype.categories.dtype, pd.StringDtype)
+    )
+    if as_ids and (text or categorical):
+        codes, uniques = pd.factorize(s)
+        uniques = np.asarray(uniques, dtype=object if text else None)
+        return _Coded(codes.astype(np.intp, copy=False), uniques), None, text
+    return s.to_numpy(), s.isna().to_numpy(), text
+
+
+def _arrow_ids(column):
+    """:class:`_Coded` of a pyarrow text column (dictionary-encoded once)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = pc.cast(column, column.type.value_type)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = pc.cast(column, pa.large_string())  # string views
+    encoded = pc.dictionary_encode(column)
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+    return _Coded(codes.astype(np.intp), uniques.astype(object, copy=False))
+
+
+def _is_arrow_text(kind):
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    views = getattr(pa.types, "is_string_view", lambda t: False)
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or views(kind)
+
+
+def _polars_column(table, col, as_ids):
+    import polars as pl  # the table is a polars DataFrame: already imported
+
+    s = table.get_column(col)
+    categorical = (pl.Categorical, getattr(pl, "Enum", pl.Categorical))
+    text = s.dtype == pl.Utf8 or isinstance(s.dtype, categorical)
+    if as_ids and text:
+        return _arrow_ids(s.to_arrow()), None, text
+    return s.to_numpy(), s.is_null().to_numpy(), text
+
+
+def _arrow_column(table, col, as_ids):
+    import pyarrow.compute as pc  # the table is a pyarrow Table: already imported
+
+    c = table.column(col)
+    text = _is_arrow_text(c.type)
+    if as_ids and text:
+        return _arrow_ids(c), None, text
+    null = None
+    if c.null_count:
+        null = np.asarray(pc.is_null(c).to_numpy(zero_copy_only=False))
+    return c.to_numpy(), null, text
+
+
+def _dict_column(table, col, arg):
+    values = table[col]
+    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        values = values.to_numpy()
+    values = np.asarray(values)
+    if values.ndim != 1:
+        raise ValueError(
+            f"{_CALLER}: column {col!r} of {arg} must be 1-D; got shape {values.shape}."
+        )
+    return values, None, False
+
+
+def _null_rows(values, null):
+    """Rows holding a missing value: the library's nulls, NaN and None."""
+    if isinstance(values, _Coded):
+        return values.codes < 0
+    missing = np.zeros(values.shape[0], dtype=bool) if null is None else null
+    if values.dtype.kind == "f":
+        missing = missing | np.isnan(values)
+    elif values.dtype.kind == "O" and null is None:
+        missing = np.fromiter(map(_is_missing, values), bool, values.shape[0])
+    return missing
+
+
+_ID_ROLES = ("user_col", "item_col")
+
+
+def _read_table(table, arg, columns):
+    """``{argument: column}`` of the columns ``columns`` names
+    (``{"user_col": "user_id", ...}``): a 1-D ndarray, or for a text id
+    column a :class:`_Coded`; and which of them the table types as text.
+    A clear error for a missing column or a null cell."""
+    kind = _table_kind(table, arg)
+    available = _column_names(table, kind)
+    for role, col in columns.items():
+        if col not in available:
+            raise ValueError(
+                f"{_CALLER}: {role}={col!r} is not a column of {arg}; available "
+                f"columns: {', '.join(map(repr, available))}."
+            )
+    if kind == "polars-lazy":  # collected once, its needed columns only
+        table = table.select(list(dict.fromkeys(columns.values()))).collect()
+        kind = "polars"
+    out, text, n_rows = {}, set(), None
+    for role, col in columns.items():
+        as_ids = role in _ID_ROLES
+        if kind == "pandas":
+            values, null, is_text = _pandas_column(table, col, arg, as_ids)
+        elif kind == "polars":
+            values, null, is_text = _polars_column(table, col, as_ids)
+        elif kind == "pyarrow":
+            values, null, is_text = _arrow_column(table, col, as_ids)
+        else:
+            values, null, is_text = _dict_column(table, col, arg)
+        if n_rows is not None and values.shape[0] != n_rows:
+            raise ValueError(
+                f"{_CALLER}: the columns of {arg} have different lengths "
+                f"({n_rows} and {values.shape[0]} for {col!r})."
+            )
+        n_rows = values.shape[0]
+        missing = _null_rows(values, null)
+        if missing.any():
+            rows = np.flatnonzero(missing)
+            raise ValueError(
+                f"{_CALLER}: column {col!r} ({role}) of {arg} has "
+                f"{rows.size} null value(s), the first at row {rows[0]}; every "
+                "row needs a value (drop or fill those rows)."
+            )
+        out[role] = values
+        if is_text:
+            text.add(role)
+    return out, text
+
+
+def _read_ids(values, arg):
+    """A 1-D array of ids (``catalog``): list, ndarray, or a pandas, polars
+    or pyarrow column; nulls refused."""
+    null = None
+    module = type(values).__module__.partition(".")[0]
+    if module == "pyarrow" and hasattr(values, "null_count"):
+        if values.null_count:
+            import pyarrow.compute as pc
+
+            null = np.asarray(pc.is_null(values).to_numpy(zero_copy_only=False))
+        values = values.to_numpy(zero_copy_only=False)
+    elif module == "polars" and hasattr(values, "is_null"):
+        null = values.is_null().to_numpy()
+        values = values.to_numpy()
+    elif module == "pandas" and hasattr(values, "isna"):
+        null = np.asarray(values.isna())
+        values = values.to_numpy()
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{_CALLER}: {arg} must be 1-D (one id per item); got shape {arr.shape}."
+        )
+    missing = _null_rows(arr, null)
+    if missing.any():
+        raise ValueError(
+            f"{_CALLER}: {arg} has {int(missing.sum())} null value(s), the first "
+            f"at position {np.flatnonzero(missing)[0]}; every item needs an id."
+        )
+    return arr
+
+
+# ---------------------------------------------------------------------------
+# Ids: compared exactly as written, numbered once
+# ---------------------------------------------------------------------------
+
+
+def _show(value):
+    """``repr`` of a value as the user wrote it (numpy scalars as Python's)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _id_kind(values, text, where):
+    """``"str"``, ``"int"``, ``"float"`` or ``"bytes"`` (None for an empty
+    column); a TypeError for booleans, other types or a column mixing them."""
+    kind = values.dtype.kind
+    if values.size == 0:
+        return None
+    if text or kind == "U":
+        return "str"
+    if kind in "iu":
+        return "int"
+    if kind == "f":
+        return "float"
+    if kind == "S":
+        return "bytes"
+    if kind == "O":
+        types = set(map(type, values))
+        if all(issubclass(t, str) for t in types):
+            return "str"
+        if all(
+            issubclass(t, (numbers.Integral, np.integer))
+            and not issubclass(t, (bool, np.bool_))
+            for t in types
+        ):
+            return "int"
+        names = sorted(t.__name__ for t in types)
+        raise TypeError(
+            f"{_CALLER}: {where} mixes ids of types {', '.join(names)}; ids "
+            "are compared exactly as written ('7' is not 7): use one type."
+        )
+    raise TypeError(
+        f"{_CALLER}: {where} must hold ids (ints or strings); got dtype {values.dtype}."
+    )
+
+
+def _as_int_ids(values, where):
+    """Integer ids as int64 (floats only when every value is integral)."""
+    if values.dtype.kind == "f":
+        if not np.all(np.isfinite(values) & (values == np.floor(values))):
+            raise TypeError(
+                f"{_CALLER}: {where} holds non-integer float ids while another "
+                "table holds integer ids; ids are compared exactly: cast them."
+            )
+    if values.dtype.kind == "u" and values.size and values.max() > np.iinfo("i8").max:
+        raise ValueError(f"{_CALLER}: {where} holds ids above 2**63 - 1.")
+    try:
+        return values.astype(np.int64)
+    except (OverflowError, TypeError):
+        raise ValueError(
+            f"{_CALLER}: {where} holds ids outside the int64 range."
+        ) from None
+
+
+def _encode(parts, what):
+    """Number the ids of several columns together.
+
+    ``parts``: ``(where, column, text)`` per column holding ``what`` ids
+    (``where`` names the column in errors; ``column`` an ndarray or a
+    :class:`_Coded`).  Returns the codes of each column (in the order of the
+    sorted distinct ids, as ``np.unique``) and the sorted distinct ids.
+    Strings never meet numbers: ``"007"``, ``"7"`` and ``7`` are three ids,
+    and a column of strings beside a column of numbers is an error (nothing
+    would match).
+    """
+    values = [c.uniques if isinstance(c, _Coded) else c for _, c, _ in parts]
+    kinds = [
+        (where, _id_kind(v, text, where))
+        for (where, _, text), v in zip(parts, values, strict=True)
+    ]
+    family = {"int": "numbers", "float": "numbers", "str": "strings", "bytes": "bytes"}
+    seen = {}
+    for where, kind in kinds:
+        if kind is None:
+            continue
+        seen.setdefault(family[kind], where)
+        if len(seen) > 1:
+            (fa, wa), (fb, wb) = list(seen.items())[:2]
+            raise TypeError(
+                f"{_CALLER}: {what} ids are {fa} in {wa} but {fb} in {wb}; ids "
+                "are compared exactly as written ('7' is not 7), so nothing "
+                "would match: convert one of the columns."
+            )
+    present = {kind for _, kind in kinds if kind is not None}
+    wheres = [where for where, _, _ in parts]
+    if present == {"int", "float"}:
+        values = [_as_int_ids(v, w) for w, v in zip(wheres, values, strict=True)]
+    elif present == {"int"}:
+        values = [
+            v if v.dtype.kind == "i" else _as_int_ids(v, w)
+            for w, v in zip(wheres, values, strict=True)
+        ]
+    elif present == {"str"}:
+        values = [v if v.dtype.kind in "UO" else v.astype(object) for v in values]
+    sizes = [v.shape[0] for v in values]
+    n = sum(sizes)
+    if n == 0:
+        return [np.zeros(0, dtype=np.intp) for _ in parts], np.zeros(0)
+    codes, uniques = check_query_id(np.concatenate(values), n)
+    codes = np.split(np.asarray(codes, dtype=np.intp), np.cumsum(sizes)[:-1])
+    # a library-numbered column: its rows' codes through its distinct ids'
+    out = [
+        part_codes[c.codes] if isinstance(c, _Coded) else part_codes
+        for (_, c, _), part_codes in zip(parts, codes, strict=True)
+    ]
+    return out, uniques
+
+
+# ---------------------------------------------------------------------------
+# Checks of the recommendations and interactions
+# ---------------------------------------------------------------------------
+
+
+def _numeric(values, where):
+    if values.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{_CALLER}: {where} must be numeric; got dtype {values.dtype}. "
+            "Cast it, e.g. with .astype('float64')."
+        )
+    return values
+
+
+def _check_ranks(rank, user, n_users, where):
+    """Check that each user's n rows are ranked 1..n; return each row's
+    position in the (user, rank) order."""
+    _numeric(rank, where)
+    r = rank.astype(np.float64)
+    bad = ~np.isfinite(r) | (r != np.floor(r)) | (r < 1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{_CALLER}: {where} must hold ranks 1, 2, ... (integers >= 1); "
+            f"row {row} has {_show(rank[row])}."
+        )
+    counts = np.bincount(user, minlength=n_users)
+    over = r > counts[user]
+    start = np.cumsum(counts) - counts
+    slot = np.where(over, 0, start[user] + r.astype(np.intp) - 1)
+    filled = np.bincount(slot[~over], minlength=user.shape[0])
+    if over.any() or (filled > 1).any():
+        if over.any():
+            row = int(np.flatnonzero(over)[0])
+        else:  # a rank given twice to one user: the second row holding it
+            twice = np.flatnonzero(filled > 1)[0]
+            row = int(np.flatnonzero(slot == twice)[1])
+        raise ValueError(
+            f"{_CALLER}: {where} must number each user's rows 1..n without "
+            f"gaps or repeats; row {row} (rank {_show(rank[row])}) breaks that for "
+            f"a user with {counts[user[row]]} row(s)."
+        )
+    return slot
+
+
+def _check_labels(label, where):
+    _numeric(label, where)
+    y = label.astype(np.float64)
+    bad = ~np.isfinite(y) | (y < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{_CALLER}: {where} must hold finite relevance grades >= 0; row "
+            f"{row} has {_show(label[row])}."
+        )
+    return y
+
+
+def _refuse_duplicates(keys, arg, user_ids, item_ids, user, item, rows=None):
+    """ValueError naming the first repeated (user, item) pair of ``arg``
+    (``rows``: the table row of each entry, if they were reordered);
+    returns the order that sorts ``keys``."""
+    order = np.argsort(keys, kind="stable")  # timsort: fast on runs of a user
+    sorted_keys = keys[order]
+    if (sorted_keys[1:] == sorted_keys[:-1]).any():
+        rows = np.arange(keys.shape[0]) if rows is None else rows
+        order = np.lexsort((rows, keys))  # a pair's rows in table order
+        same = keys[order][1:] == keys[order][:-1]
+        j = int(np.flatnonzero(same)[0])
+        first, again = int(order[j]), int(order[j + 1])
+        user, item = user[again], item[again]
+        first, again = int(rows[first]), int(rows[again])
+        raise ValueError(
+            f"{_CALLER}: {arg} has the pair (user {_show(user_ids[user])}, "
+            f"item {_show(item_ids[item])}) twice, at rows {first} and "
+            f"{again}; each (user, item) pair may appear once (aggregate or "
+            "drop the repeats)."
+        )
+    return order
+
+
+def _lookup(sorted_keys, keys):
+    """Position in ``sorted_keys`` of each of ``keys``, -1 where absent."""
+    if sorted_keys.shape[0] == 0:
+        return np.full(keys.shape[0], -1, dtype=np.intp)
+    at = np.searchsorted(sorted_keys, keys)
+    at_safe = np.minimum(at, sorted_keys.shape[0] - 1)
+    return np.where(sorted_keys[at_safe] == keys, at_safe, -1)
+
+
+# The beyond-accuracy metrics whose value depends on the catalogue (its
+# size, or an item's place in it): they need ``catalog=``.
+_NEED_CATALOG = (
+    "catalog_coverage",
+    "gini_index",
+    "exposure_entropy",
+    "intra_list_diversity",
+    "serendipity",
+)
+_BEYOND_DEFAULTS = dict(
+    item_popularity=None,
+    item_features=None,
+    metric="cosine",
+    normalization="none",
+    share="auto",
+)
+
+
+def _is_table(x):
+    if isinstance(x, Mapping):
+        return True
+    module = type(x).__module__.partition(".")[0]
+    return module in ("pandas", "polars", "pyarrow") and type(x).__name__ in (
+        "DataFrame",
+        "LazyFrame",
+        "Table",
+        "RecordBatch",
+    )
+
+
+def recommendation_table_report(
+    recommendations,
+    interactions,
+    *,
+    user_col="user_id",
+    item_col="item_id",
+    rank_col=None,
+    score_col=None,
+    label_col=None,
+    exclude=None,
+    catalog=None,
+    k=10,
+    metrics=None,
+    convention=None,
+    output_dict=False,
+    per_query=False,
+    digits=4,
+    item_popularity=None,
+    item_features=None,
+    metric="cosine",
+    normalization="none",
+    share="auto",
+    **options,
+):
+    """Evaluate a table of top-k recommendations against held-out interactions.
+
+    The tables of a recommender pipeline, as RecTools' ``calc_metrics``
+    takes them: the recommendations ``(user, item, rank)`` or ``(user,
+    item, score)``, the held-out interactions ``(user, item)`` (with a
+    grade in ``label_col``, or each row relevant), optionally the training
+    interactions to ``exclude`` and the ``catalog``.  No users x items
+    matrix is built: the rows are the recommended pairs and the held-out
+    pairs that were not recommended (scored ``-inf``: relevant, not
+    retrieved), and every metric of :func:`ranking_report` is read from
+    them, with its options and ``convention=``.  Memory is proportional to
+    the rows of the tables.
+
+    Read more in the :ref:`User Guide <recommendation_tables>`.
+
+    Parameters
+    ----------
+    recommendations : DataFrame, Table or dict of columns
+        One row per recommended (user, item) pair: a pandas, polars (eager,
+        or lazy: collected once) or pyarrow table, or a dict of equal-length
+        1-D arrays.  A (user, item) pair may appear once.  Users that are
+        not in ``interactions`` count for the beyond-accuracy metrics only.
+    interactions : DataFrame, Table or dict of columns
+        The held-out interactions: one row per (user, item) pair, each
+        relevant with grade 1, or with the grade in ``label_col``.  Its
+        users are the users evaluated; a user without recommendations has
+        an empty list.  A pair may appear once.
+    user_col, item_col : str, default="user_id", "item_id"
+        The user and item columns of every table (RecTools' names by
+        default).  Ids are compared exactly as written: ``"007"``, ``"7"``
+        and ``7`` are three ids, and a column of strings beside a column of
+        numbers is an error.
+    rank_col : str, default=None
+        The recommendations' rank column: each user's rows ranked 1, 2,
+        ..., n (no gap, no repeat).  Exactly one of ``rank_col`` and
+        ``score_col``.
+    score_col : str, default=None
+        The recommendations' score column, higher first; equal scores are
+        ties (by default their exact expected value, see ``ties``), and
+        ``-inf`` is not retrieved.
+    label_col : str, default=None
+        The held-out grade column (numbers >= 0; 0: judged not relevant).
+        None: every held-out row is relevant with grade 1.
+    exclude : DataFrame, Table or dict of columns, default=None
+        (user, item) pairs to remove, typically the training interactions:
+        an excluded pair is neither a candidate (its recommendation row is
+        dropped, the list closing up) nor relevant (its held-out row is
+        dropped, with one warning giving the count).
+    catalog : array-like of item ids, default=None
+        The items that could be recommended.  Every recommended item must
+        be in it.  Needed by the metrics that depend on the catalogue:
+        ``"catalog_coverage"``, ``"gini_index"``, ``"exposure_entropy"``,
+        ``"serendipity"``, ``"intra_list_diversity"`` (``item_features``
+        rows follow its order), ``"fallout"`` and ``"bpref"`` (a user's
+        items are the catalogue and its held-out items, less the excluded).
+    k : int or sequence of int >= 1, default=10
+        The cut-offs.
+    metrics : sequence of str, default=None
+        Any metric name of :func:`ranking_report` (without ``@k``),
+        beyond-accuracy metrics included.  None: the default metrics of
+        :func:`ranking_report` for 2-D input (precision, recall, F1, hit
+        rate, MRR, MAP, DCG, NDCG).
+    convention : str or None, default=None
+        A preset of options (see the presets page), as in
+        :func:`ranking_report`.
+    output_dict : bool, default=False
+        Return a dict of the values and counters instead of the text table.
+    per_query : bool, default=False
+        Return one row per evaluated user (ids in the column ``user_col``,
+        in sorted order) instead of the means, as :func:`ranking_report`.
+    digits : int, default=4
+        Digits of the text table.
+    item_popularity : DataFrame, Table, dict of columns or array-like, \
+default=None
+        For ``"average_popularity"``, ``"novelty"``, ``"serendipity"``: the
+        training interactions as a table with ``user_col`` and ``item_col``
+        (an item's popularity is its number of distinct users; novelty's
+        share divides it by the number of distinct users of the table), or
+        counts per item in the order of ``catalog``.  Its items must be in
+        the catalogue.
+    item_features : array-like of shape (n_items, n_features), default=None
+        For ``"intra_list_diversity"``: one row per item of ``catalog``, in
+        its order.
+    metric, normalization, share
+        Options of the beyond-accuracy metrics, as in
+        :func:`intra_list_diversity_at_k`, :func:`exposure_entropy_at_k`,
+        :func:`novelty_at_k`.
+    **options
+        Options of the ranking metric functions, as in
+        :func:`ranking_report` (``relevance_threshold``, ``gain``, ``ties``,
+        ``ignore_ties`` -- with ``score_col``, tied rows keep the order of
+        the table --, ``no_relevant``, ``ap_denominator``, ...).
+
+    Returns
+    -------
+    report : str, dict or DataFrame
+        The text table with the counters in its footer; or, with
+        ``output_dict=True``, ``{"ndcg@10": float, ...}`` followed by the
+        counters: ``"n_users"`` (users with held-out interactions, after
+        ``exclude``), ``"n_users_without_list"`` (of them, users without a
+        recommended item), ``"n_short_lists@10"`` per cut-off (users with
+        at least one but fewer than ``k`` recommended items) and
+        ``"n_lists_without_held_out"`` (lists of users that are not
+        evaluated: read by the beyond-accuracy metrics only); or the
+        per-user table.
+
+    See Also
+    --------
+    ranking_report : The same report from arrays.
+    factor_ranking_report : A factor model's report, which returns its
+        top-k lists in this table form with ``return_top_k=True``.
+
+    Notes
+    -----
+    Users: the ranking metrics average over the users of ``interactions``
+    (a user whose held-out rows all have grade 0 is a query without a
+    relevant item: ``no_relevant`` decides); the beyond-accuracy metrics
+    read every list of ``recommendations``, as RecTools does.  With
+    ``rank_col``, a user's items are ranked by their ranks, as if scored
+    ``-rank``.  The values equal :func:`ranking_report` on the long form these rows make
+    (``query_id`` the user, ``y_score`` the scores, ``-inf`` for the
+    held-out pairs not recommended), and, for a small table, on the dense
+    matrices of :func:`ranked_lists_to_arrays`.
+
+    Examples
+    --------
+    >>> from sklearn_rankmetrics import recommendation_table_report
+    >>> reco = {"user_id": ["u1", "u1", "u1", "u2", "u2"],
+    ...         "item_id": ["a", "b", "c", "a", "d"],
+    ...         "rank": [1, 2, 3, 1, 2]}
+    >>> held_out = {"user_id": ["u1", "u2", "u2", "u3"],
+    ...             "item_id": ["b", "d", "e", "a"]}
+    >>> print(recommendation_table_report(reco, held_out, rank_col="rank",
+    ...                                   k=2, metrics=["precision", "recall"]))
+                   @2
+    precision  0.3333
+    recall     0.5000
+    <BLANKLINE>
+    3 users evaluated, 3 with a relevant item.
+    Lists: 1 empty, 0 shorter than 2 items.
+    <BLANKLINE>
+
+    User ``u1`` finds ``b`` at rank 2 (P@2 = 1/2, R@2 = 1), ``u2`` finds
+    ``d`` of ``{d, e}`` (1/2, 1/2) and ``u3`` has no list (0, 0): P@2 =
+    (1/2 + 1/2 + 0) / 3 and R@2 = (1 + 1/2 + 0) / 3.  The counters come
+    with the values:
+
+    >>> recommendation_table_report(reco, held_out, rank_col="rank", k=2,
+    ...                             metrics=["recall"], output_dict=True)
+    {'recall@2': 0.5, 'n_users': 3, 'n_users_without_list': 1,
+     'n_short_lists@2': 0, 'n_lists_without_held_out': 0}
+    """
+    if not isinstance(digits, numbers.Integral) or digits < 0:
+        raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    for name, value in (("user_col", user_col), ("item_col", item_col)):
+        if not isinstance(value, str):
+            raise TypeError(
+                f"{_CALLER}: {name} must be a column name (str); got {value!r}."
+            )
+    if (rank_col is None) == (score_col is None):
+        raise ValueError(
+            f"{_CALLER}: pass exactly one of rank_col= (ranks 1, 2, ... per "
+            "user) and score_col= (scores, higher first); got "
+            f"rank_col={rank_col!r}, score_col={score_col!r}."
+        )
+    for name, value in (
+        ("rank_col", rank_col),
+        ("score_col", score_col),
+        ("label_col", label_col),
+    ):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(
+                f"{_CALLER}: {name} must be a column name (str) or None; got {value!r}."
+            )
+    if user_col == item_col:
+        raise ValueError(f"{_CALLER}: user_col and item_col are both {user_col!r}.")
+    ks = _check_cutoffs(k)
+    names, beyond = split_report_metrics(metrics)
+    if names is None:
+        names = metric_names(default=True)
+    elif names or not beyond:
+        names = _check_metrics(names, True)
+    _check_report_options(options, _CALLER)
+    if convention is not None:
+        check_convention(convention)
+    beyond_options = dict(
+        item_popularity=item_popularity,
+        item_features=item_features,
+        metric=metric,
+        normalization=normalization,
+        share=share,
+    )
+    if not beyond:
+        given = [
+            o
+            for o, v in beyond_options.items()
+            if not (v is None or isinstance(v, str) and v == _BEYOND_DEFAULTS[o])
+        ]
+        if given:
+            raise TypeError(
+                f"{_CALLER}: {', '.join(given)}: options of the beyond-accuracy "
+                "metrics (catalog_coverage, novelty, ...), and metrics has none "
+                "of them; add them to metrics or drop the options."
+            )
+    if per_query and beyond:
+        raise ValueError(
+            f"{', '.join(beyond)}: these beyond-accuracy metrics describe the "
+            "set of every user's list and have no per-user value; drop them "
+            "from metrics or use per_query=False."
+        )
+    if catalog is None:
+        needs = [m for m in beyond if m in _NEED_CATALOG]
+        needs += [m for m in names if CATALOGUE_INPUTS & set(METRICS[m].requires)]
+        if needs:
+            raise ValueError(
+                f"{_CALLER}: {', '.join(needs)} depend on the catalogue; pass "
+                "catalog= (the ids of the items that could be recommended)."
+            )
+
+    t = _read_inputs(
+        recommendations,
+        interactions,
+        exclude,
+        item_popularity,
+        catalog,
+        user_col=user_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        label_col=label_col,
+    )
+    j = _join(t)
+    evaluated, counters = _counters(t, j, ks)
+    n_eval = counters["n_users"]
+
+    values, report = {}, None
+    if names:
+        if n_eval == 0:
+            raise ValueError(
+                f"{_CALLER}: no user has a held-out interaction"
+                + (" left after exclude" if t.excluded is not None else "")
+                + "; there is nothing to evaluate."
+            )
+        y, s, q = _long_form(t, j, evaluated)
+        extra = {}
+        if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
+            extra["n_items_per_query"] = _items_per_user(t, j, evaluated)
+        report = _per_query_report(
+            y,
+            s,
+            k=ks,
+            metrics=names,
+            query_id=q,
+            sample_weight=None,
+            convention=convention,
+            caller=_CALLER,
+            **extra,
+            **options,
+        )
+        if per_query:
+            table = {user_col: t.user_ids[report.query_id], **report.values}
+            return table_output(table, output_dict)
+        values = _means(report)
+    if beyond:
+        values.update(
+            _beyond_values(
+                t,
+                j,
+                beyond,
+                ks,
+                beyond_options=beyond_options,
+                convention=convention,
+                options=options,
+                alone=not names,
+            )
+        )
+
+    if output_dict:
+        return {**values, **counters}
+    shown = list(dict.fromkeys(n.partition("@")[0] for n in values))
+    if report is not None:
+        first = next(iter(report.values.values()))
+        n_scored = int(np.count_nonzero(~np.isnan(first)))
+    else:
+        relevant = np.zeros(t.user_ids.shape[0], dtype=bool)
+        relevant[t.held_user[j.held_kept & (t.held_label > 0)]] = True
+        n_scored = int(np.count_nonzero(relevant))
+    text = _format(values, shown, ks, digits, n_eval, n_scored)
+    text = text.rstrip("\n").rsplit("\n", 1)[0]  # the footer is ours
+    return text + _footer(counters, ks, n_eval, n_scored)
+
+
+class _Tables(NamedTuple):
+    """The tables read, checked and numbered.
+
+    Users and items are codes into ``user_ids`` / ``item_ids`` (the sorted
+    distinct ids of every table).  The recommendations come in table order,
+    or in (user, rank) order with ``reco_row`` giving each one's table row
+    (None when not reordered).  Pairs are keyed ``user * n_items + item``.
+    """
+
+    user_ids: np.ndarray
+    item_ids: np.ndarray
+    reco_user: np.ndarray
+    reco_item: np.ndarray
+    reco_score: np.ndarray  # -position with rank_col (see _read_inputs)
+    reco_row: np.ndarray | None
+    held_user: np.ndarray
+    held_item: np.ndarray
+    held_label: np.ndarray
+    excluded: np.ndarray | None  # sorted unique keys of the excluded pairs
+    position: np.ndarray | None  # item code -> place in catalog (-1: outside)
+    pop_user: np.ndarray | None  # item_popularity's users (codes of its own)
+    pop_item: np.ndarray | None  # item_popularity's item codes
+
+    def keys(self, user, item):
+        return user.astype(np.int64) * np.int64(self.item_ids.shape[0]) + item
+
+
+def _read_inputs(
+    recommendations,
+    interactions,
+    exclude,
+    item_popularity,
+    catalog,
+    *,
+    user_col,
+    item_col,
+    rank_col,
+    score_col,
+    label_col,
+):
+    """Read the tables, number their ids together and check them:
+    :class:`_Tables`."""
+    pairs = {"user_col": user_col, "item_col": item_col}
+    order = ("rank_col", rank_col) if rank_col is not None else ("score_col", score_col)
+    reco, reco_text = _read_table(
+        recommendations, "recommendations", {**pairs, order[0]: order[1]}
+    )
+    held_cols = dict(pairs) if label_col is None else {**pairs, "label_col": label_col}
+    held, held_text = _read_table(interactions, "interactions", held_cols)
+    tables = [("recommendations", reco, reco_text), ("interactions", held, held_text)]
+    if exclude is not None:
+        tables.append(("exclude", *_read_table(exclude, "exclude", pairs)))
+    pop = None
+    if item_popularity is not None and _is_table(item_popularity):
+        pop, pop_text = _read_table(item_popularity, "item_popularity", pairs)
+    cat = None if catalog is None else _read_ids(catalog, "catalog")
+
+    def where(arg, role):
+        col = user_col if role == "user_col" else item_col
+        return f"column {col!r} ({role}) of {arg}"
+
+    users, user_ids = _encode(
+        [(where(a, "user_col"), t["user_col"], "user_col" in x) for a, t, x in tables],
+        "user",
+    )
+    item_parts = [
+        (where(a, "item_col"), t["item_col"], "item_col" in x) for a, t, x in tables
+    ]
+    pop_user = None
+    if pop is not None:
+        # its users are counted only: numbered alone
+        pop_where = where("item_popularity", "user_col")
+        (pop_user,), _ = _encode(
+            [(pop_where, pop["user_col"], "user_col" in pop_text)], "user"
+        )
+        pop_where = where("item_popularity", "item_col")
+        item_parts.append((pop_where, pop["item_col"], "item_col" in pop_text))
+    if cat is not None:
+        item_parts.append(("catalog", cat, False))
+    items, item_ids = _encode(item_parts, "item")
+    n_users, n_items = user_ids.shape[0], item_ids.shape[0]
+    if n_users * n_items >= 2**62:
+        raise ValueError(
+            f"{_CALLER}: {n_users} users x {n_items} items is beyond the pair "
+            "numbering (2**62 pairs)."
+        )
+    pop_item = items[len(tables)] if pop is not None else None
+    position = None
+    if cat is not None:
+        position = _catalog_positions(items[-1], item_ids, items[0], pop_item)
+
+    reco_user, reco_item = users[0], items[0]
+    reco_row = None
+    if rank_col is not None:
+        slot = _check_ranks(
+            reco["rank_col"],
+            reco_user,
+            n_users,
+            f"column {rank_col!r} (rank_col) of recommendations",
+        )
+        # The rows in (user, rank) order, each scored minus its position:
+        # every user's ranking is that of its ranks (no ties), and the
+        # engine's sorts find the scores in order (bench_rectable.py, 1M
+        # rows: 0.15 s for the ranking against 0.20 s with -rank scores in
+        # the table's order).
+        reco_row = np.empty_like(slot)
+        reco_row[slot] = np.arange(slot.shape[0])
+        reco_user, reco_item = reco_user[reco_row], reco_item[reco_row]
+        reco_score = -np.arange(slot.shape[0], dtype=np.float64)
+    else:
+        where_score = f"column {score_col!r} (score_col) of recommendations"
+        reco_score = _numeric(reco["score_col"], where_score).astype(
+            np.float64, copy=False
+        )
+    if label_col is not None:
+        where_label = f"column {label_col!r} (label_col) of interactions"
+        held_label = _check_labels(held["label_col"], where_label)
+    else:
+        held_label = np.ones(users[1].shape[0])
+    excluded = None
+    if exclude is not None:
+        excluded = np.unique(users[2].astype(np.int64) * n_items + items[2])
+    return _Tables(
+        user_ids,
+        item_ids,
+        reco_user,
+        reco_item,
+        reco_score,
+        reco_row,
+        users[1],
+        items[1],
+        held_label,
+        excluded,
+        position,
+        pop_user,
+        pop_item,
+    )
+
+
+def _catalog_positions(cat_codes, item_ids, reco_item, pop_item):
+    """Each item code's place in the catalogue as given (-1 outside it);
+    errors for a repeated catalogue item and for a recommended or popularity
+    item outside it."""
+    n_items = item_ids.shape[0]
+    seen = np.bincount(cat_codes, minlength=n_items)
+    if (seen > 1).any():
+        raise ValueError(
+            f"{_CALLER}: catalog has the item "
+            f"{_show(item_ids[np.flatnonzero(seen > 1)[0]])} more than once; "
+            "pass each item id once."
+        )
+    position = np.full(n_items, -1, dtype=np.intp)
+    position[cat_codes] = np.arange(cat_codes.shape[0])
+    for arg, codes, fix in (
+        (
+            "recommendations",
+            reco_item,
+            "every recommended item must be in the catalogue",
+        ),
+        (
+            "item_popularity",
+            pop_item,
+            "filter the training table to the "
+            "catalogue (items outside it would shift the popularity ranks)",
+        ),
+    ):
+        if codes is None:
+            continue
+        outside = position[codes] < 0
+        if outside.any():
+            row = int(np.flatnonzero(outside)[0])
+            raise ValueError(
+                f"{_CALLER}: {arg} has {int(outside.sum())} row(s) whose item is "
+                f"not in catalog, the first at row {row} (item "
+                f"{_show(item_ids[codes[row]])}); {fix}."
+            )
+    return position
+
+
+class _Joined(NamedTuple):
+    """The recommendations matched with the held-out pairs, after
+    ``exclude``: which rows of each table are kept, each recommendation's
+    held-out grade (0 without one) and which held-out rows were
+    recommended."""
+
+    reco_kept: np.ndarray
+    held_kept: np.ndarray
+    reco_label: np.ndarray
+    found: np.ndarray
+
+
+def _join(t):
+    rkey = t.keys(t.reco_user, t.reco_item)
+    hkey = t.keys(t.held_user, t.held_item)
+    _refuse_duplicates(
+        rkey,
+        "recommendations",
+        t.user_ids,
+        t.item_ids,
+        t.reco_user,
+        t.reco_item,
+        t.reco_row,
+    )
+    order = _refuse_duplicates(
+        hkey, "interactions", t.user_ids, t.item_ids, t.held_user, t.held_item
+    )
+    reco_kept = np.ones(rkey.shape[0], dtype=bool)
+    held_kept = np.ones(hkey.shape[0], dtype=bool)
+    if t.excluded is not None:
+        reco_kept = _lookup(t.excluded, rkey) < 0
+        held_kept = _lookup(t.excluded, hkey) < 0
+        n_removed = int(np.count_nonzero(~held_kept))
+        if n_removed:
+            warnings.warn(
+                f"exclude removes {n_removed} held-out (user, item) pair(s): "
+                "they are neither candidates nor relevant.",
+                UserWarning,
+                stacklevel=3,
+            )
+    match = _lookup(hkey[order], rkey)
+    matched = (match >= 0) & reco_kept
+    reco_label = np.zeros(rkey.shape[0])
+    reco_label[matched] = t.held_label[order[match[matched]]]
+    found = np.zeros(hkey.shape[0], dtype=bool)
+    found[order[match[matched]]] = True
+    return _Joined(reco_kept, held_kept, reco_label, found)
+
+
+def _counters(t, j, ks):
+    """The users evaluated (a mask over user codes) and the counters."""
+    n_users = t.user_ids.shape[0]
+    evaluated = np.zeros(n_users, dtype=bool)
+    evaluated[t.held_user[j.held_kept]] = True
+    retrieved = j.reco_kept & (t.reco_score > -np.inf)
+    length = np.bincount(t.reco_user[retrieved], minlength=n_users)
+    counters = {
+        "n_users": int(np.count_nonzero(evaluated)),
+        "n_users_without_list": int(np.count_nonzero(evaluated & (length == 0))),
+    }
+    for kk in ks:
+        short = evaluated & (length > 0) & (length < kk)
+        counters[f"n_short_lists@{kk}"] = int(np.count_nonzero(short))
+    counters["n_lists_without_held_out"] = int(
+        np.count_nonzero(~evaluated & (length > 0))
+    )
+    return evaluated, counters
+
+
+def _long_form(t, j, evaluated):
+    """``(y_true, y_score, query_id)``: the recommendations of the evaluated
+    users, then the held-out pairs not recommended, at ``-inf``."""
+    reco = j.reco_kept & evaluated[t.reco_user]
+    missed = j.held_kept & ~j.found
+    y = np.concatenate([j.reco_label[reco], t.held_label[missed]])
+    s = np.concatenate([t.reco_score[reco], np.full(int(missed.sum()), -np.inf)])
+    q = np.concatenate([t.reco_user[reco], t.held_user[missed]])
+    return y, s, q
+
+
+def _footer(counters, ks, n_eval, n_scored):
+    parts = [f"{counters['n_users_without_list']} empty"]
+    parts += [
+        f"{counters[f'n_short_lists@{kk}']} shorter than {kk} items"
+        for kk in ks
+        if kk > 1
+    ]
+    lines = [
+        f"{n_eval} users evaluated, {n_scored} with a relevant item.",
+        f"Lists: {', '.join(parts)}.",
+    ]
+    other = counters["n_lists_without_held_out"]
+    if other:
+        lines.append(
+            f"{other} list{'' if other == 1 else 's'} of users without held-out "
+            "interactions (read by the beyond-accuracy metrics only)."
+        )
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _items_per_user(t, j, evaluated):
+    """Items of each evaluated user (in code order) for fall-out and bpref:
+    the catalogue and the user's held-out items outside it, less the
+    excluded pairs of those items."""
+    n_users, n_items = t.user_ids.shape[0], t.item_ids.shape[0]
+    in_catalog = t.position >= 0
+    held_outside = j.held_kept & ~in_catalog[t.held_item]
+    outside = np.bincount(t.held_user[held_outside], minlength=n_users)
+    excluded = np.zeros(n_users)
+    if t.excluded is not None:
+        users, items = np.divmod(t.excluded, n_items)
+        excluded = np.bincount(users[in_catalog[items]], minlength=n_users)
+    total = np.count_nonzero(in_catalog) + outside - excluded
+    return total[evaluated].astype(np.float64)
+
+
+def _beyond_values(t, j, names, ks, *, beyond_options, convention, options, alone):
+    """The beyond-accuracy metrics of every list of the recommendations
+    (excluded pairs dropped), through the report's beyond-accuracy path (its
+    refusals and presets); items numbered by their place in the catalogue
+    (or by code without one)."""
+    import scipy.sparse as sp
+
+    kept = j.reco_kept
+    if not kept.any():
+        raise ValueError(
+            f"{_CALLER}: {', '.join(names)} read the recommended lists, and "
+            "recommendations has no row"
+            + (" left after exclude" if t.excluded is not None else "")
+            + "."
+        )
+    items = t.reco_item[kept]
+    n_items = t.item_ids.shape[0]
+    if t.position is not None:
+        items = t.position[items]
+        n_items = int(np.count_nonzero(t.position >= 0))
+    own = {o: v for o, v in beyond_options.items() if v is not None}
+    if t.pop_user is not None:
+        # the training table as a users x items matrix: an item's count is
+        # its number of distinct users, novelty's share that over the users
+        cols = t.pop_item if t.position is None else t.position[t.pop_item]
+        n_pop_users = int(t.pop_user.max()) + 1 if t.pop_user.shape[0] else 0
+        own["item_popularity"] = sp.csr_matrix(
+            (np.ones(t.pop_user.shape[0]), (t.pop_user, cols)),
+            shape=(n_pop_users, n_items),
+        )
+    elif "item_popularity" in own and t.position is None:
+        raise ValueError(
+            f"{_CALLER}: item_popularity given as counts per item needs "
+            "catalog= (the counts follow its order); or pass the training "
+            "interactions as a table with user_col and item_col."
+        )
+    if "item_features" in own and t.position is None:
+        raise ValueError(
+            f"{_CALLER}: item_features needs catalog= (one row per item of "
+            "the catalogue, in its order)."
+        )
+    # the ranking metrics' options: refused when no ranking metric reads
+    # them (alone), checked against serendipity's relevance
+    call = {**options, **own, "item_id": items, "n_items": n_items}
+    values, _, _ = report_values(
+        j.reco_label[kept],
+        t.reco_score[kept],
+        ks,
+        names,
+        query_id=t.reco_user[kept],
+        per_query=False,
+        sample_weight=None,
+        convention=convention,
+        options=call,
+        alone=alone,
+    )
+    return values
+
+
+# ---------------------------------------------------------------------------
+# Top-k lists of a score block, as a table (factor_ranking_report)
+# ---------------------------------------------------------------------------
+
+
+def top_k_rows(S, k, first_user=0):
+    """The top-``k`` items of each row of the score block ``S`` as table
+    columns ``(user, item, rank, score)``: ``-inf`` scores left out, ties
+    broken by the lower column (the order ``ignore_ties=True`` ranks), rows
+    numbered from ``first_user``."""
+    n, m = S.shape
+    K = min(k, m)
+    if n == 0 or K == 0:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty, empty, np.zeros(0, dtype=S.dtype)
+    cut = np.partition(S, m - K, axis=1)[:, m - K]  # the K-th largest score
+    above = S > cut[:, None]
+    tied = S == cut[:, None]
+    room = K - np.count_nonzero(above, axis=1)
+    keep = above | (tied & (np.cumsum(tied, axis=1) <= room[:, None]))
+    keep &= S > -np.inf
+    r, c = np.nonzero(keep)
+    v = S[r, c]
+    order = np.lexsort((c, -v, r))
+    r, c, v = r[order], c[order], v[order]
+    counts = np.bincount(r, minlength=n)
+    rank = np.arange(r.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts) + 1
+    return r + first_user, c, rank, v
