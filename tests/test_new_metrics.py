@@ -16,8 +16,8 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
+from sklearn_rankmetrics._metrics._driver import candidate_negatives, items_per_query
 from sklearn_rankmetrics._metrics._kernels import query_defined
-from sklearn_rankmetrics._metrics._ranking import candidate_negatives, items_per_query
 from sklearn_rankmetrics._registry import kernels
 from tests._reference import NAIVE_MORE, random_case, random_weights
 

@@ -7,8 +7,6 @@ import inspect
 import numpy as np
 
 from .._metrics._beyond import (
-    _CATALOGUE_METRICS,
-    SET_KERNELS,
     _check_base,
     _check_beyond_ties,
     _check_catalogue,
@@ -29,14 +27,8 @@ from .._metrics._beyond import (
     _popularity_ranks,
     _serendipity_values,
     _unseen_recommended,
-    average_popularity_at_k,
-    catalog_coverage_at_k,
-    exposure_entropy_at_k,
-    gini_index_at_k,
-    intra_list_diversity_at_k,
-    novelty_at_k,
-    serendipity_at_k,
 )
+from .._registry import BEYOND_METRICS
 from .._utils._conventions import convention_options
 from .._utils._validation import check_inputs, issparse
 
@@ -89,10 +81,10 @@ class BeyondSums:
         self._warn_catalogue = tuple(
             f"{m}_at_k"
             for m in self.names
-            if m in _CATALOGUE_METRICS
+            if BEYOND_METRICS[m].kernel.catalogue
             or (m == "exposure_entropy" and normalization == "max")
         )
-        requires = {r for m in self.names for r in SET_KERNELS[m].requires}
+        requires = {r for m in self.names for r in BEYOND_METRICS[m].requires}
         self._catalogue = None
         if "item_popularity" in requires:
             counts, denominator = _popularity(item_popularity, share)
@@ -140,7 +132,7 @@ class BeyondSums:
         return self
 
     def _part(self, name, lists):
-        kind = SET_KERNELS[name].part
+        kind = BEYOND_METRICS[name].kernel.part
         if kind == "none":
             return _coverage_none(lists)
         if kind == "counts":
@@ -162,7 +154,7 @@ class BeyondSums:
         if old is None:
             self.parts[key] = part
             return
-        kind = SET_KERNELS[name].part
+        kind = BEYOND_METRICS[name].kernel.part
         if kind != "users" and old.shape != part.shape:
             raise ValueError(
                 f"cannot merge {name}@{k}: the blocks have {old.shape[0]} and "
@@ -199,8 +191,8 @@ def split_report_metrics(metrics):
     if metrics is None:
         return None, []
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    beyond = [m for m in names if isinstance(m, str) and m in SET_KERNELS]
-    rest = [m for m in names if not (isinstance(m, str) and m in SET_KERNELS)]
+    beyond = [m for m in names if isinstance(m, str) and m in BEYOND_METRICS]
+    rest = [m for m in names if not (isinstance(m, str) and m in BEYOND_METRICS)]
     return rest, list(dict.fromkeys(beyond))
 
 
@@ -224,18 +216,6 @@ _TIE_OPTIONS = ("ties", "ignore_ties")
 _NOT_OPTIONS = {"y_true", "y_score", "k", "query_id", "item_id", "n_items"}
 
 
-def _functions():
-    return {
-        "catalog_coverage": catalog_coverage_at_k,
-        "gini_index": gini_index_at_k,
-        "exposure_entropy": exposure_entropy_at_k,
-        "average_popularity": average_popularity_at_k,
-        "novelty": novelty_at_k,
-        "intra_list_diversity": intra_list_diversity_at_k,
-        "serendipity": serendipity_at_k,
-    }
-
-
 def _resolve_options(names, convention, given, k):
     """The options of the beyond-accuracy metrics ``names`` in a report:
     the convention's for each metric (as its function resolves them at
@@ -244,9 +224,8 @@ def _resolve_options(names, convention, given, k):
     refused rather than applied to one alone."""
     resolved = {}
     if convention is not None:
-        functions = _functions()
         for name in names:
-            function = functions[name]
+            function = BEYOND_METRICS[name].function
             accepted = set(inspect.signature(function).parameters) - _NOT_OPTIONS
             preset = convention_options(convention, function.__name__, accepted, k=k)
             if "ignore_ties" in given and "ties" not in given:

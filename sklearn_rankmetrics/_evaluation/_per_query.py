@@ -20,6 +20,7 @@ import numpy as np
 from .._engine._per_query import rank_per_query
 from .._engine._select import _relevant, exact_threshold
 from .._metrics._auc import gauc_per_query
+from .._metrics._driver import candidate_negatives, items_per_query
 from .._metrics._ips import ESTIMATORS, PARTS
 from .._metrics._kernels import (
     AP_DENOMINATORS,
@@ -30,7 +31,6 @@ from .._metrics._kernels import (
     query_defined,
 )
 from .._metrics._propensity import above_one, diagnostic_totals, format_diagnostics
-from .._metrics._ranking import candidate_negatives, items_per_query
 from .._registry import METRICS, is_beyond, parse_metric
 from .._registry import default_metrics as registry_default_metrics
 from .._utils._averaging import average_queries, weighted_mean

@@ -1269,13 +1269,17 @@ class SetKernel(NamedTuple):
     ``"counts"`` (per item, its expected number of lists: blocks add) or
     ``"users"`` (per-user values: sums and counts add).  ``requires`` names
     the report option the metric needs (``"item_popularity"``,
-    ``"item_features"``), if any.  These metrics describe the set of lists,
+    ``"item_features"``), if any; ``options`` the metric's own options;
+    ``catalogue`` whether it reads the catalogue size (and so warns in
+    the long form without it; exposure entropy only with
+    ``normalization="max"``).  These metrics describe the set of lists,
     so a report has no per-query value for them.
     """
 
     part: str
     requires: tuple = ()
     options: tuple = ()
+    catalogue: bool = False
 
 
 def _finish_value(name, part, options):
@@ -1290,18 +1294,13 @@ def _finish_value(name, part, options):
     return float(total / n) if n else float("nan")
 
 
-SET_KERNELS = {
-    "catalog_coverage": SetKernel("none", options=("padding_items",)),
-    "gini_index": SetKernel("counts", options=("padding_items",)),
-    "exposure_entropy": SetKernel("counts", options=("normalization", "base")),
-    "average_popularity": SetKernel("users", ("item_popularity",)),
-    "novelty": SetKernel("users", ("item_popularity",), ("share", "unseen")),
-    "intra_list_diversity": SetKernel(
-        "users", ("item_features",), ("metric", "single_item")
-    ),
-    "serendipity": SetKernel("users", ("item_popularity",)),
-}
-
-# the metrics that read the catalogue size (they warn in the long form
-# without it); exposure entropy only with normalization="max"
-_CATALOGUE_METRICS = ("catalog_coverage", "gini_index")
+# The set kernel of each metric, read by its MetricSpec in the registry.
+CATALOG_COVERAGE_KERNEL = SetKernel("none", options=("padding_items",), catalogue=True)
+GINI_INDEX_KERNEL = SetKernel("counts", options=("padding_items",), catalogue=True)
+EXPOSURE_ENTROPY_KERNEL = SetKernel("counts", options=("normalization", "base"))
+AVERAGE_POPULARITY_KERNEL = SetKernel("users", ("item_popularity",))
+NOVELTY_KERNEL = SetKernel("users", ("item_popularity",), ("share", "unseen"))
+INTRA_LIST_DIVERSITY_KERNEL = SetKernel(
+    "users", ("item_features",), ("metric", "single_item")
+)
+SERENDIPITY_KERNEL = SetKernel("users", ("item_popularity",))

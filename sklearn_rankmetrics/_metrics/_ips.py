@@ -18,11 +18,15 @@ import numpy as np
 from .._utils._averaging import _undefined, average_queries, weighted_mean
 from .._utils._validation import (
     _check_item_weight,
+    _check_per_query_k,
     _check_propensity,
     _check_y_true_form,
     check_inputs,
+    check_no_relevant,
     check_query_id,
 )
+from ._driver import items_per_query, metric_value
+from ._kernels import DCG_KERNEL, _discount_of_ranks
 
 __all__ = []  # private module
 
@@ -294,3 +298,168 @@ def _ips_check_k(k, name):
             f"{name} with propensity= needs an integer cutoff k >= 1 (the "
             f"estimator divides by k); got k={k!r}."
         )
+
+
+# ---------------------------------------------------------------------------
+# The estimators of the ranking metric functions: one weighted DCG
+# ---------------------------------------------------------------------------
+def ips_metric(name, args):
+    """The IPS estimate of the metric function ``name`` (precision_at_k,
+    recall_at_k, dcg_at_k, ndcg_at_k) from its arguments ``args``, or its
+    value with per-item weights (dcg_at_k, ndcg_at_k with ``item_weight``).
+
+    The per-item values gain * item_weight / propensity ride through the
+    DCG kernel as linear grades (one ranking; a tie group takes its mean
+    weight, exact).  Each query's numerator is that weighted DCG@k (a
+    binary gain and a flat discount for precision and recall); the
+    denominator is k (precision), 1 (the IPS DCG sum), the sum of the
+    weights (recall, self-normalised DCG) or the ideal DCG of the
+    estimated grade counts (NDCG).  :func:`ips_average` averages them:
+    over queries, pooled (``average="micro"``), or per query.
+    """
+    propensity = args["propensity"]
+    what = "propensity=" if propensity is not None else "item_weight="
+    average = _check_ips_average_option(name, what, propensity, args["average"])
+    no_relevant = check_no_relevant(args["no_relevant"])
+    to_gain, discount = _ips_gain(name, what, args)
+    levels, inverse = _gains_and_counts(
+        args["y_true"],
+        propensity,
+        args.get("item_weight"),
+        min_propensity=args["min_propensity"],
+        query_id=args["query_id"],
+        to_gain=to_gain,
+    )
+    weights = levels if inverse is None else levels * inverse
+    sum_form = ESTIMATORS[name].form == "sum" or (
+        ESTIMATORS[name].form == "choice" and not args["self_normalized"]
+    )
+    if name == "dcg_at_k" and not args["self_normalized"] and propensity is None:
+        # item_weight alone: the plain DCG of the weighted gains
+        return _weighted_dcg(weights, args, discount, no_relevant, average)
+    top = _weighted_dcg(weights, args, discount, 0.0, None)
+    total = _per_query_sum(weights, args["query_id"])  # estimated relevant gain
+    query_w = _query_weights(
+        weights, args["y_score"], args["query_id"], args["sample_weight"]
+    )
+    if sum_form:  # defined (0) without an observed relevant item
+        check_sum_no_relevant(no_relevant, total > 0, name)
+        den = float(args["k"]) if name == "precision_at_k" else 1.0
+        defined = np.ones(top.shape, dtype=bool)
+        return ips_average(top / den, defined, query_w, den, average, 0.0, name)
+    if name == "ndcg_at_k":  # over the ideal DCG of the estimated grade counts
+        total = _estimated_ideal(levels, inverse, args, discount)
+    # a ratio: recall and the self-normalised DCG over the estimated
+    # relevant gain, NDCG over the ideal DCG of the estimated counts
+    defined = total > 0
+    values = np.zeros_like(top)
+    np.divide(top, total, out=values, where=defined)
+    return ips_average(
+        values, defined, query_w, total, average, no_relevant, name, what
+    )
+
+
+def _check_ips_average_option(name, what, propensity, average):
+    """``average`` with ``propensity=`` (:func:`check_ips_average`), or with
+    ``item_weight=`` alone: "queries" or None."""
+    if propensity is not None:
+        return check_ips_average(average, name, propensity)
+    if average not in ("queries", None):
+        raise ValueError(
+            f"{name} with {what} supports average='queries' or None; "
+            f"got average={average!r}."
+        )
+    return average
+
+
+def _ips_gain(name, what, args):
+    """``(to_gain, discount)``: the gain of a grade and the discount of a
+    rank of the estimator ``name`` (binary and flat for precision and
+    recall), after the checks of its cut-off and options."""
+    k = args["k"]
+    if name in ("precision_at_k", "recall_at_k"):
+        if name == "precision_at_k":
+            _ips_check_k(k, name)
+            if args["precision_denominator"] != "k":
+                raise ValueError(
+                    "precision_at_k with propensity= needs precision_denominator='k'."
+                )
+        return _binary_gain(args["relevance_threshold"]), np.ones_like
+    gain = args["gain"]
+    if isinstance(gain, str) and gain == "linear":
+        to_gain = np.asarray
+    elif isinstance(gain, str) and gain == "exponential":
+        to_gain = _exponential_gain
+    else:
+        raise ValueError(
+            f"{name} with {what} needs gain='linear' or 'exponential'; "
+            f"got gain={gain!r}."
+        )
+    if isinstance(k, (list, tuple, np.ndarray)):
+        _check_per_query_k(k)  # one cut-off per query
+    elif k is not None and (
+        isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
+    ):
+        raise ValueError(
+            f"{name} with {what} needs k=None, an integer k >= 1 or one "
+            f"per query; got k={k!r}."
+        )
+    return to_gain, args["discount"]
+
+
+def _binary_gain(threshold):
+    """1 for a relevant grade (above 0, or at least ``threshold``), else 0."""
+
+    def to_gain(y):
+        return (y >= threshold if threshold is not None else y > 0).astype(float)
+
+    return to_gain
+
+
+def _exponential_gain(y):
+    return np.exp2(y) - 1.0
+
+
+def _weighted_dcg(weights, args, discount, no_relevant, average):
+    """The DCG@k of the per-item ``weights`` taken as linear grades, ranked
+    by the scores and options of ``args``."""
+    return metric_value(
+        "dcg_at_k",
+        DCG_KERNEL,
+        {
+            "y_true": weights,
+            "y_score": args["y_score"],
+            "k": args["k"],
+            "query_id": args["query_id"],
+            "ties": args["ties"],
+            "ignore_ties": args["ignore_ties"],
+            "sample_weight": args["sample_weight"],
+            "gain": "linear",
+            "no_relevant": no_relevant,
+            "average": average,
+            "log_base": args.get("log_base", 2.0),
+            "discount": discount,
+        },
+    )
+
+
+def _estimated_ideal(levels, inverse, args, discount):
+    """The ideal DCG@k of each query's estimated grade counts
+    (:func:`_ideal_from_counts`), over at most its items."""
+    k, query_id, log_base = args["k"], args["query_id"], args["log_base"]
+    n_items = items_per_query(args["y_score"], query_id)
+    if isinstance(k, (list, tuple, np.ndarray)):
+        k = _check_per_query_k(k)
+    cap = n_items if k is None else np.minimum(n_items, k)
+
+    def discount_of(size):
+        ranks = np.arange(1, size + 1, dtype=np.float64)
+        return _discount_of_ranks(ranks, log_base, discount)
+
+    return _ideal_from_counts(
+        levels,
+        np.ones_like(levels) if inverse is None else inverse,
+        query_id,
+        cap,
+        discount_of,
+    )

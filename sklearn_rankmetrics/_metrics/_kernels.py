@@ -435,11 +435,6 @@ UNDEFINED_WHEN = {
 }
 
 
-# Fall-out's kernel, read by fallout_at_k itself (its queries are defined by
-# an input, the non-relevant candidates) and by the registry.
-FALLOUT_KERNEL = Kernel(_fallout_values, "n_negatives", requires=("n_negatives",))
-
-
 def query_defined(kernel, rk, inputs=None):
     """Where each query of ``rk`` is defined for ``kernel``: its
     ``defined_by`` count is above 0.  The count is a field of the ranking
@@ -463,3 +458,48 @@ def _gain_sum(rk, gains, discount):
             "use smaller grades, or gain='linear'."
         )
     return total
+
+
+def _graded_rbp(rbp_gain="binary", **_):
+    """Graded RBP reads each query's top grade: the ideal ranking."""
+    return rbp_gain != "binary"
+
+
+# ---------------------------------------------------------------------------
+# The kernel of each metric, read by its public function (_ranking.py, through
+# _driver.metric_value) and by its MetricSpec in the registry.
+# ---------------------------------------------------------------------------
+PRECISION_KERNEL = Kernel(
+    _precision_values, "n_rel", options=("precision_denominator",)
+)
+RECALL_KERNEL = Kernel(_recall_values, "n_rel")
+FBETA_KERNEL = Kernel(_fbeta_values, "n_rel", options=("beta",))
+F1_KERNEL = Kernel(_fbeta_values, "n_rel")  # beta = 1, not an option
+HIT_RATE_KERNEL = Kernel(_hit_rate_values, "n_rel")
+RECIPROCAL_RANK_KERNEL = Kernel(_reciprocal_rank_values, "n_rel")
+AVERAGE_PRECISION_KERNEL = Kernel(
+    _average_precision_values, "n_rel", options=("ap_denominator",)
+)
+# average_precision_at_k(ties="threshold"): scikit-learn's rule, whole list
+THRESHOLD_AVERAGE_PRECISION_KERNEL = Kernel(
+    _threshold_average_precision_values, "n_rel"
+)
+DCG_KERNEL = Kernel(_dcg_values, "n_pos", options=("log_base", "discount"))
+NDCG_KERNEL = Kernel(
+    _ndcg_values, "n_pos", needs_ideal=True, options=("log_base", "discount", "ideal")
+)
+R_PRECISION_KERNEL = Kernel(_r_precision_values, "n_rel", requires=("whole_list",))
+# defined by an input, the non-relevant candidates of each query
+FALLOUT_KERNEL = Kernel(_fallout_values, "n_negatives", requires=("n_negatives",))
+ERR_KERNEL = Kernel(
+    _err_values,
+    "n_pos",
+    needs_ideal=True,
+    options=("max_grade",),
+    requires=("exponential_gain",),
+)
+RBP_KERNEL = Kernel(
+    _rbp_values, "n_rel", needs_ideal=_graded_rbp, options=("persistence", "rbp_gain")
+)
+RBP_RESIDUAL_KERNEL = Kernel(_rbp_residual_values, "n_rel", options=("persistence",))
+BPREF_KERNEL = Kernel(_bpref_values, "n_rel", requires=("whole_list", "n_items"))

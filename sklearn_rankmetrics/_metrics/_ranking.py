@@ -1,68 +1,49 @@
 """Ranking metrics: precision, recall, F, hit rate, MRR, MAP, DCG, NDCG,
 R-precision, fall-out, ERR, RBP and bpref.
 
-Each metric is a few vectorised lines over the per-rank tie-group
-description built by :mod:`sklearn_rankmetrics._engine`.
+Each public function documents its metric, checks its own options and
+hands its arguments to :func:`~._driver.metric_value` with its kernel
+(:mod:`._kernels`, a few vectorised lines over the per-rank tie-group
+description built by :mod:`sklearn_rankmetrics._engine`); the
+inverse-propensity estimators go to :func:`~._ips.ips_metric`.
 """
-
-from types import SimpleNamespace
 
 import numpy as np
 
-from .._engine._per_query import rank_per_query
-from .._engine._select import _relevant, exact_threshold
-from .._utils._averaging import _micro_keep, average_queries, pooled_ratio
+from .._utils._averaging import pooled_ratio
 from .._utils._docstrings import fill_doc
 from .._utils._validation import (
-    _check_per_query_k,
-    _check_ties,
-    check_average,
     check_discount,
-    check_gain,
-    check_inputs,
-    check_no_relevant,
     check_option,
     check_persistence,
     check_query_id,
     check_real,
 )
 from ._base import with_convention
-from ._ips import (
-    _check_self_normalized,
-    _gains_and_counts,
-    _ideal_from_counts,
-    _ips_check_k,
-    _per_query_sum,
-    _query_weights,
-    check_ips_average,
-    check_sum_no_relevant,
-    ips_average,
-)
+from ._driver import Pooled, metric_value, relevant_counts
+from ._ips import _check_self_normalized, ips_metric
 from ._kernels import (
     AP_DENOMINATORS,
+    AVERAGE_PRECISION_KERNEL,
+    BPREF_KERNEL,
+    DCG_KERNEL,
+    ERR_KERNEL,
     FALLOUT_KERNEL,
+    FBETA_KERNEL,
+    HIT_RATE_KERNEL,
     IDEAL_RULES,
+    NDCG_KERNEL,
     PRECISION_DENOMINATORS,
+    PRECISION_KERNEL,
+    R_PRECISION_KERNEL,
     RBP_GAINS,
-    UNDEFINED_WHEN,
-    _average_precision_values,
-    _bpref_values,
-    _dcg_values,
-    _discount,
-    _err_values,
-    _fbeta_values,
+    RBP_KERNEL,
+    RBP_RESIDUAL_KERNEL,
+    RECALL_KERNEL,
+    RECIPROCAL_RANK_KERNEL,
+    THRESHOLD_AVERAGE_PRECISION_KERNEL,
     _fbeta_weights,
-    _hit_rate_values,
-    _ndcg_values,
     _precision_cutoff,
-    _precision_values,
-    _r_precision_values,
-    _rbp_residual_values,
-    _rbp_values,
-    _recall_values,
-    _reciprocal_rank_values,
-    _threshold_average_precision_values,
-    query_defined,
 )
 
 __all__ = [
@@ -85,295 +66,52 @@ __all__ = [
 ]
 
 
-def _prepare(
-    y_true,
-    y_score,
-    *,
-    k,
-    query_id,
-    sample_weight,
-    ignore_ties,
-    no_relevant,
-    average,
-    per_query,
-    averages=("queries",),
-    relevance_threshold=None,
-    gain="linear",
-    need_ideal=False,
-    ties=None,
-    chunks=True,
-):
-    """Check the options every metric shares, rank the queries and read
-    each query's values off its ranking.
+# ---------------------------------------------------------------------------
+# The micro averages: pooled counts (average="micro")
+# ---------------------------------------------------------------------------
+def _pooled_precision(precision_denominator):
+    """Total hits over the total precision denominators."""
 
-    ``per_query(rk)`` returns a dict of per-query arrays computed from a
-    :class:`Ranking` ``rk``; it may be called on chunks of the queries (see
-    ``_CHUNK_RANKING_ABOVE``; ``chunks=False`` ranks them all at once).
-    Returns ``(q, no_relevant, average)``, ``q`` holding those arrays for
-    every query, with ``n_rel``, ``n_pos`` and ``weights``.
-    """
-    ties = _check_ties(ties, ignore_ties)
-    no_relevant = check_no_relevant(no_relevant)
-    average = check_average(average, averages)
-    threshold = check_real(
-        "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
-    )
-    gain = check_gain(gain)
-    per_query_k = None
-    if isinstance(k, (list, tuple, np.ndarray)):
-        per_query_k = _check_per_query_k(k)
-        k = int(per_query_k.max())
-    if ties in ("pessimistic", "optimistic"):
-        y_true, y_score, query_id, sample_weight = _order_ties(
-            y_true, y_score, query_id, sample_weight, worst_first=ties == "pessimistic"
-        )
+    def counts(rk):
+        return {
+            "hits": rk.hits,
+            "cutoff": _precision_cutoff(rk, precision_denominator),
+        }
 
-    q = rank_per_query(
-        y_true,
-        y_score,
-        per_query,
-        k=k,
-        per_query_k=per_query_k,
-        chunks=chunks,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        threshold=threshold,
-        gain=gain,
-        ignore_ties=ties != "expected",
-        need_ideal=need_ideal,
-    )
-    return SimpleNamespace(**q), no_relevant, average
+    def value(q, keep, name):
+        return pooled_ratio(q.hits, q.cutoff, keep, q.weights, name)
+
+    return Pooled(counts, value)
 
 
-def _order_ties(y_true, y_score, query_id, sample_weight, worst_first):
-    """The inputs with each query's items sorted by grade (ascending if
-    ``worst_first``), so that breaking ties by position ranks a tie group's
-    worst (pessimistic) or best (optimistic) items first.  A sparse
-    ``y_true`` becomes dense (``y_score`` is dense already)."""
-    form, Y, S, codes, _, w = check_inputs(
-        y_true, y_score, query_id, sample_weight, row_weights=True
-    )
-    if form == "sparse":
-        Y = Y.toarray()
-    key = Y.astype(np.float64)
-    if not worst_first:
-        key = -key
-    if form == "long":
-        order = np.argsort(key, kind="stable")
-        return Y[order], S[order], codes[order], None if w is None else w[order]
-    order = np.argsort(key, axis=1, kind="stable")
-    return (
-        np.take_along_axis(Y, order, axis=1),
-        np.take_along_axis(S, order, axis=1),
-        None,
-        w,
-    )
+def _recall_counts(rk):
+    return {"hits": rk.hits}
 
 
-def _n_items(y_score, query_id):
-    """:func:`items_per_query`, as one number for a 2-D ``y_score`` (the
-    kernels may then read it on chunks of the queries)."""
-    if query_id is None:
-        return float(np.shape(y_score)[1])
-    return items_per_query(y_score, query_id)
+def _pooled_recall_value(q, keep, name):
+    return pooled_ratio(q.hits, q.n_rel, keep, q.weights, name)
 
 
-def _n_items_once(y_score, query_id):
-    """A function returning :func:`_n_items`, computed at its first call
-    (on validated inputs) and kept for the next ones: the parts of a long
-    form (:func:`rank_parts`) each read it."""
-    kept = []
-
-    def n_items():
-        if not kept:
-            kept.append(_n_items(y_score, query_id))
-        return kept[0]
-
-    return n_items
+# Total hits over the total relevant items.
+_POOLED_RECALL = Pooled(_recall_counts, _pooled_recall_value)
 
 
-def candidate_negatives(y_true, y_score, query_id, threshold=None):
-    """Non-relevant candidates of each query: items whose grade is not
-    relevant (``<= 0``, or below ``threshold``) and whose score is above
-    ``-inf`` (an item scored ``-inf`` is not a candidate: padding, an
-    excluded item, an item not retrieved).  2-D: one count per row; long
-    form: per query in the order of ``np.unique(query_id)``.  Vectorised
-    over every item; the inputs are validated (not their grades' values)."""
-    form, Y, S, codes, ids, _ = check_inputs(
-        y_true, y_score, query_id, None, row_weights=True, defer=True
-    )
-    threshold = exact_threshold(threshold, Y.dtype)
-    candidate = S > -np.inf
-    if form == "long":
-        negative = candidate & ~_relevant(Y, threshold)
-        return np.bincount(codes, weights=negative, minlength=ids.shape[0])
-    if form == "sparse":
-        rows = np.repeat(np.arange(Y.shape[0], dtype=np.intp), np.diff(Y.indptr))
-        keep = _relevant(Y.data, threshold)
-        rows, cols = rows[keep], Y.indices[keep]
-        found = np.bincount(rows, weights=candidate[rows, cols], minlength=S.shape[0])
-        return np.count_nonzero(candidate, axis=1) - found
-    negative = candidate & ~_relevant(np.asarray(Y), threshold)
-    return np.count_nonzero(negative, axis=1).astype(np.float64)
+def _pooled_fbeta(beta):
+    """The F-beta of the pooled precision and recall."""
 
+    def counts(rk):
+        return {"hits": rk.hits, "cutoff": rk.cutoff}
 
-def _candidate_negatives_once(y_true, y_score, query_id, threshold):
-    """A function returning :func:`candidate_negatives`, computed at its
-    first call (on inputs ranked, hence validated) and kept."""
-    kept = []
+    def value(q, keep, name):
+        p = pooled_ratio(q.hits, q.cutoff, keep, q.weights, name)
+        if np.isnan(p):  # every query skipped: warned once
+            return p
+        r = pooled_ratio(q.hits, q.n_rel, keep, q.weights, name)
+        w_rel, w_cut = _fbeta_weights(beta)
+        den = w_rel * p + w_cut * r
+        return float(p * r / den) if den else 0.0
 
-    def n_negatives():
-        if not kept:
-            kept.append(candidate_negatives(y_true, y_score, query_id, threshold))
-        return kept[0]
-
-    return n_negatives
-
-
-def items_per_query(y_score, query_id):
-    """Items of each query, retrieved or not: the row length of a 2-D
-    ``y_score``, or the rows of each query of the long form (in the order
-    of ``np.unique(query_id)``).  Call it on validated inputs."""
-    if query_id is None:
-        shape = np.shape(y_score)
-        return np.full(shape[0], float(shape[1]))
-    codes, ids = check_query_id(query_id, len(query_id))
-    return np.bincount(codes, minlength=ids.shape[0]).astype(np.float64)
-
-
-def _ips_metric(
-    name,
-    y_true,
-    y_score,
-    propensity,
-    min_propensity,
-    item_weight=None,
-    self_normalized=False,
-    **kw,
-):
-    """The IPS estimate of ``name`` (precision_at_k, recall_at_k, dcg_at_k,
-    ndcg_at_k), and the per-item weights of dcg_at_k / ndcg_at_k.
-
-    The per-item values gain * item_weight / propensity ride through
-    dcg_at_k as linear grades (one ranking; a tie group takes its mean
-    weight, exact).  Each query's numerator is that weighted DCG@k (a
-    binary gain and a flat discount for precision and recall); the
-    denominator is k (precision), 1 (the IPS DCG sum), the sum of the
-    weights (recall, self-normalised DCG) or the ideal DCG of the
-    estimated grade counts (NDCG).
-    :func:`~sklearn_rankmetrics._metrics._ips.ips_average` averages them:
-    over queries, pooled (``average="micro"``), or per query.
-    """
-
-    what = "propensity=" if propensity is not None else "item_weight="
-    average = kw.pop("average")
-    if propensity is not None:
-        average = check_ips_average(average, name, propensity)
-    elif average not in ("queries", None):
-        raise ValueError(
-            f"{name} with {what} supports average='queries' or None; "
-            f"got average={average!r}."
-        )
-    no_relevant = check_no_relevant(kw.pop("no_relevant", "skip"))
-    k = kw["k"]
-    if name in ("precision_at_k", "recall_at_k"):
-        if name == "precision_at_k":
-            _ips_check_k(k, name)
-            if kw.pop("precision_denominator") != "k":
-                raise ValueError(
-                    "precision_at_k with propensity= needs precision_denominator='k'."
-                )
-        threshold = kw.pop("relevance_threshold")
-
-        def to_gain(y):
-            return (y >= threshold if threshold is not None else y > 0).astype(float)
-
-        kw.update(discount=np.ones_like)
-    else:
-        gain = kw.pop("gain")
-        if isinstance(gain, str) and gain == "linear":
-            to_gain = np.asarray
-        elif isinstance(gain, str) and gain == "exponential":
-
-            def to_gain(y):
-                return np.exp2(y) - 1.0
-
-        else:
-            raise ValueError(
-                f"{name} with {what} needs gain='linear' or 'exponential'; "
-                f"got gain={gain!r}."
-            )
-        if isinstance(k, (list, tuple, np.ndarray)):
-            k = _check_per_query_k(k)  # one cut-off per query
-        elif k is not None and (
-            isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1
-        ):
-            raise ValueError(
-                f"{name} with {what} needs k=None, an integer k >= 1 or one "
-                f"per query; got k={k!r}."
-            )
-    query_id, sample_weight = kw["query_id"], kw.pop("sample_weight")
-    levels, inverse = _gains_and_counts(
-        y_true,
-        propensity,
-        item_weight,
-        min_propensity=min_propensity,
-        query_id=query_id,
-        to_gain=to_gain,
-    )
-    weights = levels if inverse is None else levels * inverse
-    if name == "dcg_at_k" and not self_normalized and propensity is None:
-        # item_weight alone: the plain DCG of the weighted gains
-        return dcg_at_k(
-            weights,
-            y_score,
-            gain="linear",
-            no_relevant=no_relevant,
-            average=average,
-            sample_weight=sample_weight,
-            **kw,
-        )
-    top = dcg_at_k(
-        weights,
-        y_score,
-        gain="linear",
-        no_relevant=0.0,
-        average=None,
-        sample_weight=sample_weight,
-        **kw,
-    )
-    total = _per_query_sum(weights, query_id)  # estimated relevant gain
-    query_w = _query_weights(weights, y_score, query_id, sample_weight)
-    if name == "precision_at_k" or (name == "dcg_at_k" and not self_normalized):
-        # a sum estimator: defined (0) without an observed relevant item
-        check_sum_no_relevant(no_relevant, total > 0, name)
-        den = float(k) if name == "precision_at_k" else 1.0
-        defined = np.ones(top.shape, dtype=bool)
-        return ips_average(top / den, defined, query_w, den, average, 0.0, name)
-    if name == "ndcg_at_k":  # over the ideal DCG of the estimated grade counts
-        n_items = items_per_query(y_score, query_id)
-        cap = n_items if k is None else np.minimum(n_items, k)
-        log_base, discount = kw["log_base"], kw["discount"]
-
-        def discount_of(size):
-            ranks = SimpleNamespace(rank=np.arange(1, size + 1, dtype=np.float64))
-            return _discount(ranks, log_base, discount)
-
-        total = _ideal_from_counts(
-            levels,
-            np.ones_like(levels) if inverse is None else inverse,
-            query_id,
-            cap,
-            discount_of,
-        )
-    # a ratio: recall and the self-normalised DCG over the estimated
-    # relevant gain, NDCG over the ideal DCG of the estimated counts
-    defined = total > 0
-    values = np.zeros_like(top)
-    np.divide(top, total, out=values, where=defined)
-    return ips_average(
-        values, defined, query_w, total, average, no_relevant, name, what
-    )
+    return Pooled(counts, value)
 
 
 @with_convention
@@ -447,9 +185,7 @@ def precision_at_k(
         \widehat{hits}_q / \sum_q w_q k`, is the same estimate.  See
         :ref:`logged_feedback`.
 
-    min_propensity : float in (0, 1], default=None
-        With ``propensity``: clip propensities below it (less variance,
-        some bias).
+    %(min_propensity)s
 
     self_normalized : bool, default=False
         Only False: the IPS precision is a plain sum; normalising it by
@@ -494,51 +230,17 @@ def precision_at_k(
     precision_denominator = check_option(
         "precision_denominator", precision_denominator, PRECISION_DENOMINATORS
     )
-
     _check_self_normalized(
         self_normalized, "precision_at_k", propensity, min_propensity
     )
     if propensity is not None:
-        return _ips_metric(
-            "precision_at_k",
-            y_true,
-            y_score,
-            propensity,
-            min_propensity,
-            k=k,
-            query_id=query_id,
-            ties=ties,
-            ignore_ties=ignore_ties,
-            no_relevant=no_relevant,
-            sample_weight=sample_weight,
-            average=average,
-            relevance_threshold=relevance_threshold,
-            precision_denominator=precision_denominator,
-        )
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        averages=("queries", "micro"),
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(
-            hits=rk.hits,
-            cutoff=_precision_cutoff(rk, precision_denominator),
-            values=_precision_values(rk, precision_denominator),
-        ),
+        return ips_metric("precision_at_k", locals())
+    return metric_value(
+        "precision_at_k",
+        PRECISION_KERNEL,
+        locals(),
+        pooled=_pooled_precision(precision_denominator),
     )
-    defined = q.n_rel > 0
-    name = "precision_at_k"
-    if average == "micro":
-        keep = _micro_keep(defined, no_relevant, name)
-        return pooled_ratio(q.hits, q.cutoff, keep, q.weights, name)
-    return average_queries(q.values, defined, q.weights, average, no_relevant, name)
 
 
 @with_convention
@@ -602,9 +304,7 @@ def recall_at_k(
         observed relevant item is undefined and follows ``no_relevant``.
         See :ref:`logged_feedback`.
 
-    min_propensity : float in (0, 1], default=None
-        With ``propensity``: clip propensities below it (less variance,
-        some bias).
+    %(min_propensity)s
 
     self_normalized : None or True, default=None
         The estimate with ``propensity`` is self-normalised by
@@ -644,44 +344,10 @@ def recall_at_k(
     >>> recall_at_k(y_true, y_score, k=2, average="micro")
     0.333...
     """
-
     _check_self_normalized(self_normalized, "recall_at_k", propensity, min_propensity)
     if propensity is not None:
-        return _ips_metric(
-            "recall_at_k",
-            y_true,
-            y_score,
-            propensity,
-            min_propensity,
-            k=k,
-            query_id=query_id,
-            relevance_threshold=relevance_threshold,
-            ties=ties,
-            ignore_ties=ignore_ties,
-            no_relevant=no_relevant,
-            sample_weight=sample_weight,
-            average=average,
-        )
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        averages=("queries", "micro"),
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(hits=rk.hits, values=_recall_values(rk)),
-    )
-    defined = q.n_rel > 0
-    name = "recall_at_k"
-    if average == "micro":
-        keep = _micro_keep(defined, no_relevant, name)
-        return pooled_ratio(q.hits, q.n_rel, keep, q.weights, name)
-    return average_queries(q.values, defined, q.weights, average, no_relevant, name)
+        return ips_metric("recall_at_k", locals())
+    return metric_value("recall_at_k", RECALL_KERNEL, locals(), pooled=_POOLED_RECALL)
 
 
 @with_convention
@@ -763,34 +429,9 @@ def fbeta_at_k(
     0.25
     """
     beta = check_real("beta", beta, low=0.0)
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        averages=("queries", "micro"),
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(
-            hits=rk.hits, cutoff=rk.cutoff, values=_fbeta_values(rk, beta)
-        ),
+    return metric_value(
+        "fbeta_at_k", FBETA_KERNEL, locals(), pooled=_pooled_fbeta(beta)
     )
-    defined = q.n_rel > 0
-    name = "fbeta_at_k"
-    if average == "micro":
-        keep = _micro_keep(defined, no_relevant, name)
-        p = pooled_ratio(q.hits, q.cutoff, keep, q.weights, name)
-        if np.isnan(p):  # every query skipped: warned once
-            return p
-        r = pooled_ratio(q.hits, q.n_rel, keep, q.weights, name)
-        w_rel, w_cut = _fbeta_weights(beta)
-        den = w_rel * p + w_cut * r
-        return float(p * r / den) if den else 0.0
-    return average_queries(q.values, defined, q.weights, average, no_relevant, name)
 
 
 @with_convention
@@ -858,19 +499,7 @@ def f1_at_k(
     >>> f1_at_k(y_true, y_score, k=2)
     0.25
     """
-    return fbeta_at_k(
-        y_true,
-        y_score,
-        k=k,
-        beta=1.0,
-        query_id=query_id,
-        relevance_threshold=relevance_threshold,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        sample_weight=sample_weight,
-        average=average,
-    )
+    return fbeta_at_k(**locals(), beta=1.0)
 
 
 @with_convention
@@ -945,22 +574,7 @@ def hit_rate_at_k(
     >>> hit_rate_at_k(y_true, y_score, k=2)
     0.5
     """
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(values=_hit_rate_values(rk)),
-    )
-    return average_queries(
-        q.values, q.n_rel > 0, q.weights, average, no_relevant, "hit_rate_at_k"
-    )
+    return metric_value("hit_rate_at_k", HIT_RATE_KERNEL, locals())
 
 
 @with_convention
@@ -1038,22 +652,7 @@ def reciprocal_rank_at_k(
     >>> reciprocal_rank_at_k(y_true, y_score, k=3)
     0.416...
     """
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(values=_reciprocal_rank_values(rk)),
-    )
-    return average_queries(
-        q.values, q.n_rel > 0, q.weights, average, no_relevant, "reciprocal_rank_at_k"
-    )
+    return metric_value("reciprocal_rank_at_k", RECIPROCAL_RANK_KERNEL, locals())
 
 
 @with_convention
@@ -1153,31 +752,27 @@ def average_precision_at_k(
     0.458...
     """
     ap_denominator = check_option("ap_denominator", ap_denominator, AP_DENOMINATORS)
-    threshold_ties = isinstance(ties, str) and ties == "threshold"
-    if threshold_ties and (k is not None or ignore_ties):
+    if isinstance(ties, str) and ties == "threshold":
+        return _threshold_average_precision(locals())
+    return metric_value("average_precision_at_k", AVERAGE_PRECISION_KERNEL, locals())
+
+
+def _threshold_average_precision(args):
+    """:func:`average_precision_at_k` with ``ties="threshold"``:
+    scikit-learn's rule, which reads whole tie groups (its own kernel, on
+    the ranking of the expected rule; ``ap_denominator`` is R)."""
+    if args["k"] is not None or args["ignore_ties"]:
         raise ValueError(
             "ties='threshold' (scikit-learn's average_precision_score) reads "
             "whole tie groups: use it with k=None and ignore_ties=False."
         )
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties="expected" if threshold_ties else ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(
-            values=_threshold_average_precision_values(rk)
-            if threshold_ties
-            else _average_precision_values(rk, ap_denominator)
-        ),
+    args = {key: value for key, value in args.items() if key != "ap_denominator"}
+    return metric_value(
+        "average_precision_at_k",
+        THRESHOLD_AVERAGE_PRECISION_KERNEL,
+        args,
+        ties="expected",
     )
-    name = "average_precision_at_k"
-    return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)
 
 
 @with_convention
@@ -1215,26 +810,11 @@ def dcg_at_k(
 
     %(query_id)s
 
-    gain : {"linear", "exponential"}, mapping, sequence or callable, \
-default="linear"
-        Gain of a grade: "linear" is the grade itself (as
-        :func:`sklearn.metrics.dcg_score` and trec_eval); "exponential" is
-        :math:`2^{rel} - 1` (as LightGBM and XGBoost).  A mapping
-        ``{grade: gain}`` (trec_eval's gain table) or a sequence indexed
-        by integer grade (LightGBM's ``label_gain``) gives each grade its
-        gain; every grade of ``y_true`` must be in it, grade 0 gains 0 and
-        the gains must not decrease with the grade.  A callable maps an
-        array of grades to their gains (non-decreasing, 0 for grade 0).
+    %(gain)s
 
-    log_base : float > 1, default=2
-        Base of the logarithm of the "log" discount.
+    %(log_base)s
 
-    discount : {"log", "reciprocal"} or callable, default="log"
-        Weight of rank :math:`i`: "log" is :math:`1 / \log_b(i + 1)`,
-        "reciprocal" is :math:`1 / i`; a callable maps the float array of
-        ranks ``1..K`` to non-negative weights.  With ties a group gets its
-        mean gain times the sum of its ranks' weights, exact for any
-        discount.
+    %(discount)s
 
     %(ties)s
 
@@ -1258,9 +838,7 @@ default="linear"
         with ``self_normalized=True`` the summed numerators over the summed
         estimated gains.  See :ref:`logged_feedback`.
 
-    min_propensity : float in (0, 1], default=None
-        With ``propensity``: clip propensities below it (less variance,
-        some bias).
+    %(min_propensity)s
 
     self_normalized : bool, default=False
         With ``propensity``: True gives the self-normalised (SNIPS) form
@@ -1332,46 +910,12 @@ default="linear"
     """
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
-
     self_normalized = _check_self_normalized(
         self_normalized, "dcg_at_k", propensity, min_propensity
     )
     if propensity is not None or item_weight is not None:
-        return _ips_metric(
-            "dcg_at_k",
-            y_true,
-            y_score,
-            propensity,
-            min_propensity,
-            item_weight=item_weight,
-            self_normalized=self_normalized,
-            no_relevant=no_relevant,
-            k=k,
-            query_id=query_id,
-            ties=ties,
-            ignore_ties=ignore_ties,
-            sample_weight=sample_weight,
-            average=average,
-            gain=gain,
-            log_base=log_base,
-            discount=discount,
-        )
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        gain=gain,
-        per_query=lambda rk: dict(values=_dcg_values(rk, log_base, discount)),
-    )
-    return average_queries(
-        q.values, q.n_pos > 0, q.weights, average, no_relevant, "dcg_at_k"
-    )
+        return ips_metric("dcg_at_k", locals())
+    return metric_value("dcg_at_k", DCG_KERNEL, locals())
 
 
 @with_convention
@@ -1413,26 +957,11 @@ def ndcg_at_k(
 
     %(query_id)s
 
-    gain : {"linear", "exponential"}, mapping, sequence or callable, \
-default="linear"
-        Gain of a grade: "linear" is the grade itself (as
-        :func:`sklearn.metrics.ndcg_score` and trec_eval); "exponential" is
-        :math:`2^{rel} - 1` (as LightGBM and XGBoost).  A mapping
-        ``{grade: gain}`` (trec_eval's gain table) or a sequence indexed
-        by integer grade (LightGBM's ``label_gain``) gives each grade its
-        gain; every grade of ``y_true`` must be in it, grade 0 gains 0 and
-        the gains must not decrease with the grade.  A callable maps an
-        array of grades to their gains (non-decreasing, 0 for grade 0).
+    %(gain)s
 
-    log_base : float > 1, default=2
-        Base of the logarithm of the "log" discount.
+    %(log_base)s
 
-    discount : {"log", "reciprocal"} or callable, default="log"
-        Weight of rank :math:`i`: "log" is :math:`1 / \log_b(i + 1)`,
-        "reciprocal" is :math:`1 / i`; a callable maps the float array of
-        ranks ``1..K`` to non-negative weights.  With ties a group gets its
-        mean gain times the sum of its ranks' weights, exact for any
-        discount.
+    %(discount)s
 
     %(ties)s
 
@@ -1462,9 +991,7 @@ default="linear"
         ``no_relevant``.  ``gain`` must be "linear" or "exponential", ``k``
         an integer or None.  See :ref:`logged_feedback`.
 
-    min_propensity : float in (0, 1], default=None
-        With ``propensity``: clip propensities below it (less variance,
-        some bias).
+    %(min_propensity)s
 
     self_normalized : None or True, default=None
         The estimate with ``propensity`` is a ratio by construction: None
@@ -1550,50 +1077,16 @@ default="linear"
     log_base = check_real("log_base", log_base, low=1.0)
     discount = check_discount(discount)
     ideal = check_option("ideal", ideal, IDEAL_RULES)
-
     _check_self_normalized(self_normalized, "ndcg_at_k", propensity, min_propensity)
-    if ideal != "relevant" and (propensity is not None or item_weight is not None):
+    if propensity is None and item_weight is None:
+        return metric_value("ndcg_at_k", NDCG_KERNEL, locals())
+    if ideal != "relevant":
         raise ValueError(
             f"ideal={ideal!r} is not defined with propensity= or item_weight= "
             "(their ideal comes from the estimated or weighted gains); use "
             "ideal='relevant'."
         )
-    if propensity is not None or item_weight is not None:
-        return _ips_metric(
-            "ndcg_at_k",
-            y_true,
-            y_score,
-            propensity,
-            min_propensity,
-            item_weight=item_weight,
-            no_relevant=no_relevant,
-            k=k,
-            query_id=query_id,
-            ties=ties,
-            ignore_ties=ignore_ties,
-            sample_weight=sample_weight,
-            average=average,
-            gain=gain,
-            log_base=log_base,
-            discount=discount,
-        )
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        gain=gain,
-        need_ideal=True,
-        per_query=lambda rk: dict(values=_ndcg_values(rk, log_base, discount, ideal)),
-    )
-    return average_queries(
-        q.values, q.n_pos > 0, q.weights, average, no_relevant, "ndcg_at_k"
-    )
+    return ips_metric("ndcg_at_k", locals())
 
 
 @with_convention
@@ -1672,29 +1165,11 @@ def r_precision_score(
     >>> r_precision_score(y_true, y_score, average=None)
     array([0.5, 0. ])
     """
-    options = dict(
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-    )
-    # R per query first (a ranking at k=1 is cheap), then the ranking at
-    # the largest R: the first R ranks of every query.
-    first, _, _ = _prepare(y_true, y_score, k=1, per_query=lambda rk: {}, **options)
-    deepest = max(int(first.n_rel.max(initial=0.0)), 1)
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=deepest,
-        per_query=lambda rk: dict(values=_r_precision_values(rk)),
-        **options,
-    )
-    return average_queries(
-        q.values, q.n_rel > 0, q.weights, average, no_relevant, "r_precision_score"
-    )
+    args = dict(locals())
+    # R per query first, then the ranking at the largest R: the first R
+    # ranks of every query.
+    deepest = max(int(relevant_counts(args).max(initial=0.0)), 1)
+    return metric_value("r_precision_score", R_PRECISION_KERNEL, args, k=deepest)
 
 
 @with_convention
@@ -1788,41 +1263,7 @@ def fallout_at_k(
     ...              k=1, average=None)
     array([0.33333333,        nan])
     """
-    kernel = FALLOUT_KERNEL
-    threshold = check_real(
-        "relevance_threshold", relevance_threshold, low=0.0, allow_none=True
-    )
-    n_negatives = _candidate_negatives_once(y_true, y_score, query_id, threshold)
-
-    def per_query(rk):
-        inputs = {"n_negatives": n_negatives()}
-        return dict(
-            values=kernel.values(rk, **inputs),
-            defined=query_defined(kernel, rk, inputs),
-        )
-
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-        per_query=per_query,
-    )
-    return average_queries(
-        q.values,
-        q.defined,
-        q.weights,
-        average,
-        no_relevant,
-        "fallout_at_k",
-        UNDEFINED_WHEN[kernel.defined_by],
-    )
+    return metric_value("fallout_at_k", FALLOUT_KERNEL, locals())
 
 
 @with_convention
@@ -1927,25 +1368,7 @@ def expected_reciprocal_rank_at_k(
     """
     if max_grade is not None:
         max_grade = check_real("max_grade", max_grade, low=0.0)
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        gain="exponential",
-        need_ideal=True,
-        per_query=lambda rk: dict(values=_err_values(rk, max_grade)),
-        # ERR scales its stop probabilities by the largest grade of every
-        # query: one ranking of them all
-        chunks=False,
-    )
-    name = "expected_reciprocal_rank_at_k"
-    return average_queries(q.values, q.n_pos > 0, q.weights, average, no_relevant, name)
+    return metric_value("expected_reciprocal_rank_at_k", ERR_KERNEL, locals())
 
 
 @with_convention
@@ -2046,23 +1469,7 @@ def rank_biased_precision_at_k(
     """
     persistence = check_persistence(persistence)
     rbp_gain = check_option("rbp_gain", rbp_gain, RBP_GAINS)
-    graded = rbp_gain != "binary"
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-        need_ideal=graded,
-        per_query=lambda rk: dict(values=_rbp_values(rk, persistence, rbp_gain)),
-    )
-    name = "rank_biased_precision_at_k"
-    return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)
+    return metric_value("rank_biased_precision_at_k", RBP_KERNEL, locals())
 
 
 @with_convention
@@ -2139,21 +1546,7 @@ def rbp_residual_at_k(
     0.25
     """
     persistence = check_persistence(persistence)
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(values=_rbp_residual_values(rk, persistence)),
-    )
-    name = "rbp_residual_at_k"
-    return average_queries(q.values, q.n_rel > 0, q.weights, average, no_relevant, name)
+    return metric_value("rbp_residual_at_k", RBP_RESIDUAL_KERNEL, locals())
 
 
 @with_convention
@@ -2251,28 +1644,31 @@ def bpref_score(
     >>> bpref_score(y_true, y_score, judged=[[False, True, True, True]])
     1.0
     """
-    if judged is not None:
-        y_true, y_score, query_id, sample_weight, n_judged = _judged_only(
-            y_true, y_score, query_id, sample_weight, judged
-        )
-        n_items = lambda: n_judged  # noqa: E731
-    else:
-        n_items = _n_items_once(y_score, query_id)
-    q, no_relevant, average = _prepare(
-        y_true,
-        y_score,
-        k=None,
+    if judged is None:
+        return metric_value("bpref_score", BPREF_KERNEL, locals())
+    return _judged_bpref(locals())
+
+
+def _judged_bpref(args):
+    """:func:`bpref_score` of the judged items: those of the long form of
+    the inputs (:func:`_judged_only`), each query's items counted among
+    the judged ones only."""
+    y_true, y_score, query_id, sample_weight, n_judged = _judged_only(
+        args["y_true"],
+        args["y_score"],
+        args["query_id"],
+        args["sample_weight"],
+        args["judged"],
+    )
+    return metric_value(
+        "bpref_score",
+        BPREF_KERNEL,
+        args,
+        inputs={"n_items": lambda: n_judged},
+        y_true=y_true,
+        y_score=y_score,
         query_id=query_id,
         sample_weight=sample_weight,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        average=average,
-        relevance_threshold=relevance_threshold,
-        per_query=lambda rk: dict(values=_bpref_values(rk, n_items())),
-    )
-    return average_queries(
-        q.values, q.n_rel > 0, q.weights, average, no_relevant, "bpref_score"
     )
 
 
@@ -2373,15 +1769,4 @@ def success_at_k(
     >>> success_at_k([[0, 1, 0, 1], [1, 0, 0, 0]], [[4, 3, 2, 1], [1, 4, 3, 2]], k=2)
     0.5
     """
-    return hit_rate_at_k(
-        y_true,
-        y_score,
-        k=k,
-        query_id=query_id,
-        relevance_threshold=relevance_threshold,
-        ignore_ties=ignore_ties,
-        ties=ties,
-        no_relevant=no_relevant,
-        sample_weight=sample_weight,
-        average=average,
-    )
+    return hit_rate_at_k(**locals())

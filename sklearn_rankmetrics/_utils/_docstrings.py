@@ -102,6 +102,31 @@ average : {"queries", "micro"} or None, default="queries"
     "queries": weighted mean of the per-query values.  "micro": pooled
     counts over queries (weighted sums of hits and of the denominators).
     None: the per-query values.""",
+    "gain": """\
+gain : {"linear", "exponential"}, mapping, sequence or callable, \
+default="linear"
+    Gain of a grade: "linear" is the grade itself (as
+    :func:`sklearn.metrics.dcg_score`, :func:`~sklearn.metrics.ndcg_score`
+    and trec_eval); "exponential" is :math:`2^{rel} - 1` (as LightGBM and
+    XGBoost).  A mapping ``{grade: gain}`` (trec_eval's gain table) or a
+    sequence indexed by integer grade (LightGBM's ``label_gain``) gives
+    each grade its gain; every grade of ``y_true`` must be in it, grade 0
+    gains 0 and the gains must not decrease with the grade.  A callable
+    maps an array of grades to their gains (non-decreasing, 0 for grade
+    0).""",
+    "log_base": """\
+log_base : float > 1, default=2
+    Base of the logarithm of the "log" discount.""",
+    "discount": r"""discount : {"log", "reciprocal"} or callable, default="log"
+    Weight of rank :math:`i`: "log" is :math:`1 / \log_b(i + 1)`,
+    "reciprocal" is :math:`1 / i`; a callable maps the float array of
+    ranks ``1..K`` to non-negative weights.  With ties a group gets its
+    mean gain times the sum of its ranks' weights, exact for any
+    discount.""",
+    "min_propensity": """\
+min_propensity : float in (0, 1], default=None
+    With ``propensity``: clip propensities below it (less variance, some
+    bias).""",
     "returns": """\
 score : float or ndarray of shape (n_queries,)
     The averaged score, or the per-query values if ``average=None``.""",
