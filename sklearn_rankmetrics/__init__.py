@@ -10,10 +10,13 @@ import importlib
 
 __version__ = "0.1.0.dev0"
 
-# Private module -> the public names it defines.  A module is imported when
-# one of its names is first used (PEP 562): ``import sklearn_rankmetrics``
-# costs nothing, a metric function loads numpy, scipy.sparse and the engine,
-# and scikit-learn, matplotlib or pandas are imported only by the scorers,
+# The public names: every metric of the registry under its function's name
+# (``_registry.METRICS`` and ``BEYOND_METRICS``, read when a name is first
+# used), and the names below, which the registry does not know (private
+# module -> the public names it defines).  A module is imported when one of
+# its names is first used (PEP 562): ``import sklearn_rankmetrics`` costs
+# nothing, a metric function loads numpy, scipy.sparse and the engine, and
+# scikit-learn, matplotlib or pandas are imported only by the scorers,
 # estimators, Displays and frames that need them -- so the command line
 # starts in a fraction of a second.
 _SUBMODULES = {
@@ -39,16 +42,6 @@ _SUBMODULES = {
         "read_trec_run",
         "trec_to_long_form",
     ),
-    "_metrics._auc": ("group_auc_score",),
-    "_metrics._beyond": (
-        "average_popularity_at_k",
-        "catalog_coverage_at_k",
-        "exposure_entropy_at_k",
-        "gini_index_at_k",
-        "intra_list_diversity_at_k",
-        "novelty_at_k",
-        "serendipity_at_k",
-    ),
     "_metrics._calibration": (
         "calibration_ratio",
         "expected_calibration_error",
@@ -57,24 +50,6 @@ _SUBMODULES = {
     "_metrics._propensity": (
         "popularity_propensity",
         "position_propensity",
-    ),
-    "_metrics._ranking": (
-        "average_precision_at_k",
-        "bpref_score",
-        "dcg_at_k",
-        "expected_reciprocal_rank_at_k",
-        "f1_at_k",
-        "fallout_at_k",
-        "fbeta_at_k",
-        "hit_rate_at_k",
-        "ndcg_at_k",
-        "precision_at_k",
-        "r_precision_score",
-        "rank_biased_precision_at_k",
-        "rbp_residual_at_k",
-        "recall_at_k",
-        "reciprocal_rank_at_k",
-        "success_at_k",
     ),
     "_plot._group_calibration": ("GroupCalibrationDisplay",),
     "_plot._metric_at_k": ("MetricAtKDisplay",),
@@ -95,7 +70,19 @@ _WHERE = {name: module for module, names in _SUBMODULES.items() for name in name
 # Public submodules, also importable as attributes.
 _PUBLIC_MODULES = ("dask", "datasets", "model_selection", "spark")
 
-__all__ = sorted(_WHERE)
+
+def _metric_functions():
+    """Function name -> function of every registry metric, read from the
+    registry at each call (imported, by name, by the first one)."""
+    registry = importlib.import_module("._registry", __name__)
+    specs = registry.all_metrics().values()
+    return {spec.function.__name__: spec.function for spec in specs}
+
+
+def _public_names():
+    """``__all__``: the registry's metric functions and the names of
+    :data:`_SUBMODULES`, sorted."""
+    return sorted({*_WHERE, *_metric_functions()})
 
 
 def __getattr__(name):
@@ -106,8 +93,15 @@ def __getattr__(name):
         return value
     if name in _PUBLIC_MODULES:
         return importlib.import_module(f".{name}", __name__)
+    if name == "__all__":  # computed when asked (``from ... import *``)
+        return _public_names()
+    if not name.startswith("_"):  # a metric function is named in the registry
+        value = _metric_functions().get(name)
+        if value is not None:
+            globals()[name] = value
+            return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__) | set(_PUBLIC_MODULES))
+    return sorted(set(globals()) | set(_public_names()) | set(_PUBLIC_MODULES))
