@@ -42,6 +42,7 @@ import numpy as np
 
 from .._engine._rank import sorted_by_query
 from .._engine._select import _csr_values, _dense_top, _map_chunks, _row_chunks
+from .._utils._averaging import EVERY_QUERY, mean_of_totals, weighted_mean
 from .._utils._validation import (
     _as_array,
     _check_ties,
@@ -389,8 +390,9 @@ def _item_mean(lists, values):
 
 
 def _user_mean(values):
-    """Mean of per-user values (sum / count, as the mergeable sums)."""
-    return float(np.sum(values) / values.size) if values.size else float("nan")
+    """Mean of per-user values, every user counting once (sum / count, as
+    the mergeable sums); nan without a user."""
+    return weighted_mean(values, keep=EVERY_QUERY)
 
 
 def _coverage_none(lists):
@@ -1291,7 +1293,7 @@ def _finish_value(name, part, options):
     if name == "exposure_entropy":
         return _entropy(part, options["normalization"], options["base"])
     total, n = part
-    return float(total / n) if n else float("nan")
+    return mean_of_totals(total, n)
 
 
 # The set kernel of each metric, read by its MetricSpec in the registry.

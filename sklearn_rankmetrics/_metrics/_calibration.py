@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from .._utils._averaging import EVERY_QUERY, weighted_mean, weighted_sum
 from .._utils._validation import check_option, check_query_id, undefined_metric_warning
 from ._auc import gauc_per_query
 
@@ -103,12 +104,6 @@ def _entropy(rate):
     return out
 
 
-def _weighted_sum(x, w):
-    # numpy's pairwise sum, not np.dot: OpenBLAS would make the last bit
-    # depend on its number of threads
-    return float(x.sum()) if w is None else float((x * w).sum())
-
-
 def normalized_entropy(y_true, y_prob, *, sample_weight=None, undefined_value=np.nan):
     r"""Normalized entropy (NE): log loss divided by the base rate's entropy.
 
@@ -179,8 +174,8 @@ def normalized_entropy(y_true, y_prob, *, sample_weight=None, undefined_value=np
     """
     y, p, w = _check_binary(y_true, y_prob, sample_weight)
     total = float(y.shape[0]) if w is None else float(w.sum())
-    log_loss = _weighted_sum(_row_log_loss(y, p), w) / total
-    rate = _weighted_sum(y, w) / total
+    log_loss = weighted_sum(w, _row_log_loss(y, p)) / total
+    rate = weighted_sum(w, y) / total
     entropy = float(_entropy(rate))
     if entropy == 0.0:
         return _undefined(
@@ -239,14 +234,14 @@ def calibration_ratio(y_true, y_prob, *, sample_weight=None, undefined_value=np.
     0.75
     """
     y, p, w = _check_binary(y_true, y_prob, sample_weight)
-    clicks = _weighted_sum(y, w)
+    clicks = weighted_sum(w, y)
     if clicks == 0.0:
         return _undefined(
             undefined_value,
             "calibration_ratio is undefined without clicks (y_true sums to "
             "0). Returning undefined_value.",
         )
-    return _weighted_sum(p, w) / clicks
+    return weighted_sum(w, p) / clicks
 
 
 def _bin_ids(p, n_bins, strategy):
@@ -418,4 +413,4 @@ def _field_rce(impressions, clicks, pred):
     if not used.any():
         return float("nan")
     rce = np.abs(clicks[used] - pred[used]) / clicks[used]
-    return float((impressions[used] * rce).sum() / impressions[used].sum())
+    return weighted_mean(rce, impressions[used], keep=EVERY_QUERY)

@@ -5,7 +5,9 @@ comparison, the Displays, the command line) averages per-query values with
 :func:`weighted_mean` (or its two steps, :func:`weighted_totals` and
 :func:`mean_of_totals`); :func:`average_queries` applies the
 ``no_relevant`` policy first, and :func:`pooled_ratio` is the micro
-average.
+average.  The per-user means of the beyond-accuracy metrics, the
+calibration metrics' sums over rows and their mean over groups, and the
+sampled metrics' mean over users are the same functions.
 """
 
 import warnings
@@ -30,9 +32,15 @@ def _undefined(what):
     return float("nan")
 
 
+# ``keep`` of :func:`weighted_mean` and :func:`weighted_totals` that keeps
+# every value, nan included (the mean is then nan): for the means whose
+# every user, row or group counts.
+EVERY_QUERY = slice(None)
+
+
 def weighted_sum(w, values):
-    """``sum(w * values)`` for 1-D arrays, the same bit for bit whatever the
-    machine's BLAS threads.
+    """``sum(w * values)`` for 1-D arrays (``sum(values)`` if ``w`` is None),
+    the same bit for bit whatever the machine's BLAS threads.
 
     ``np.dot`` splits vectors of more than 10,000 items over OpenBLAS's
     threads, whose partial sums change the last bit with their number
@@ -40,7 +48,7 @@ def weighted_sum(w, values):
     its idle threads spin: a long-form ``ndcg_at_k`` of 12,500 queries took
     twice its wall time in CPU.  numpy's own pairwise sum does neither.
     """
-    return float(np.add.reduce(w * values))
+    return float(np.add.reduce(values if w is None else w * values))
 
 
 def average_queries(
