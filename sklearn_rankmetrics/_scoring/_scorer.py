@@ -42,12 +42,6 @@ from .._utils import _sklearn_compat as _compat
 
 __all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
 
-# name -> metric function, from the registry; every name but those of
-# _NO_CUTOFF takes an optional "@k".  Fall-out (lower is better) and the RBP
-# residual (not a quality) have no scorer (MetricSpec.scorer).
-_METRICS = {name: METRICS[name].function for name in metric_names(scorer=True)}
-_NO_CUTOFF = tuple(metric_names(scorer=True, cutoff=False))
-
 # Tried in this order, as sklearn's "roc_auc" does, so that both share one
 # cached prediction inside a multi-metric search.  "predict" comes last
 # only for estimators that have neither (a regressor predicting relevance).
@@ -62,17 +56,27 @@ _SKLEARN_NAMES = (
     "Any name of sklearn.metrics.get_scorer_names() such as 'roc_auc' or "
     "'neg_log_loss' also works."
 )
-_VALID_FORMS = (
-    "Ranking scorer names are "
-    + ", ".join(repr(n) for n in _METRICS if n not in _NO_CUTOFF)
-    + " followed by '@k' with an int k >= 1 such as 'ndcg@10' or "
-    "'precision@5' (without '@k', no cut-off, except 'precision', 'recall' "
-    "and 'f1', which are scikit-learn's classification scorers), and "
-    + ", ".join(repr(n) for n in _NO_CUTOFF)
-    + "; "
-    + _SKLEARN_NAMES[0].lower()
-    + _SKLEARN_NAMES[1:]
-)
+
+
+def _valid_forms():
+    """The valid scorer names, for the messages.
+
+    The scorer names are the registry's (``MetricSpec.scorer``), read when
+    a scorer is asked for: every one but those without a cut-off takes an
+    optional "@k".  Fall-out (lower is better) and the RBP residual (not a
+    quality) have none.
+    """
+    return (
+        "Ranking scorer names are "
+        + ", ".join(map(repr, metric_names(scorer=True, cutoff=True)))
+        + " followed by '@k' with an int k >= 1 such as 'ndcg@10' or "
+        "'precision@5' (without '@k', no cut-off, except 'precision', 'recall' "
+        "and 'f1', which are scikit-learn's classification scorers), and "
+        + ", ".join(map(repr, metric_names(scorer=True, cutoff=False)))
+        + "; "
+        + _SKLEARN_NAMES[0].lower()
+        + _SKLEARN_NAMES[1:]
+    )
 
 
 def _missing_query_id_message(name):
@@ -521,7 +525,7 @@ def _parse(name):
                 f"better); compute it with {spec.function.__name__} or "
                 "ranking_report"
             )
-        raise ValueError(f"{name!r} has no scorer: {why}. {_VALID_FORMS}")
+        raise ValueError(f"{name!r} has no scorer: {why}. {_valid_forms()}")
     return spec.name, spec.function, k
 
 
@@ -657,7 +661,7 @@ def get_scorer(name, **options):
         if not isinstance(name, str):
             raise TypeError(f"name must be a str such as 'ndcg@10'; got {name!r}.")
         if name not in _sklearn_get_scorer_names():
-            raise ValueError(f"{name!r} is not a valid scorer name. {_VALID_FORMS}")
+            raise ValueError(f"{name!r} is not a valid scorer name. {_valid_forms()}")
         if options:
             raise TypeError(
                 f"Options {sorted(options)} only apply to the ranking scorers; "
@@ -689,7 +693,7 @@ def get_scorer(name, **options):
             "average=None gives per-query values, but a scorer must return "
             "one number; use average='queries' (default) or 'micro'."
         )
-    kwargs = {} if base in _NO_CUTOFF else {"k": k}
+    kwargs = {"k": k} if METRICS[base].cutoff else {}
     kwargs.update(options)
     _check_options(name, func, kwargs)
     if not isinstance(exclude_seen, (bool, np.bool_)):
@@ -749,7 +753,7 @@ def get_scorer_names():
      'r_precision', 'rbp', 'success']
     """
     sklearn_names = set(_sklearn_get_scorer_names())
-    ranking = [name for name in _METRICS if name not in sklearn_names]
+    ranking = [n for n in metric_names(scorer=True) if n not in sklearn_names]
     return sorted([*ranking, *_CALIBRATION_SCORERS])
 
 
