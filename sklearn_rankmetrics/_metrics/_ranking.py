@@ -143,13 +143,7 @@ def precision_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
@@ -163,15 +157,7 @@ def precision_at_k(
         ``average="micro"`` it is implicit's ``ranking_metrics_at_k``
         precision, total hits over :math:`\sum_q \min(k, R_q)`.
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_micro)s
+    %(ranking_options_micro)s
 
     propensity : array-like of the shape of ``y_true``, default=None
         Probability in (0, 1] that each cell's (long form: row's) relevance
@@ -270,25 +256,11 @@ def recall_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_micro)s
+    %(ranking_options_micro)s
 
     propensity : array-like of the shape of ``y_true``, default=None
         Probability in (0, 1] that each cell's (long form: row's) relevance
@@ -385,15 +357,7 @@ def fbeta_at_k(
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_micro)s
+    %(ranking_options_micro)s
 
     Returns
     -------
@@ -457,25 +421,11 @@ def f1_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_micro)s
+    %(ranking_options_micro)s
 
     Returns
     -------
@@ -523,25 +473,11 @@ def hit_rate_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------
@@ -601,25 +537,11 @@ def reciprocal_rank_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------
@@ -681,13 +603,7 @@ def average_precision_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
@@ -802,13 +718,7 @@ def dcg_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(gain)s
 
@@ -816,15 +726,7 @@ def dcg_at_k(
 
     %(discount)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     propensity : array-like of the shape of ``y_true``, default=None
         Probability in (0, 1] that each cell's (long form: row's) relevance
@@ -949,13 +851,7 @@ def ndcg_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(gain)s
 
@@ -963,15 +859,7 @@ def ndcg_at_k(
 
     %(discount)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     propensity : array-like of the shape of ``y_true``, default=None
         Probability in (0, 1] that each cell's (long form: row's) relevance
@@ -1121,15 +1009,7 @@ def r_precision_score(
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------
@@ -1198,25 +1078,11 @@ def fallout_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------
@@ -1293,28 +1159,14 @@ def expected_reciprocal_rank_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     max_grade : float or None, default=None
         :math:`g_{max}`, the top grade of the relevance scale (e.g. 4 for
         grades 0..4).  None takes the largest grade of ``y_true``, over all
         queries.  Must be at least every grade.
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------
@@ -1400,13 +1252,7 @@ def rank_biased_precision_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     persistence : float in (0, 1), default=0.8
         :math:`p`, the probability that the user goes on from one rank to
@@ -1422,15 +1268,7 @@ def rank_biased_precision_at_k(
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------
@@ -1501,13 +1339,7 @@ def rbp_residual_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     persistence : float in (0, 1), default=0.8
         :math:`p`, the probability of going on to the next rank.
@@ -1592,15 +1424,7 @@ def bpref_score(
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------
@@ -1735,25 +1559,11 @@ def success_at_k(
 
     Parameters
     ----------
-    %(y_true)s
-
-    %(y_score)s
-
-    %(k)s
-
-    %(query_id)s
+    %(ranking_inputs)s
 
     %(relevance_threshold)s
 
-    %(ties)s
-
-    %(ignore_ties)s
-
-    %(no_relevant)s
-
-    %(sample_weight)s
-
-    %(average_queries)s
+    %(ranking_options)s
 
     Returns
     -------

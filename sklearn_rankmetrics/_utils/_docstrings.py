@@ -140,6 +140,17 @@ gets the chance level, not a perfect score.""",
        Retrieval Performance Measures Efficiently in the Presence of Tied
        Scores. ECIR 2008, LNCS 4956, pp. 414-421.""",
 }
+# The parameters most ranking metrics list together, in signature order.
+_SHARED = ("ties", "ignore_ties", "no_relevant", "sample_weight")
+_DOCS["ranking_inputs"] = "\n\n".join(
+    _DOCS[key] for key in ("y_true", "y_score", "k", "query_id")
+)
+_DOCS["ranking_options"] = "\n\n".join(
+    _DOCS[key] for key in (*_SHARED, "average_queries")
+)
+_DOCS["ranking_options_micro"] = "\n\n".join(
+    _DOCS[key] for key in (*_SHARED, "average_micro")
+)
 
 
 def fill_doc(func):
