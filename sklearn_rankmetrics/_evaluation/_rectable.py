@@ -691,6 +691,61 @@ default=None
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    _check_column_names(user_col, item_col, rank_col, score_col, label_col)
+    ks = _check_cutoffs(k)
+    beyond_options = dict(
+        item_popularity=item_popularity,
+        item_features=item_features,
+        metric=metric,
+        normalization=normalization,
+        share=share,
+    )
+    names, beyond = _check_table_metrics(
+        metrics, convention, options, beyond_options, per_query, catalog
+    )
+    t = _read_inputs(
+        recommendations,
+        interactions,
+        exclude,
+        item_popularity,
+        catalog,
+        user_col=user_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        label_col=label_col,
+    )
+    j = _join(t)
+    evaluated, counters = _counters(t, j, ks)
+    values, report = {}, None
+    if names:
+        report = _ranking_values(t, j, evaluated, names, ks, convention, options)
+        if per_query:
+            table = {user_col: t.user_ids[report.query_id], **report.values}
+            return table_output(table, output_dict)
+        values = _means(report)
+    if beyond:
+        values.update(
+            _beyond_values(
+                t,
+                j,
+                beyond,
+                ks,
+                beyond_options=beyond_options,
+                convention=convention,
+                options=options,
+                alone=not names,
+            )
+        )
+    if output_dict:
+        return {**values, **counters}
+    return _text(values, report, t, j, counters, ks, digits)
+
+
+def _check_column_names(user_col, item_col, rank_col, score_col, label_col):
+    """TypeError for a column name that is not a string; ValueError unless
+    exactly one of ``rank_col`` and ``score_col`` is given, or for one
+    column as both users and items."""
     for name, value in (("user_col", user_col), ("item_col", item_col)):
         if not isinstance(value, str):
             raise TypeError(
@@ -713,7 +768,16 @@ default=None
             )
     if user_col == item_col:
         raise ValueError(f"{_CALLER}: user_col and item_col are both {user_col!r}.")
-    ks = _check_cutoffs(k)
+
+
+def _check_table_metrics(
+    metrics, convention, options, beyond_options, per_query, catalog
+):
+    """``(names, beyond)``: the ranking metrics (the default set for None)
+    and the beyond-accuracy metrics asked for, after the checks of the
+    options, of the beyond-accuracy options given without such a metric,
+    of ``per_query`` (the beyond-accuracy metrics have no per-user value)
+    and of the metrics that need the catalogue."""
     names, beyond = split_report_metrics(metrics)
     if names is None:
         names = metric_names(default=True)
@@ -722,13 +786,6 @@ default=None
     _check_report_options(options, _CALLER)
     if convention is not None:
         check_convention(convention)
-    beyond_options = dict(
-        item_popularity=item_popularity,
-        item_features=item_features,
-        metric=metric,
-        normalization=normalization,
-        share=share,
-    )
     if not beyond:
         given = [
             o
@@ -755,67 +812,40 @@ default=None
                 f"{_CALLER}: {', '.join(needs)} depend on the catalogue; pass "
                 "catalog= (the ids of the items that could be recommended)."
             )
+    return names, beyond
 
-    t = _read_inputs(
-        recommendations,
-        interactions,
-        exclude,
-        item_popularity,
-        catalog,
-        user_col=user_col,
-        item_col=item_col,
-        rank_col=rank_col,
-        score_col=score_col,
-        label_col=label_col,
+
+def _ranking_values(t, j, evaluated, names, ks, convention, options):
+    """The report engine's :class:`PerQueryReport` of the ranking metrics
+    ``names`` on the long form of the evaluated users' rows (their items
+    counted from the catalogue for fall-out and bpref)."""
+    if not evaluated.any():
+        raise ValueError(
+            f"{_CALLER}: no user has a held-out interaction"
+            + (" left after exclude" if t.excluded is not None else "")
+            + "; there is nothing to evaluate."
+        )
+    y, s, q = _long_form(t, j, evaluated)
+    extra = {}
+    if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
+        extra["n_items_per_query"] = _items_per_user(t, j, evaluated)
+    return _per_query_report(
+        y,
+        s,
+        k=ks,
+        metrics=names,
+        query_id=q,
+        sample_weight=None,
+        convention=convention,
+        caller=_CALLER,
+        **extra,
+        **options,
     )
-    j = _join(t)
-    evaluated, counters = _counters(t, j, ks)
+
+
+def _text(values, report, t, j, counters, ks, digits):
+    """The text table of the values, with the counters in its footer."""
     n_eval = counters["n_users"]
-
-    values, report = {}, None
-    if names:
-        if n_eval == 0:
-            raise ValueError(
-                f"{_CALLER}: no user has a held-out interaction"
-                + (" left after exclude" if t.excluded is not None else "")
-                + "; there is nothing to evaluate."
-            )
-        y, s, q = _long_form(t, j, evaluated)
-        extra = {}
-        if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
-            extra["n_items_per_query"] = _items_per_user(t, j, evaluated)
-        report = _per_query_report(
-            y,
-            s,
-            k=ks,
-            metrics=names,
-            query_id=q,
-            sample_weight=None,
-            convention=convention,
-            caller=_CALLER,
-            **extra,
-            **options,
-        )
-        if per_query:
-            table = {user_col: t.user_ids[report.query_id], **report.values}
-            return table_output(table, output_dict)
-        values = _means(report)
-    if beyond:
-        values.update(
-            _beyond_values(
-                t,
-                j,
-                beyond,
-                ks,
-                beyond_options=beyond_options,
-                convention=convention,
-                options=options,
-                alone=not names,
-            )
-        )
-
-    if output_dict:
-        return {**values, **counters}
     shown = list(dict.fromkeys(n.partition("@")[0] for n in values))
     if report is not None:
         first = next(iter(report.values.values()))
