@@ -24,7 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._io._dataframe import frame_library
+from sklearn_rankmetrics._io._dataframe import (
+    FactorizedIds,
+    frame_library,
+    read_table,
+)
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("narwhals")
@@ -536,6 +540,75 @@ def test_frame_detection_by_module_name():
     ]:
         cls = type(name, (Fake,), {"__module__": module})
         assert frame_library(cls()) == expected
+
+
+@pytest.mark.parametrize("frame_kind", [*FRAME_KINDS, "dict"])
+@pytest.mark.parametrize("id_kind", ID_KINDS)
+def test_read_table_gives_the_columns(frame_kind, id_kind):
+    # the table reader of the recommendation tables: every column as the
+    # array form sees it; id columns numbered by their library hold the ids
+    # of the rows, each distinct id once and used by a row
+    rows, frame = make_case(
+        3, "pandas" if frame_kind == "dict" else frame_kind, id_kind
+    )
+    if frame_kind == "dict":
+        frame = dict(rows)
+    roles = {"query": "user", "label": "clicked", "score": "score", "item": "item"}
+    read = read_table(frame, roles, caller="f", arg="t", ids=("query", "item"))
+    assert read.n_rows == rows["user"].shape[0]
+    for role, col in roles.items():
+        got = read.columns[role]
+        if isinstance(got, FactorizedIds):
+            assert role == "query"
+            assert len(set(got.uniques.tolist())) == got.uniques.shape[0]
+            assert np.array_equal(np.unique(got.codes), np.arange(got.uniques.shape[0]))
+            got = got.uniques[got.codes]
+        assert got.tolist() == rows[col].tolist()
+    # typed as text: by the library, never by looking at Python objects
+    typed = id_kind != "int" and frame_kind != "dict"
+    if frame_kind.startswith("pandas"):
+        kind = frame["user"].dtype
+        if isinstance(kind, pd.CategoricalDtype):
+            kind = kind.categories.dtype
+        typed = isinstance(kind, pd.StringDtype)  # not object (pandas < 3)
+    assert read.text == ({"query"} if typed else set())
+
+
+def test_read_table_drops_unused_dictionary_entries():
+    pa = pytest.importorskip("pyarrow")
+    column = pa.DictionaryArray.from_arrays(
+        pa.array([2, 0, 2]), pa.array(["b", "unused", "a"])
+    )
+    table = pa.table({"u": column})
+    read = read_table(table, {"user": "u"}, caller="f", arg="t", ids=("user",))
+    ids = read.columns["user"]
+    assert ids.uniques.tolist() == ["b", "a"]  # the dictionary's order
+    assert ids.uniques[ids.codes].tolist() == ["a", "b", "a"]
+    pl = pytest.importorskip("polars")
+    enum = pl.Series(["z", "x", "z"], dtype=pl.Enum(["x", "y", "z"]))
+    read = read_table(
+        pl.DataFrame({"u": enum}), {"user": "u"}, caller="f", arg="t", ids=("user",)
+    )
+    ids = read.columns["user"]
+    assert sorted(ids.uniques.tolist()) == ["x", "z"]
+    assert ids.uniques[ids.codes].tolist() == ["z", "x", "z"]
+
+
+def test_read_table_errors_name_table_column_and_row():
+    table = {"u": np.array(["a", None, "b"], dtype=object), "s": [1.0, 2.0, np.nan]}
+    with pytest.raises(ValueError, match=r"f: column 'u' \(user\) of t has 1 null "):
+        read_table(table, {"user": "u"}, caller="f", arg="t")
+    with pytest.raises(ValueError, match=r"column 's' \(score\) of t .* at row 2"):
+        read_table(table, {"score": "s"}, caller="f", arg="t")
+    with pytest.raises(ValueError, match="score='x' is not a column of t; available"):
+        read_table(table, {"score": "x"}, caller="f", arg="t")
+    with pytest.raises(ValueError, match="different lengths"):
+        read_table({"a": [1, 2], "b": [1]}, {"x": "a", "y": "b"}, caller="f", arg="t")
+    with pytest.raises(TypeError, match="t must be a table"):
+        read_table([[1, 2]], {"x": "a"}, caller="f", arg="t")
+    frame = pd.DataFrame({"u": pd.Series(["a", None], dtype="string"), "s": [1, 2]})
+    with pytest.raises(ValueError, match=r"'u' \(user\) of t has 1 null .* row 1"):
+        read_table(frame, {"user": "u"}, caller="f", arg="t", ids=("user",))
 
 
 def test_dask_frame_runs_the_dask_engine():

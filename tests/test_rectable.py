@@ -1101,6 +1101,108 @@ def test_table_kinds_give_the_same_values(kind):
     assert want["serendipity@5"] > 0
 
 
+def test_dictionary_columns_chunked_and_with_unused_entries():
+    # Arrow dictionary columns whose chunks carry different dictionaries, and
+    # dictionaries holding ids no row uses (a polars categorical of a global
+    # string cache, a filtered Arrow table): the values of plain columns.
+    pa = pytest.importorskip("pyarrow")
+    case = Case(5, exclude=True, ties=True)
+    reco, held, excl = tables(case)
+    kw = dict(score_col="score", k=(1, 3), metrics=["ndcg", "mrr", "catalog_coverage"])
+    kw.update(catalog=case.catalog, output_dict=True)
+    want = quiet(recommendation_table_report, reco, held, exclude=excl, **kw)
+    unused = pa.array(["never used", "nor this"])
+
+    def chunked_dictionary(values):
+        values = pa.array(list(values))
+        half = len(values) // 2
+        chunks = [  # each chunk encoded alone, then padded with unused ids
+            pa.DictionaryArray.from_arrays(
+                part.dictionary_encode().indices,
+                pa.concat_arrays([part.dictionary_encode().dictionary, unused]),
+            )
+            for part in (values.slice(0, half), values.slice(half))
+        ]
+        return pa.chunked_array(chunks)
+
+    def arrow(table):
+        cols = {
+            c: chunked_dictionary(v) if c in ("user_id", "item_id") else v
+            for c, v in table.items()
+        }
+        return pa.table(cols)
+
+    got = quiet(
+        recommendation_table_report, arrow(reco), arrow(held), exclude=arrow(excl), **kw
+    )
+    assert got == want
+    pl = pytest.importorskip("polars")
+    got = quiet(
+        recommendation_table_report,
+        pl.from_arrow(arrow(reco)),
+        pl.from_arrow(arrow(held)),
+        exclude=pl.from_arrow(arrow(excl)),
+        **kw,
+    )
+    assert got == want
+
+
+def test_record_batch_and_unused_duplicate_columns():
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    case = Case(3)
+    reco, held, _ = tables(case)
+    kw = dict(rank_col="rank", k=3, metrics=["recall"], output_dict=True)
+    want = recommendation_table_report(reco, held, **kw)
+    batch = pa.RecordBatch.from_pydict({c: list(v) for c, v in reco.items()})
+    assert recommendation_table_report(batch, held, **kw) == want
+    # a column name repeated among the columns not read is no error
+    frame = convert(reco, "pandas")
+    frame = pd.concat([frame, frame[["score", "score"]]], axis=1)
+    assert recommendation_table_report(frame, held, **kw) == want
+    arrow = pa.table(
+        [pa.array(list(reco[c])) for c in ("user_id", "item_id", "rank", "rank")],
+        names=["user_id", "item_id", "rank", "rank"],
+    )
+    with pytest.raises(ValueError, match="several columns named 'rank'"):
+        recommendation_table_report(arrow, held, **kw)
+
+
+def test_object_ids_are_not_merged_by_equality():
+    # a pandas column of Python objects is read as it is, not hashed:
+    # True == 1 and 1.0 == 1 would merge in a hash pass
+    pd = pytest.importorskip("pandas")
+    held = pd.DataFrame({"user_id": [1], "item_id": [1]})
+    for odd in (True, 1.0):
+        reco = pd.DataFrame(
+            {
+                "user_id": pd.Series([1, odd], dtype=object),
+                "item_id": pd.Series([1, 2], dtype=object),
+                "rank": [1, 2],
+            }
+        )
+        kind = type(odd).__name__
+        with pytest.raises(TypeError, match=f"mixes ids of types {kind}, int|int, "):
+            recommendation_table_report(reco, held, rank_col="rank")
+
+
+def test_categorical_of_ints_meets_int_ids():
+    # a pandas categorical of ints holds numbers: they meet int ids
+    pd = pytest.importorskip("pandas")
+    reco = pd.DataFrame(
+        {
+            "user_id": pd.Series([7, 7, 8], dtype="category"),
+            "item_id": pd.Series([1, 2, 1], dtype="category"),
+            "rank": [1, 2, 1],
+        }
+    )
+    held = {"user_id": np.array([7, 8]), "item_id": np.array([2, 3])}
+    got = recommendation_table_report(
+        reco, held, rank_col="rank", k=2, metrics=["mrr"], output_dict=True
+    )
+    assert got["mrr@2"] == 0.25  # user 7: item 2 at rank 2; user 8: not found
+
+
 @pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])
 def test_catalog_as_a_column(kind):
     pd = pytest.importorskip("pandas")
