@@ -900,14 +900,6 @@ def _diagnostic_parts(y_true, propensity, query_id, plans, values, options):
     return totals, above
 
 
-def evaluated_queries(report):
-    """The queries in the means of a :class:`PerQueryReport`: a mask, those
-    its first ranking metric scores (else GAUC's), e.g. the queries with a
-    relevant item under ``no_relevant="skip"``."""
-    ranked = [name for name in report.values if name != _GAUC]
-    return ~np.isnan(report.values[ranked[0] if ranked else _GAUC])
-
-
 def _means(per_query):
     """Scorer name -> mean; one warning naming every undefined metric."""
     out = {

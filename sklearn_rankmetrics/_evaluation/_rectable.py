@@ -12,8 +12,8 @@ ranking metrics directly, without a users x items matrix:
   ``-inf``: relevant but not retrieved, so it counts in recall and in the
   ideal ranking of NDCG.
 
-The users evaluated are those of the held-out table; a user without a list
-has only ``-inf`` rows (an empty list).  The report engine
+The queries are the users of the held-out table; a user without a list has
+only ``-inf`` rows (an empty list).  The report engine
 (:func:`~sklearn_rankmetrics._evaluation._per_query._per_query_report`) and the
 beyond-accuracy sums
 (:func:`~sklearn_rankmetrics._evaluation._beyond_report.report_values`) run on
@@ -39,6 +39,7 @@ from .._utils._conventions import check_convention
 from .._utils._tables import table_output
 from .._utils._validation import check_query_id
 from ._beyond_report import report_values, split_report_metrics
+from ._coverage import coverage_counters, evaluated_queries, short_key
 from ._per_query import (
     CATALOGUE_INPUTS,
     _check_cutoffs,
@@ -330,8 +331,8 @@ def recommendation_table_report(
     interactions : DataFrame, Table or dict of columns
         The held-out interactions: one row per (user, item) pair, each
         relevant with grade 1, or with the grade in ``label_col``.  Its
-        users are the users evaluated; a user without recommendations has
-        an empty list.  A pair may appear once.
+        users are the queries of the ranking metrics; a user without
+        recommendations has an empty list.  A pair may appear once.
     user_col, item_col : str, default="user_id", "item_id"
         The user and item columns of every table (RecTools' names by
         default).  Ids are compared exactly as written: ``"007"``, ``"7"``
@@ -373,8 +374,9 @@ def recommendation_table_report(
     output_dict : bool, default=False
         Return a dict of the values and counters instead of the text table.
     per_query : bool, default=False
-        Return one row per evaluated user (ids in the column ``user_col``,
-        in sorted order) instead of the means, as :func:`ranking_report`.
+        Return one row per user of ``interactions`` (ids in the column
+        ``user_col``, in sorted order; nan where skipped) instead of the
+        means, as :func:`ranking_report`.
     digits : int, default=4
         Digits of the text table.
     item_popularity : DataFrame, Table, dict of columns or array-like, \
@@ -403,12 +405,15 @@ default=None
     report : str, dict or DataFrame
         The text table with the counters in its footer; or, with
         ``output_dict=True``, ``{"ndcg@10": float, ...}`` followed by the
-        counters: ``"n_users"`` (users with held-out interactions, after
-        ``exclude``), ``"n_users_without_list"`` (of them, users without a
-        recommended item), ``"n_short_lists@10"`` per cut-off (users with
-        at least one but fewer than ``k`` recommended items) and
-        ``"n_lists_without_held_out"`` (lists of users that are not
-        evaluated: read by the beyond-accuracy metrics only); or the
+        coverage counters of the reports (see :ref:`coverage_counters`)
+        over the users of ``interactions`` after ``exclude``:
+        ``"n_queries"`` (those users), ``"n_evaluated"`` (of them, those
+        in the means: with a relevant item), ``"n_skipped"`` (the others),
+        ``"n_empty"`` (users without a recommended item),
+        ``"n_short@10"`` per cut-off (users with at least one but fewer
+        than ``k`` recommended items), and the table's own
+        ``"n_lists_without_held_out"`` (lists of users without held-out
+        interactions: read by the beyond-accuracy metrics only); or the
         per-user table.
 
     See Also
@@ -424,8 +429,8 @@ default=None
     relevant item: ``no_relevant`` decides); the beyond-accuracy metrics
     read every list of ``recommendations``, as RecTools does.  With
     ``rank_col``, a user's items are ranked by their ranks, as if scored
-    ``-rank``.  The values equal :func:`ranking_report` on the long form these rows make
-    (``query_id`` the user, ``y_score`` the scores, ``-inf`` for the
+    ``-rank``.  The values equal :func:`ranking_report` on the long form
+    these rows make (``query_id`` the user, ``y_score`` the scores, ``-inf`` for the
     held-out pairs not recommended), and, for a small table, on the dense
     matrices of :func:`ranked_lists_to_arrays`.
 
@@ -443,7 +448,7 @@ default=None
     precision  0.3333
     recall     0.5000
     <BLANKLINE>
-    3 users evaluated, 3 with a relevant item.
+    3 users: 3 evaluated, 0 skipped (no relevant item).
     Lists: 1 empty, 0 shorter than 2 items.
     <BLANKLINE>
 
@@ -454,8 +459,8 @@ default=None
 
     >>> recommendation_table_report(reco, held_out, rank_col="rank", k=2,
     ...                             metrics=["recall"], output_dict=True)
-    {'recall@2': 0.5, 'n_users': 3, 'n_users_without_list': 1,
-     'n_short_lists@2': 0, 'n_lists_without_held_out': 0}
+    {'recall@2': 0.5, 'n_queries': 3, 'n_evaluated': 3, 'n_skipped': 0,
+     'n_empty': 1, 'n_short@2': 0, 'n_lists_without_held_out': 0}
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
@@ -484,10 +489,10 @@ default=None
         label_col=label_col,
     )
     j = _join(t)
-    evaluated, counters = _counters(t, j, ks)
+    held_out, length = _users(t, j)
     values, report = {}, None
     if names:
-        report = _ranking_values(t, j, evaluated, names, ks, convention, options)
+        report = _ranking_values(t, j, held_out, names, ks, convention, options)
         if per_query:
             table = {user_col: t.user_ids[report.query_id], **report.values}
             return table_output(table, output_dict)
@@ -505,9 +510,10 @@ default=None
                 alone=not names,
             )
         )
+    counters = _counters(t, j, held_out, length, report, ks)
     if output_dict:
         return {**values, **counters}
-    return _text(values, report, t, j, counters, ks, digits)
+    return _text(values, counters, ks, digits)
 
 
 def _check_column_names(user_col, item_col, rank_col, score_col, label_col):
@@ -583,20 +589,20 @@ def _check_table_metrics(
     return names, beyond
 
 
-def _ranking_values(t, j, evaluated, names, ks, convention, options):
+def _ranking_values(t, j, held_out, names, ks, convention, options):
     """The report engine's :class:`PerQueryReport` of the ranking metrics
-    ``names`` on the long form of the evaluated users' rows (their items
+    ``names`` on the long form of the held-out users' rows (their items
     counted from the catalogue for fall-out and bpref)."""
-    if not evaluated.any():
+    if not held_out.any():
         raise ValueError(
             f"{_CALLER}: no user has a held-out interaction"
             + (" left after exclude" if t.excluded is not None else "")
             + "; there is nothing to evaluate."
         )
-    y, s, q = _long_form(t, j, evaluated)
+    y, s, q = _long_form(t, j, held_out)
     extra = {}
     if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
-        extra["n_items_per_query"] = _items_per_user(t, j, evaluated)
+        extra["n_items_per_query"] = _items_per_user(t, j, held_out)
     return _per_query_report(
         y,
         s,
@@ -611,20 +617,13 @@ def _ranking_values(t, j, evaluated, names, ks, convention, options):
     )
 
 
-def _text(values, report, t, j, counters, ks, digits):
+def _text(values, counters, ks, digits):
     """The text table of the values, with the counters in its footer."""
-    n_eval = counters["n_users"]
     shown = list(dict.fromkeys(n.partition("@")[0] for n in values))
-    if report is not None:
-        first = next(iter(report.values.values()))
-        n_scored = int(np.count_nonzero(~np.isnan(first)))
-    else:
-        relevant = np.zeros(t.user_ids.shape[0], dtype=bool)
-        relevant[t.held_user[j.held_kept & (t.held_label > 0)]] = True
-        n_scored = int(np.count_nonzero(relevant))
-    text = _format(values, shown, ks, digits, n_eval, n_scored)
+    n_users, n_evaluated = counters["n_queries"], counters["n_evaluated"]
+    text = _format(values, shown, ks, digits, n_users, n_evaluated)
     text = text.rstrip("\n").rsplit("\n", 1)[0]  # the footer is ours
-    return text + _footer(counters, ks, n_eval, n_scored)
+    return text + _footer(counters, ks)
 
 
 class _Tables(NamedTuple):
@@ -884,30 +883,42 @@ def _join(t):
     return _Joined(reco_kept, held_kept, reco_label, found)
 
 
-def _counters(t, j, ks):
-    """The users evaluated (a mask over user codes) and the counters."""
+def _users(t, j):
+    """``(held_out, length)`` over the user codes: the users with held-out
+    interactions after ``exclude`` (the queries of the ranking metrics) and
+    the number of items each one's list retrieves."""
     n_users = t.user_ids.shape[0]
-    evaluated = np.zeros(n_users, dtype=bool)
-    evaluated[t.held_user[j.held_kept]] = True
+    held_out = np.zeros(n_users, dtype=bool)
+    held_out[t.held_user[j.held_kept]] = True
     retrieved = j.reco_kept & (t.reco_score > -np.inf)
     length = np.bincount(t.reco_user[retrieved], minlength=n_users)
-    counters = {
-        "n_users": int(np.count_nonzero(evaluated)),
-        "n_users_without_list": int(np.count_nonzero(evaluated & (length == 0))),
-    }
-    for kk in ks:
-        short = evaluated & (length > 0) & (length < kk)
-        counters[f"n_short_lists@{kk}"] = int(np.count_nonzero(short))
+    return held_out, length
+
+
+def _counters(t, j, held_out, length, report, ks):
+    """The coverage counters of the users with held-out interactions
+    (:func:`coverage_counters`: evaluated, those in the means of
+    ``report``, or with only beyond-accuracy metrics those with a relevant
+    held-out item), and ``n_lists_without_held_out``: the lists of the
+    other users, which only the beyond-accuracy metrics read."""
+    if report is not None:
+        evaluated = evaluated_queries(report)
+    else:
+        relevant = np.zeros(t.user_ids.shape[0], dtype=bool)
+        relevant[t.held_user[j.held_kept & (t.held_label > 0)]] = True
+        evaluated = relevant[held_out]
+    counters = coverage_counters(length[held_out], evaluated, ks)
     counters["n_lists_without_held_out"] = int(
-        np.count_nonzero(~evaluated & (length > 0))
+        np.count_nonzero(~held_out & (length > 0))
     )
-    return evaluated, counters
+    return counters
 
 
-def _long_form(t, j, evaluated):
-    """``(y_true, y_score, query_id)``: the recommendations of the evaluated
-    users, then the held-out pairs not recommended, at ``-inf``."""
-    reco = j.reco_kept & evaluated[t.reco_user]
+def _long_form(t, j, held_out):
+    """``(y_true, y_score, query_id)``: the recommendations of the users
+    with held-out interactions, then the held-out pairs not recommended,
+    at ``-inf``."""
+    reco = j.reco_kept & held_out[t.reco_user]
     missed = j.held_kept & ~j.found
     y = np.concatenate([j.reco_label[reco], t.held_label[missed]])
     s = np.concatenate([t.reco_score[reco], np.full(int(missed.sum()), -np.inf)])
@@ -915,15 +926,15 @@ def _long_form(t, j, evaluated):
     return y, s, q
 
 
-def _footer(counters, ks, n_eval, n_scored):
-    parts = [f"{counters['n_users_without_list']} empty"]
+def _footer(counters, ks):
+    """The counters as text: users, lists, lists of the other users."""
+    parts = [f"{counters['n_empty']} empty"]
     parts += [
-        f"{counters[f'n_short_lists@{kk}']} shorter than {kk} items"
-        for kk in ks
-        if kk > 1
+        f"{counters[short_key(kk)]} shorter than {kk} items" for kk in ks if kk > 1
     ]
     lines = [
-        f"{n_eval} users evaluated, {n_scored} with a relevant item.",
+        f"{counters['n_queries']} users: {counters['n_evaluated']} evaluated, "
+        f"{counters['n_skipped']} skipped (no relevant item).",
         f"Lists: {', '.join(parts)}.",
     ]
     other = counters["n_lists_without_held_out"]
@@ -935,8 +946,8 @@ def _footer(counters, ks, n_eval, n_scored):
     return "\n" + "\n".join(lines) + "\n"
 
 
-def _items_per_user(t, j, evaluated):
-    """Items of each evaluated user (in code order) for fall-out and bpref:
+def _items_per_user(t, j, held_out):
+    """Items of each held-out user (in code order) for fall-out and bpref:
     the catalogue and the user's held-out items outside it, less the
     excluded pairs of those items."""
     n_users, n_items = t.user_ids.shape[0], t.item_ids.shape[0]
@@ -948,7 +959,7 @@ def _items_per_user(t, j, evaluated):
         users, items = np.divmod(t.excluded, n_items)
         excluded = np.bincount(users[in_catalog[items]], minlength=n_users)
     total = np.count_nonzero(in_catalog) + outside - excluded
-    return total[evaluated].astype(np.float64)
+    return total[held_out].astype(np.float64)
 
 
 def _beyond_values(t, j, names, ks, *, beyond_options, convention, options, alone):

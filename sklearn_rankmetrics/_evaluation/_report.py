@@ -20,6 +20,7 @@ import numpy as np
 from .._metrics._propensity import diagnostics_from_totals
 from .._utils._tables import table_output
 from ._beyond_report import report_values, split_report_metrics
+from ._coverage import evaluated_queries
 from ._per_query import (
     DIAGNOSTICS_KEY,
     _check_cutoffs,
@@ -28,7 +29,6 @@ from ._per_query import (
     _per_query_report,
     check_per_row_options,
     check_report_average,
-    evaluated_queries,
 )
 
 __all__ = ["propensity_diagnostics", "ranking_report"]
@@ -276,10 +276,11 @@ default=None
         counters; ``output_dict=True`` gives ``{"overall": {...},
         "groups": {label: {...}}, "item_groups": {label: {...}},
         "intervals": {...}, "coverage": {"overall": {...}, "groups":
-        {label: {...}}}}``, each counter dict holding ``n_queries``,
+        {label: {...}}}}``, each counter dict holding the
+        :ref:`coverage counters <coverage_counters>` ``n_queries``,
         ``n_evaluated`` (in the means: with a relevant item),
-        ``n_skipped``, ``n_empty`` (no item retrieved) and ``n_short``
-        (fewer items retrieved than the largest cut-off).  A metric no query
+        ``n_skipped``, ``n_empty`` (no item retrieved) and ``n_short@k``
+        per cut-off (1 to ``k - 1`` items retrieved).  A metric no query
         can be scored for is nan, with one
         :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
 

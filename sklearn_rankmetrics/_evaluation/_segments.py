@@ -23,11 +23,11 @@ row of the long form), such as the items' popularity tier
 - Intervals are percentile bootstrap intervals over the queries of each
   row, by :func:`~sklearn_rankmetrics._evaluation._compare._bootstrap_means` (that of
   :func:`compare_rankings`), weighted as the report's means are.
-- Coverage counters per segment: queries, queries evaluated (counted in
-  the ranking metrics' means: with a relevant item under
-  ``no_relevant="skip"``), queries skipped, and queries whose list is
+- Coverage counters per segment (:mod:`._coverage`): queries, queries
+  evaluated (counted in the ranking metrics' means: with a relevant item
+  under ``no_relevant="skip"``), queries skipped, and queries whose list is
   empty (no item retrieved: every score ``-inf``) or short (fewer items
-  retrieved than the largest cut-off).
+  retrieved than a cut-off).
 """
 
 import numbers
@@ -52,6 +52,13 @@ from .._utils._validation import (
     undefined_metric_warning,
 )
 from ._beyond_report import split_report_metrics
+from ._coverage import (
+    COUNTERS,
+    coverage_counters,
+    evaluated_queries,
+    retrieved_per_query,
+    short_key,
+)
 from ._per_query import (
     _check_cutoffs,
     _means,
@@ -356,7 +363,7 @@ def segment_report(
     table = _summaries(results, overall, confidence_level, n_bootstrap, seed)
     score_names = list(overall.values)
     _warn_undefined(table, score_names)
-    coverage = _coverage(S, q_codes, n_queries, call.long_form, max(ks), rows, overall)
+    coverage = _coverage(S, q_codes, n_queries, ks, rows, overall)
     if output_dict:
         return _as_dict(table, coverage)
     return _format(
@@ -529,34 +536,15 @@ def _warn_undefined(table, score_names):
         )
 
 
-def _coverage(S, q_codes, n_queries, long_form, k_max, rows, overall):
-    """Per segment: queries, evaluated, skipped, empty and short lists."""
-    if long_form:
-        retrieved = np.bincount(q_codes[S > -np.inf], minlength=n_queries)
-    else:
-        retrieved = np.count_nonzero(S > -np.inf, axis=1)
-    ranked = [n for n in overall.values if n != "gauc"]
-    first = overall.values[ranked[0] if ranked else "gauc"]
-    evaluated = ~np.isnan(first)
-    out = []
-    for kind, label, keep in rows:
-        n = int(keep.sum())
-        n_eval = int(np.count_nonzero(evaluated[keep]))
-        r = retrieved[keep]
-        out.append(
-            (
-                kind,
-                label,
-                {
-                    "n_queries": n,
-                    "n_evaluated": n_eval,
-                    "n_skipped": n - n_eval,
-                    "n_empty": int(np.count_nonzero(r == 0)),
-                    "n_short": int(np.count_nonzero((r > 0) & (r < k_max))),
-                },
-            )
-        )
-    return out
+def _coverage(S, q_codes, n_queries, ks, rows, overall):
+    """Per segment, ``(kind, label, counters)``: the coverage counters
+    (:func:`coverage_counters`) of its queries."""
+    retrieved = retrieved_per_query(S, q_codes, n_queries)
+    evaluated = evaluated_queries(overall)
+    return [
+        (kind, label, coverage_counters(retrieved[keep], evaluated[keep], ks))
+        for kind, label, keep in rows
+    ]
 
 
 def _as_dict(table, coverage):
@@ -635,8 +623,10 @@ def _format(table, coverage, metrics, ks, digits, confidence_level, names):
             "the queries of the row."
         )
         lines.append("")
-    headers = ["queries", "evaluated", "skipped", "empty list", "short list"]
-    keys = ["n_queries", "n_evaluated", "n_skipped", "n_empty", "n_short"]
+    shown = [kk for kk in ks if kk > 1]  # (no list is shorter than 1)
+    headers = ["queries", "evaluated", "skipped", "empty list"]
+    headers += [f"short@{kk}" for kk in shown]
+    keys = [*COUNTERS, *(short_key(kk) for kk in shown)]
     rows = [
         [_row_label(kind, label)] + [str(c[k]) for k in keys]
         for kind, label, c in coverage
@@ -655,8 +645,8 @@ def _format(table, coverage, metrics, ks, digits, confidence_level, names):
         )
     notes = (
         "evaluated: queries in the means (with a relevant item); skipped: "
-        "without one; empty list: no item retrieved (every score -inf); "
-        f"short list: fewer than {max(ks)} items retrieved."
+        "without one; empty list: no item retrieved (every score -inf)"
+        + ("; short@k: 1 to k - 1 items retrieved." if shown else ".")
     )
     if any(kind == "items" for kind, *_ in table):
         notes += " items: <stratum>: only the stratum's items count as relevant."
