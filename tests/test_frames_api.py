@@ -14,6 +14,7 @@ The reference is the array form on numpy arrays built before any frame
 reader that re-typed or re-ordered the ids would fail.
 """
 
+import inspect
 import subprocess
 import sys
 import warnings
@@ -626,6 +627,56 @@ def test_dask_frame_runs_the_dask_engine():
         assert got[name] == pytest.approx(expected[name], rel=1e-12)
     with pytest.raises(TypeError, match="does not take group_col="):
         srm.ranking_report(ddf, **COLS, group_col="user")
+
+
+def test_engine_frames_dispatched_at_the_public_layer(monkeypatch):
+    # sklearn_rankmetrics.ranking_report (the public layer) hands a Spark
+    # DataFrame to sklearn_rankmetrics.spark.ranking_report with the same
+    # keywords; the in-memory report below it refuses the frame, naming that
+    # report, and never imports an engine
+    pytest.importorskip("sklearn_rankmetrics.spark")
+    from sklearn_rankmetrics import spark as rm_spark
+    from sklearn_rankmetrics._evaluation._report import ranking_report as in_memory
+
+    calls = []
+
+    def engine_report(frame, **kwargs):
+        calls.append((frame, kwargs))
+        return "the Spark report"
+
+    monkeypatch.setattr(rm_spark, "ranking_report", engine_report)
+    frame = type("DataFrame", (), {"__module__": "pyspark.sql.dataframe"})()
+    got = srm.ranking_report(
+        frame, **COLS, k=3, metrics=["ndcg"], convention="trec_eval", gain="linear"
+    )
+    assert got == "the Spark report"
+    ((given, kwargs),) = calls
+    assert given is frame
+    assert kwargs == dict(
+        **COLS,
+        k=3,
+        metrics=["ndcg"],
+        output_dict=False,
+        per_query=False,
+        digits=4,
+        tie_break_ascending=True,
+        convention="trec_eval",
+        gain="linear",
+    )
+    with pytest.raises(TypeError, match="does not take query_id=, item_group_col="):
+        srm.ranking_report(frame, **COLS, query_id=[1], item_group_col="g")
+    with pytest.raises(TypeError, match="got a data frame and y_score"):
+        srm.ranking_report(frame, [0.5], **COLS)
+    with pytest.raises(
+        TypeError,
+        match=r"ranking_report in memory does not take a spark DataFrame; call "
+        r"sklearn_rankmetrics.spark.ranking_report",
+    ):
+        in_memory(frame, **COLS)
+    assert len(calls) == 1
+    # the public function is the in-memory one's signature and documentation
+    assert srm.ranking_report.__doc__ == in_memory.__doc__
+    assert inspect.signature(srm.ranking_report) == inspect.signature(in_memory)
 
 
 @pytest.mark.parametrize("frame_kind", ["pandas", "polars", "pyarrow"])

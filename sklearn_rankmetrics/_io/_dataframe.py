@@ -728,37 +728,6 @@ _REPORT_ARRAYS = (
 )
 
 
-def _engine_report(kind, frame, columns, arguments, options):
-    """``ranking_report`` of a Dask or Spark DataFrame: that engine's
-    report, with the same keywords."""
-    import importlib
-
-    refused = [f"{a}=" for a in _REPORT_ARRAYS if arguments[a] is not None]
-    refused += [
-        f"{c}="
-        for c in ("item_col", "group_col", "item_group_col")
-        if columns[c] is not None
-    ]
-    if arguments["confidence_level"] is not None:
-        refused.append("confidence_level=")
-    if refused:
-        raise TypeError(
-            f"ranking_report on a {kind} DataFrame runs "
-            f"sklearn_rankmetrics.{kind}.ranking_report, which does not take "
-            f"{', '.join(refused)}; drop them, or collect the rows to pandas "
-            "first."
-        )
-    module = importlib.import_module(f"sklearn_rankmetrics.{kind}")
-    kwargs = {c: v for c, v in columns.items() if v is not None}
-    for name in ("k", "metrics", "output_dict", "per_query", "digits"):
-        kwargs[name] = arguments[name]
-    kwargs["tie_break_ascending"] = arguments["tie_break_ascending"]
-    for name in ("convention", "min_propensity", "self_normalized"):
-        if arguments[name] is not None:
-            options = {**options, name: arguments[name]}
-    return module.ranking_report(frame, **kwargs, **options)
-
-
 def _codes(values, encoded=None):
     """``(codes, ids)`` of an id column (``values``: its array, or its
     :class:`EncodedIds`; ``encoded``: how ``values`` were numbered)."""
@@ -782,8 +751,12 @@ def frame_report(func, arguments, columns):
     for keyword in columns:
         arguments.pop(keyword)
     kind = check_frame_call(frame, y_score, columns, caller)
-    if kind != "frame":
-        return _engine_report(kind, frame, columns, arguments, options)
+    if kind != "frame":  # (sklearn_rankmetrics.ranking_report dispatches them)
+        raise TypeError(
+            f"{caller} in memory does not take a {kind} DataFrame; call "
+            f"sklearn_rankmetrics.{kind}.ranking_report (or "
+            "sklearn_rankmetrics.ranking_report, which runs it)."
+        )
     check_no_arrays(caller, {a: arguments[a] for a in _REPORT_ARRAYS})
     check_no_arrays(caller, {"item_id": options.get("item_id")})
     read = read_frame(
