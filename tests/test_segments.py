@@ -238,6 +238,31 @@ def test_coverage_counters_hand_worked():
     assert any(line.split() == ["b", "3", "1", "2", "2", "0", "0"] for line in lines)
 
 
+def test_coverage_text_at_k_one():
+    # no list is shorter than 1 item: the text shows no short column, the
+    # dict keeps n_short@1 (always 0)
+    y_true = [[1, 0], [0, 1]]
+    y_score = [[1.0, -np.inf], [-np.inf, -np.inf]]
+    text = srm.ranking_report(y_true, y_score, k=1, metrics=["mrr"], groups=["a", "b"])
+    lines = text.splitlines()
+    assert any(
+        line.split() == ["queries", "evaluated", "skipped", "empty", "list"]
+        for line in lines
+    )
+    assert any(line.split() == ["overall", "2", "2", "0", "1"] for line in lines)
+    assert "short@" not in text and "(every score -inf)." in text.replace("\n", " ")
+    out = srm.ranking_report(
+        y_true, y_score, k=1, metrics=["mrr"], groups=["a", "b"], output_dict=True
+    )
+    assert out["coverage"]["groups"]["b"] == {
+        "n_queries": 1,
+        "n_evaluated": 1,
+        "n_skipped": 0,
+        "n_empty": 1,
+        "n_short@1": 0,
+    }
+
+
 def test_segment_varying_within_a_query_is_an_error():
     y = [1, 0, 1, 0]
     s = [0.5, 0.4, 0.3, 0.2]

@@ -71,3 +71,39 @@ def coverage_counters(n_retrieved, evaluated, ks):
         short = (n_retrieved > 0) & (n_retrieved < k)
         counters[short_key(k)] = int(np.count_nonzero(short))
     return counters
+
+
+def _shown(ks):
+    """The cut-offs whose short lists the text shows (no list is shorter
+    than 1)."""
+    return [k for k in ks if k > 1]
+
+
+def coverage_lines(labelled, ks):
+    """The counters as a text table: a header, then one line per ``(label,
+    counters)`` of ``labelled``."""
+    shown = _shown(ks)
+    headers = ["queries", "evaluated", "skipped", "empty list"]
+    headers += [f"short@{k}" for k in shown]
+    keys = [*COUNTERS, *(short_key(k) for k in shown)]
+    rows = [[label] + [str(c[key]) for key in keys] for label, c in labelled]
+    widths = [max(len(r[0]) for r in rows)] + [
+        max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(headers)
+    ]
+    pairs = list(zip(headers, widths[1:], strict=True))
+    lines = [" " * widths[0] + "".join("  " + h.rjust(w) for h, w in pairs)]
+    for r in rows:
+        cells = zip(r[1:], widths[1:], strict=True)
+        lines.append(
+            r[0].ljust(widths[0]) + "".join("  " + c.rjust(w) for c, w in cells)
+        )
+    return lines
+
+
+def coverage_notes(ks):
+    """What the columns of :func:`coverage_lines` count, in words."""
+    return (
+        "evaluated: queries in the means (with a relevant item); skipped: "
+        "without one; empty list: no item retrieved (every score -inf)"
+        + ("; short@k: 1 to k - 1 items retrieved." if _shown(ks) else ".")
+    )

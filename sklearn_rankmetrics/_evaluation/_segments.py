@@ -53,11 +53,11 @@ from .._utils._validation import (
 )
 from ._beyond_report import split_report_metrics
 from ._coverage import (
-    COUNTERS,
     coverage_counters,
+    coverage_lines,
+    coverage_notes,
     evaluated_queries,
     retrieved_per_query,
-    short_key,
 )
 from ._per_query import (
     _check_cutoffs,
@@ -623,31 +623,9 @@ def _format(table, coverage, metrics, ks, digits, confidence_level, names):
             "the queries of the row."
         )
         lines.append("")
-    shown = [kk for kk in ks if kk > 1]  # (no list is shorter than 1)
-    headers = ["queries", "evaluated", "skipped", "empty list"]
-    headers += [f"short@{kk}" for kk in shown]
-    keys = [*COUNTERS, *(short_key(kk) for kk in shown)]
-    rows = [
-        [_row_label(kind, label)] + [str(c[k]) for k in keys]
-        for kind, label, c in coverage
-    ]
-    widths = [max(len(r[0]) for r in rows)] + [
-        max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(headers)
-    ]
-    lines.append(
-        " " * widths[0]
-        + "".join("  " + h.rjust(w) for h, w in zip(headers, widths[1:], strict=True))
-    )
-    for r in rows:
-        lines.append(
-            r[0].ljust(widths[0])
-            + "".join("  " + c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True))
-        )
-    notes = (
-        "evaluated: queries in the means (with a relevant item); skipped: "
-        "without one; empty list: no item retrieved (every score -inf)"
-        + ("; short@k: 1 to k - 1 items retrieved." if shown else ".")
-    )
+    labelled = [(_row_label(kind, label), c) for kind, label, c in coverage]
+    lines += coverage_lines(labelled, ks)
+    notes = coverage_notes(ks)
     if any(kind == "items" for kind, *_ in table):
         notes += " items: <stratum>: only the stratum's items count as relevant."
     lines += ["", *textwrap.wrap(notes, 79)]
