@@ -20,6 +20,7 @@ __version__ = "0.1.0.dev0"
 # estimators, Displays and frames that need them -- so the command line
 # starts in a fraction of a second.
 _SUBMODULES = {
+    "_dispatch": ("ranking_report",),
     "_evaluation._calibration_report": ("calibration_report",),
     "_evaluation._compare": (
         "RankingComparison",
@@ -27,10 +28,7 @@ _SUBMODULES = {
     ),
     "_evaluation._factor": ("factor_ranking_report",),
     "_evaluation._rectable": ("recommendation_table_report",),
-    "_evaluation._report": (
-        "propensity_diagnostics",
-        "ranking_report",
-    ),
+    "_evaluation._report": ("propensity_diagnostics",),
     "_evaluation._segments": ("popularity_strata",),
     "_evaluation._state": (
         "CalibrationEvaluator",

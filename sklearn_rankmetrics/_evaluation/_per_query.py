@@ -13,6 +13,7 @@ comparison, the reports by segment and the Displays all read it.
 import inspect
 import numbers
 import warnings
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -504,200 +505,56 @@ def _per_query_report(
     the items of each query when they are not its rows -- a catalogue's,
     for the recommendation tables -- to the metrics that read it (fall-out,
     bpref).
+
+    The parts, in order: the checks and plans (:func:`_check_report_call`),
+    the inputs checked once (:func:`_report_inputs`), the metrics read from
+    the shared rankings (:func:`_shared_ranking_values`), those computed by
+    their function (:func:`_function_values`), GAUC (:func:`_gauc_values`)
+    and, with ``propensity``, the diagnostics (:func:`_diagnostic_parts`).
     """
-    _check_report_options(options, caller)
-    average = check_report_average(average, caller)
-    if convention is not None:
-        check_convention(convention)
-    per_row = {
-        name: array
-        for name, array in (("propensity", propensity), ("item_weight", item_weight))
-        if array is not None
-    }
-    check_per_row_options({"average": average}, per_row, caller)
-    ks = _check_cutoffs(k, allow_none=allow_whole_list)
-    metrics = _check_metrics(metrics, query_id is not None, per_row)
-    plans = []
-    for m in metrics:
-        for kk in ks if METRICS[m].cutoff else (None,):
-            plans.append(_plan(m, kk, convention, options, bool(per_row)))
-    if query_id is None and _GAUC not in metrics:
-        # 2-D, ranking metrics only: rank() validates; no second pass.
-        form, Y, S, codes, ids, row_w = "2-D", y_true, y_score, None, None, None
-        sample_w = sample_weight
-    else:
-        # Validate once; the ranking and GAUC then read the checked arrays.
-        form, Y, S, codes, ids, row_w = check_inputs(
-            y_true, y_score, query_id, sample_weight, row_weights=True
-        )
-        sample_w = row_w
-    values, weights = {}, {}
+    per_row = _per_row_arrays(propensity, item_weight)
+    average, ks, metrics, plans = _check_report_call(
+        k,
+        metrics,
+        query_id,
+        convention,
+        options,
+        per_row,
+        average,
+        caller,
+        allow_whole_list,
+    )
+    call = _ReportCall(
+        y_true,
+        y_score,
+        query_id,
+        sample_weight,
+        per_row,
+        average,
+        n_items_per_query,
+        caller,
+    )
+    inputs = _report_inputs(call, gauc=_GAUC in metrics)
     ranked = [p for p in plans if p.metric != _GAUC]
-    if ranked and form == "long" and row_w is not None:
+    if ranked and inputs.form == "long" and inputs.row_weights is not None:
         only_gauc = " Only GAUC (metrics=['gauc']) takes row weights."
-        query_weights(row_w, codes, ids, hint=only_gauc)
-    rank_args = dict(query_id=codes, sample_weight=sample_w)
-    n_items = None
-    if any("n_items" in METRICS[p.metric].requires for p in ranked):
-        # one number for 2-D inputs: the kernels may read it on chunks
-        n_items = items_per_query(S, codes) if form == "long" else None
-        n_items = float(np.shape(S)[1]) if n_items is None else n_items
-    if n_items_per_query is not None:
-        n_items = np.asarray(n_items_per_query, dtype=np.float64)
-    query_w = None
-    for (kind, rule, gain, threshold), group in _group_plans(
-        [p for p in ranked if p.ranking is not None]
-    ):
-        inputs = {}
-        if n_items is not None and any(
-            "n_items" in METRICS[p.metric].requires for p in group
-        ):
-            inputs["n_items"] = n_items
-        if any("n_negatives" in METRICS[p.metric].requires for p in group):
-            if n_items_per_query is None:
-                inputs["n_negatives"] = candidate_negatives(Y, S, codes, threshold)
-            else:  # every item of a query's catalogue is a candidate
-                relevant = _relevant(Y, exact_threshold(threshold, Y.dtype))
-                n_rel = np.bincount(codes, weights=relevant, minlength=ids.shape[0])
-                inputs["n_negatives"] = n_items - n_rel
-
-        def read_kernels(rk, group=group, inputs=inputs):
-            out = {}
-            for plan in group:
-                kernel = METRICS[plan.metric].kernel
-                at_k = rk if plan.k is None else rk.at(plan.k)
-                opts = dict(plan.kernel_options)
-                opts.update((r, inputs[r]) for r in kernel.requires if r in inputs)
-                name = scorer_name(plan.metric, plan.k)
-                out[name] = kernel.values(at_k, **opts)
-                out[name + " defined"] = query_defined(kernel, at_k, inputs)
-            return out
-
-        # Large 2-D inputs are ranked in chunks of rows, as by the metric
-        # functions (ERR scales by the largest grade of all queries: one
-        # ranking).
-        cut = [p.k for p in group]
-        q = rank_per_query(
-            Y,
-            S,
-            read_kernels,
-            k=None if kind == "whole_list" or None in cut else max(cut),
-            chunks=kind != "exponential_gain",
-            threshold=threshold,
-            gain="linear" if gain is None else check_gain(gain),
-            ignore_ties=rule == "input_order",
-            need_ideal=any(p.needs_ideal for p in group),
-            **rank_args,
-        )
-        n_q = q["n_rel"].shape[0]
-        query_w = np.ones(n_q) if q["weights"] is None else q["weights"]
-        for plan in group:
-            name = scorer_name(plan.metric, plan.k)
-            lacking = UNDEFINED_WHEN[METRICS[plan.metric].kernel.defined_by]
-            values[name] = average_queries(
-                q[name],
-                q[name + " defined"],
-                query_w,
-                None,
-                plan.no_relevant,
-                name,
-                lacking,
-            )
-            weights[name] = query_w
-    for plan in ranked:
-        if plan.ranking is not None:
-            continue
-        # options no shared ranking serves: the metric function itself
-        name = scorer_name(plan.metric, plan.k)
-        if n_items_per_query is not None and CATALOGUE_INPUTS & set(
-            METRICS[plan.metric].requires
-        ):
-            raise ValueError(
-                f"{caller}: {name} with these options is computed by its "
-                "function, which counts a query's rows as its items, not the "
-                "catalogue; use the default tie rule or drop it."
-            )
-        func = METRICS[plan.metric].function
-        call = _estimator_options(func, plan.options, propensity)
-        if plan.k is not None:
-            call["k"] = plan.k
-        if average == "micro":  # the pooled IPS ratio: its own weights
-            values[name], weights[name] = func(
-                y_true,
-                y_score,
-                query_id=query_id,
-                sample_weight=sample_weight,
-                average=PARTS,
-                **call,
-                **per_row,
-            )
-            continue
-        values[name] = func(
-            y_true,
-            y_score,
-            query_id=query_id,
-            sample_weight=sample_weight,
-            average=None,
-            **call,
-            **per_row,
-        )
-        if query_w is None and sample_weight is None:
-            query_w = np.ones(np.shape(values[name])[0])
-        if query_w is None:  # the query weights of a ranking
-            q = rank_per_query(Y, S, lambda rk: {}, k=1, ignore_ties=True, **rank_args)
-            n_q = q["n_rel"].shape[0]
-            query_w = np.ones(n_q) if q["weights"] is None else q["weights"]
-        weights[name] = query_w
+        query_weights(inputs.row_weights, inputs.codes, inputs.ids, hint=only_gauc)
+    values, weights, query_w = _shared_ranking_values(
+        [p for p in ranked if p.ranking is not None],
+        inputs,
+        call,
+        _items_per_query(ranked, inputs, n_items_per_query),
+    )
+    _function_values(
+        [p for p in ranked if p.ranking is None], inputs, call, query_w, values, weights
+    )
     if _GAUC in metrics:
         (plan,) = [p for p in plans if p.metric == _GAUC]
-        opts = plan.options
-        undefined_value = opts.get("undefined_value", np.nan)
-        if not (
-            isinstance(undefined_value, numbers.Real) and np.isnan(undefined_value)
-        ):
-            raise ValueError(
-                f"{caller}: undefined_value={undefined_value!r} is "
-                "group_auc_score's value when no query has an AUC; a report "
-                "gives nan (with a warning) instead. Leave it unset."
-            )
-        threshold = check_real(
-            "relevance_threshold",
-            opts.get("relevance_threshold"),
-            low=0.0,
-            allow_none=True,
-        )
-        query_weighting = check_option(
-            "query_weighting",
-            opts.get("query_weighting", "impressions"),
-            ("impressions", "uniform", "clicks"),
-        )
-        constant_scores = check_option(
-            "constant_scores", opts.get("constant_scores", "keep"), ("keep", "skip")
-        )
-        n_q = ids.shape[0] if form == "long" else S.shape[0]
-        t = exact_threshold(threshold, Y.dtype)
-        values[_GAUC], weights[_GAUC] = gauc_per_query(
-            form, Y, S, codes, n_q, row_w, t, query_weighting, constant_scores
-        )
-        if per_row:  # the function's estimator, with the same query weights
-            parts = METRICS[_GAUC].function(
-                y_true,
-                y_score,
-                query_id=query_id,
-                sample_weight=sample_weight,
-                average=PARTS if average == "micro" else None,
-                **_estimator_options(METRICS[_GAUC].function, opts, propensity),
-                **per_row,
-            )
-            if average == "micro":  # the pooled pairs: their own weights
-                values[_GAUC], weights[_GAUC] = parts
-            else:
-                values[_GAUC] = parts
+        values[_GAUC], weights[_GAUC] = _gauc_values(plan, inputs, call)
     # Order the keys as the report prints them: metric by metric.
-    order = [scorer_name(m, kk) for m in metrics for kk in ks]
-    order = list(dict.fromkeys(order))
-    if form == "long":
-        query_ids = ids
+    order = list(dict.fromkeys(scorer_name(m, kk) for m in metrics for kk in ks))
+    if inputs.form == "long":
+        query_ids = inputs.ids
     else:
         query_ids = np.arange(next(iter(values.values())).shape[0])
     diagnostics = None
@@ -711,6 +568,303 @@ def _per_query_report(
         {n: weights[n] for n in order},
         diagnostics,
     )
+
+
+class _ReportCall(NamedTuple):
+    """The arguments of one :func:`_per_query_report` call that its parts
+    read (the inputs as given: the metric functions take them so)."""
+
+    y_true: object
+    y_score: object
+    query_id: object
+    sample_weight: object
+    per_row: dict  # "propensity" / "item_weight" -> the array given
+    average: str  # "queries" or "micro"
+    n_items_per_query: object  # the items of each query when not its rows
+    caller: str  # the surface named in messages
+
+
+class _Inputs(NamedTuple):
+    """The inputs as the rankings read them: checked once (long form, or
+    GAUC asked for), or as given (2-D ranking metrics only: the ranking
+    checks them, without a second pass)."""
+
+    form: str  # "long" or "2-D"
+    y_true: object
+    y_score: object
+    codes: np.ndarray | None  # the query code of each row (checked inputs)
+    ids: np.ndarray | None  # the distinct query ids, sorted (long form)
+    row_weights: np.ndarray | None  # the checked sample_weight
+    sample_weight: object  # the weights the rankings take
+
+    def rank_args(self):
+        """The query and weight arguments of :func:`rank_per_query`."""
+        return dict(query_id=self.codes, sample_weight=self.sample_weight)
+
+
+def _per_row_arrays(propensity, item_weight):
+    """The per-row arrays given (:data:`PER_ROW`), by argument name."""
+    return {
+        name: array
+        for name, array in (("propensity", propensity), ("item_weight", item_weight))
+        if array is not None
+    }
+
+
+def _check_report_call(
+    k,
+    metrics,
+    query_id,
+    convention,
+    options,
+    per_row,
+    average,
+    caller,
+    allow_whole_list,
+):
+    """``(average, ks, metrics, plans)``: the checked average, cut-offs and
+    metric names, and the plan of every metric at each of its cut-offs."""
+    _check_report_options(options, caller)
+    average = check_report_average(average, caller)
+    if convention is not None:
+        check_convention(convention)
+    check_per_row_options({"average": average}, per_row, caller)
+    ks = _check_cutoffs(k, allow_none=allow_whole_list)
+    metrics = _check_metrics(metrics, query_id is not None, per_row)
+    plans = [
+        _plan(m, kk, convention, options, bool(per_row))
+        for m in metrics
+        for kk in (ks if METRICS[m].cutoff else (None,))
+    ]
+    return average, ks, metrics, plans
+
+
+def _report_inputs(call, gauc):
+    """:class:`_Inputs` of the call (``gauc``: GAUC is asked for)."""
+    if call.query_id is None and not gauc:
+        # 2-D, ranking metrics only: rank() validates; no second pass.
+        return _Inputs(
+            "2-D", call.y_true, call.y_score, None, None, None, call.sample_weight
+        )
+    # Validate once; the ranking and GAUC then read the checked arrays.
+    form, Y, S, codes, ids, row_w = check_inputs(
+        call.y_true, call.y_score, call.query_id, call.sample_weight, row_weights=True
+    )
+    return _Inputs(form, Y, S, codes, ids, row_w, row_w)
+
+
+def _requires(plans, what):
+    """Whether a metric of ``plans`` reads ``what`` (``"n_items"``, ...)."""
+    return any(what in METRICS[p.metric].requires for p in plans)
+
+
+def _items_per_query(ranked, inputs, n_items_per_query):
+    """The number of items of each query for the metrics that read it
+    (fall-out, bpref): the catalogue's if given, else the query's rows (one
+    number for 2-D inputs: the kernels may read it on chunks); None if no
+    metric of ``ranked`` reads it and no catalogue is given."""
+    n_items = None
+    if _requires(ranked, "n_items"):
+        S = inputs.y_score
+        n_items = items_per_query(S, inputs.codes) if inputs.form == "long" else None
+        n_items = float(np.shape(S)[1]) if n_items is None else n_items
+    if n_items_per_query is not None:
+        n_items = np.asarray(n_items_per_query, dtype=np.float64)
+    return n_items
+
+
+def _query_weights_of(q):
+    """The query weights of a :func:`rank_per_query` result (ones without
+    sample weights)."""
+    return np.ones(q["n_rel"].shape[0]) if q["weights"] is None else q["weights"]
+
+
+def _shared_ranking_values(plans, inputs, call, n_items):
+    """``(values, weights, query_weights)`` of the metrics read from shared
+    rankings: one ranking per group of plans (:func:`_group_plans`) at its
+    largest cut-off, each metric's kernel read at its own; the query
+    weights of the last ranking (None without one)."""
+    values, weights, query_w = {}, {}, None
+    for (kind, rule, gain, threshold), group in _group_plans(plans):
+        extra = _kernel_inputs(group, inputs, call, n_items, threshold)
+        # Large 2-D inputs are ranked in chunks of rows, as by the metric
+        # functions (ERR scales by the largest grade of all queries: one
+        # ranking).
+        cut = [p.k for p in group]
+        q = rank_per_query(
+            inputs.y_true,
+            inputs.y_score,
+            partial(_read_kernels, group=group, inputs=extra),
+            k=None if kind == "whole_list" or None in cut else max(cut),
+            chunks=kind != "exponential_gain",
+            threshold=threshold,
+            gain="linear" if gain is None else check_gain(gain),
+            ignore_ties=rule == "input_order",
+            need_ideal=any(p.needs_ideal for p in group),
+            **inputs.rank_args(),
+        )
+        query_w = _query_weights_of(q)
+        for plan in group:
+            name = scorer_name(plan.metric, plan.k)
+            lacking = UNDEFINED_WHEN[METRICS[plan.metric].kernel.defined_by]
+            values[name] = average_queries(
+                q[name],
+                q[name + " defined"],
+                query_w,
+                None,
+                plan.no_relevant,
+                name,
+                lacking,
+            )
+            weights[name] = query_w
+    return values, weights, query_w
+
+
+def _kernel_inputs(group, inputs, call, n_items, threshold):
+    """What the kernels of ``group`` read besides the ranking: the items
+    (``n_items``) and the candidate negatives (``n_negatives``) of each
+    query."""
+    extra = {}
+    if n_items is not None and _requires(group, "n_items"):
+        extra["n_items"] = n_items
+    if _requires(group, "n_negatives"):
+        Y, codes = inputs.y_true, inputs.codes
+        if call.n_items_per_query is None:
+            extra["n_negatives"] = candidate_negatives(
+                Y, inputs.y_score, codes, threshold
+            )
+        else:  # every item of a query's catalogue is a candidate
+            relevant = _relevant(Y, exact_threshold(threshold, Y.dtype))
+            n_rel = np.bincount(codes, weights=relevant, minlength=inputs.ids.shape[0])
+            extra["n_negatives"] = n_items - n_rel
+    return extra
+
+
+def _read_kernels(rk, group, inputs):
+    """Per scorer name of ``group``, the per-query values of its kernel on
+    the ranking ``rk`` at its cut-off, and (``name + " defined"``) where
+    they are defined."""
+    out = {}
+    for plan in group:
+        kernel = METRICS[plan.metric].kernel
+        at_k = rk if plan.k is None else rk.at(plan.k)
+        opts = dict(plan.kernel_options)
+        opts.update((r, inputs[r]) for r in kernel.requires if r in inputs)
+        name = scorer_name(plan.metric, plan.k)
+        out[name] = kernel.values(at_k, **opts)
+        out[name + " defined"] = query_defined(kernel, at_k, inputs)
+    return out
+
+
+def _function_values(plans, inputs, call, query_w, values, weights):
+    """Add to ``values`` and ``weights`` the metrics of ``plans``, whose
+    options no shared ranking serves: each computed by its function
+    (``average=None``, or with ``average="micro"`` its pooled parts and
+    their weights).  ``query_w``: the query weights of a shared ranking,
+    if any; else those of a ranking of the inputs."""
+    for plan in plans:
+        name = scorer_name(plan.metric, plan.k)
+        if call.n_items_per_query is not None and CATALOGUE_INPUTS & set(
+            METRICS[plan.metric].requires
+        ):
+            raise ValueError(
+                f"{call.caller}: {name} with these options is computed by its "
+                "function, which counts a query's rows as its items, not the "
+                "catalogue; use the default tie rule or drop it."
+            )
+        result = _function_value(METRICS[plan.metric].function, plan, call)
+        if call.average == "micro":  # the pooled IPS ratio: its own weights
+            values[name], weights[name] = result
+            continue
+        values[name] = result
+        if query_w is None and call.sample_weight is None:
+            query_w = np.ones(np.shape(values[name])[0])
+        if query_w is None:  # the query weights of a ranking
+            q = rank_per_query(
+                inputs.y_true,
+                inputs.y_score,
+                lambda rk: {},
+                k=1,
+                ignore_ties=True,
+                **inputs.rank_args(),
+            )
+            query_w = _query_weights_of(q)
+        weights[name] = query_w
+
+
+def _function_value(func, plan, call):
+    """``func``'s per-query values (or, with ``average="micro"``, its
+    pooled parts) under the plan's options, with the per-row arrays."""
+    kwargs = _estimator_options(func, plan.options, call.per_row.get("propensity"))
+    if plan.k is not None:
+        kwargs["k"] = plan.k
+    return func(
+        call.y_true,
+        call.y_score,
+        query_id=call.query_id,
+        sample_weight=call.sample_weight,
+        average=PARTS if call.average == "micro" else None,
+        **kwargs,
+        **call.per_row,
+    )
+
+
+def _gauc_options(options, caller):
+    """GAUC's options in a report, checked: ``(relevance_threshold,
+    query_weighting, constant_scores)``; ``undefined_value`` is refused (a
+    report gives nan)."""
+    undefined_value = options.get("undefined_value", np.nan)
+    if not (isinstance(undefined_value, numbers.Real) and np.isnan(undefined_value)):
+        raise ValueError(
+            f"{caller}: undefined_value={undefined_value!r} is "
+            "group_auc_score's value when no query has an AUC; a report "
+            "gives nan (with a warning) instead. Leave it unset."
+        )
+    threshold = check_real(
+        "relevance_threshold",
+        options.get("relevance_threshold"),
+        low=0.0,
+        allow_none=True,
+    )
+    query_weighting = check_option(
+        "query_weighting",
+        options.get("query_weighting", "impressions"),
+        ("impressions", "uniform", "clicks"),
+    )
+    constant_scores = check_option(
+        "constant_scores", options.get("constant_scores", "keep"), ("keep", "skip")
+    )
+    return threshold, query_weighting, constant_scores
+
+
+def _gauc_values(plan, inputs, call):
+    """GAUC's per-query values and query weights: those of
+    :func:`gauc_per_query` on the checked inputs, or with a per-row array
+    its function's estimator (with the same query weights, or with
+    ``average="micro"`` the pooled pairs and their own weights)."""
+    threshold, query_weighting, constant_scores = _gauc_options(
+        plan.options, call.caller
+    )
+    Y, S = inputs.y_true, inputs.y_score
+    n_q = inputs.ids.shape[0] if inputs.form == "long" else S.shape[0]
+    t = exact_threshold(threshold, Y.dtype)
+    values, weights = gauc_per_query(
+        inputs.form,
+        Y,
+        S,
+        inputs.codes,
+        n_q,
+        inputs.row_weights,
+        t,
+        query_weighting,
+        constant_scores,
+    )
+    if call.per_row:  # the function's estimator
+        parts = _function_value(METRICS[_GAUC].function, plan, call)
+        if call.average == "micro":  # the pooled pairs: their own weights
+            return parts
+        values = parts
+    return values, weights
 
 
 def _estimator_options(func, options, propensity):

@@ -12,31 +12,34 @@ ranking metrics directly, without a users x items matrix:
   ``-inf``: relevant but not retrieved, so it counts in recall and in the
   ideal ranking of NDCG.
 
-The users evaluated are those of the held-out table; a user without a list
-has only ``-inf`` rows (an empty list).  The report engine
+The queries are the users of the held-out table; a user without a list has
+only ``-inf`` rows (an empty list).  The report engine
 (:func:`~sklearn_rankmetrics._evaluation._per_query._per_query_report`) and the
 beyond-accuracy sums
 (:func:`~sklearn_rankmetrics._evaluation._beyond_report.report_values`) run on
 these rows, so every registry metric, option and ``convention=`` applies,
 and the memory is proportional to the rows of the tables.
 
-The column accessor (:func:`_read_table`: pandas, polars, pyarrow or a dict
-of arrays, imported lazily, nulls named by column and row) is small and
-private on purpose: the frames layer of the column-name API can replace it.
+The tables are read by the frames layer
+(:func:`~sklearn_rankmetrics._io._dataframe.read_table`: pandas, polars,
+pyarrow through narwhals, or a dict of arrays; text ids numbered by their
+library; nulls named by column and row); here their ids are numbered
+together, compared exactly as written, and the tables checked and joined.
 """
 
 import numbers
 import warnings
-from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 
+from .._io._dataframe import FactorizedIds, is_table, read_id_column, read_table
 from .._registry import METRICS, metric_names
 from .._utils._conventions import check_convention
 from .._utils._tables import table_output
-from .._utils._validation import _is_missing, check_query_id
+from .._utils._validation import check_query_id
 from ._beyond_report import report_values, split_report_metrics
+from ._coverage import coverage_counters, evaluated_queries, short_key
 from ._per_query import (
     CATALOGUE_INPUTS,
     _check_cutoffs,
@@ -51,230 +54,7 @@ __all__ = ["recommendation_table_report"]
 
 _CALLER = "recommendation_table_report"
 
-# ---------------------------------------------------------------------------
-# Column accessor: pandas, polars (eager or lazy), pyarrow, dict of arrays
-# ---------------------------------------------------------------------------
-
-
-def _table_kind(table, arg):
-    """``"pandas"``, ``"polars"``, ``"polars-lazy"``, ``"pyarrow"`` or
-    ``"dict"``, found without importing any frame library."""
-    module = type(table).__module__.partition(".")[0]
-    name = type(table).__name__
-    if module == "pandas" and name == "DataFrame":
-        return "pandas"
-    if module == "polars" and name == "DataFrame":
-        return "polars"
-    if module == "polars" and name == "LazyFrame":
-        return "polars-lazy"
-    if module == "pyarrow" and name in ("Table", "RecordBatch"):
-        return "pyarrow"
-    if isinstance(table, Mapping):
-        return "dict"
-    raise TypeError(
-        f"{_CALLER}: {arg} must be a table: a pandas, polars or pyarrow "
-        f"DataFrame/Table, or a dict of equal-length columns; got "
-        f"{type(table).__name__}."
-    )
-
-
-def _column_names(table, kind):
-    if kind == "polars-lazy":  # polars < 1.0 has no collect_schema
-        schema = getattr(table, "collect_schema", None)
-        return list(table.columns if schema is None else schema().names())
-    if kind == "pyarrow":
-        return list(table.column_names)
-    if kind == "dict":
-        return list(table.keys())
-    return list(table.columns)
-
-
-class _Coded(NamedTuple):
-    """An id column numbered by its library: ``codes`` per row (-1: null)
-    into the distinct ids ``uniques`` (text ids are hashed where they live,
-    not turned into Python strings row by row)."""
-
-    codes: np.ndarray
-    uniques: np.ndarray
-
-    @property
-    def shape(self):
-        return self.codes.shape
-
-
-def _pandas_column(table, col, arg, as_ids):
-    import pandas as pd  # the table is a pandas DataFrame: already imported
-
-    s = table[col]
-    if not isinstance(s, pd.Series):
-        raise ValueError(
-            f"{_CALLER}: {arg} has several columns named {col!r}; rename them."
-        )
-    dtype = s.dtype
-    categorical = isinstance(dtype, pd.CategoricalDtype)
-    text = isinstance(dtype, pd.StringDtype) or (
-        categorical and isinstance(dtype.categories.dtype, pd.StringDtype)
-    )
-    if as_ids and (text or categorical):
-        codes, uniques = pd.factorize(s)
-        uniques = np.asarray(uniques, dtype=object if text else None)
-        return _Coded(codes.astype(np.intp, copy=False), uniques), None, text
-    return s.to_numpy(), s.isna().to_numpy(), text
-
-
-def _arrow_ids(column):
-    """:class:`_Coded` of a pyarrow text column (dictionary-encoded once)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    if pa.types.is_dictionary(column.type):
-        column = pc.cast(column, column.type.value_type)
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        column = pc.cast(column, pa.large_string())  # string views
-    encoded = pc.dictionary_encode(column)
-    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-    return _Coded(codes.astype(np.intp), uniques.astype(object, copy=False))
-
-
-def _is_arrow_text(kind):
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    views = getattr(pa.types, "is_string_view", lambda t: False)
-    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or views(kind)
-
-
-def _polars_column(table, col, as_ids):
-    import polars as pl  # the table is a polars DataFrame: already imported
-
-    s = table.get_column(col)
-    categorical = (pl.Categorical, getattr(pl, "Enum", pl.Categorical))
-    text = s.dtype == pl.Utf8 or isinstance(s.dtype, categorical)
-    if as_ids and text:
-        return _arrow_ids(s.to_arrow()), None, text
-    return s.to_numpy(), s.is_null().to_numpy(), text
-
-
-def _arrow_column(table, col, as_ids):
-    import pyarrow.compute as pc  # the table is a pyarrow Table: already imported
-
-    c = table.column(col)
-    text = _is_arrow_text(c.type)
-    if as_ids and text:
-        return _arrow_ids(c), None, text
-    null = None
-    if c.null_count:
-        null = np.asarray(pc.is_null(c).to_numpy(zero_copy_only=False))
-    return c.to_numpy(), null, text
-
-
-def _dict_column(table, col, arg):
-    values = table[col]
-    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
-        values = values.to_numpy()
-    values = np.asarray(values)
-    if values.ndim != 1:
-        raise ValueError(
-            f"{_CALLER}: column {col!r} of {arg} must be 1-D; got shape {values.shape}."
-        )
-    return values, None, False
-
-
-def _null_rows(values, null):
-    """Rows holding a missing value: the library's nulls, NaN and None."""
-    if isinstance(values, _Coded):
-        return values.codes < 0
-    missing = np.zeros(values.shape[0], dtype=bool) if null is None else null
-    if values.dtype.kind == "f":
-        missing = missing | np.isnan(values)
-    elif values.dtype.kind == "O" and null is None:
-        missing = np.fromiter(map(_is_missing, values), bool, values.shape[0])
-    return missing
-
-
 _ID_ROLES = ("user_col", "item_col")
-
-
-def _read_table(table, arg, columns):
-    """``{argument: column}`` of the columns ``columns`` names
-    (``{"user_col": "user_id", ...}``): a 1-D ndarray, or for a text id
-    column a :class:`_Coded`; and which of them the table types as text.
-    A clear error for a missing column or a null cell."""
-    kind = _table_kind(table, arg)
-    available = _column_names(table, kind)
-    for role, col in columns.items():
-        if col not in available:
-            raise ValueError(
-                f"{_CALLER}: {role}={col!r} is not a column of {arg}; available "
-                f"columns: {', '.join(map(repr, available))}."
-            )
-    if kind == "polars-lazy":  # collected once, its needed columns only
-        table = table.select(list(dict.fromkeys(columns.values()))).collect()
-        kind = "polars"
-    out, text, n_rows = {}, set(), None
-    for role, col in columns.items():
-        as_ids = role in _ID_ROLES
-        if kind == "pandas":
-            values, null, is_text = _pandas_column(table, col, arg, as_ids)
-        elif kind == "polars":
-            values, null, is_text = _polars_column(table, col, as_ids)
-        elif kind == "pyarrow":
-            values, null, is_text = _arrow_column(table, col, as_ids)
-        else:
-            values, null, is_text = _dict_column(table, col, arg)
-        if n_rows is not None and values.shape[0] != n_rows:
-            raise ValueError(
-                f"{_CALLER}: the columns of {arg} have different lengths "
-                f"({n_rows} and {values.shape[0]} for {col!r})."
-            )
-        n_rows = values.shape[0]
-        missing = _null_rows(values, null)
-        if missing.any():
-            rows = np.flatnonzero(missing)
-            raise ValueError(
-                f"{_CALLER}: column {col!r} ({role}) of {arg} has "
-                f"{rows.size} null value(s), the first at row {rows[0]}; every "
-                "row needs a value (drop or fill those rows)."
-            )
-        out[role] = values
-        if is_text:
-            text.add(role)
-    return out, text
-
-
-def _read_ids(values, arg):
-    """A 1-D array of ids (``catalog``): list, ndarray, or a pandas, polars
-    or pyarrow column; nulls refused."""
-    null = None
-    module = type(values).__module__.partition(".")[0]
-    if module == "pyarrow" and hasattr(values, "null_count"):
-        if values.null_count:
-            import pyarrow.compute as pc
-
-            null = np.asarray(pc.is_null(values).to_numpy(zero_copy_only=False))
-        values = values.to_numpy(zero_copy_only=False)
-    elif module == "polars" and hasattr(values, "is_null"):
-        null = values.is_null().to_numpy()
-        values = values.to_numpy()
-    elif module == "pandas" and hasattr(values, "isna"):
-        null = np.asarray(values.isna())
-        values = values.to_numpy()
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(
-            f"{_CALLER}: {arg} must be 1-D (one id per item); got shape {arr.shape}."
-        )
-    missing = _null_rows(arr, null)
-    if missing.any():
-        raise ValueError(
-            f"{_CALLER}: {arg} has {int(missing.sum())} null value(s), the first "
-            f"at position {np.flatnonzero(missing)[0]}; every item needs an id."
-        )
-    return arr
 
 
 # ---------------------------------------------------------------------------
@@ -343,14 +123,15 @@ def _encode(parts, what):
     """Number the ids of several columns together.
 
     ``parts``: ``(where, column, text)`` per column holding ``what`` ids
-    (``where`` names the column in errors; ``column`` an ndarray or a
-    :class:`_Coded`).  Returns the codes of each column (in the order of the
-    sorted distinct ids, as ``np.unique``) and the sorted distinct ids.
+    (``where`` names the column in errors; ``column`` an ndarray or the
+    :class:`~sklearn_rankmetrics._io._dataframe.FactorizedIds` of
+    :func:`read_table`).  Returns the codes of each column (in the order of
+    the sorted distinct ids, as ``np.unique``) and the sorted distinct ids.
     Strings never meet numbers: ``"007"``, ``"7"`` and ``7`` are three ids,
     and a column of strings beside a column of numbers is an error (nothing
     would match).
     """
-    values = [c.uniques if isinstance(c, _Coded) else c for _, c, _ in parts]
+    values = [c.uniques if isinstance(c, FactorizedIds) else c for _, c, _ in parts]
     kinds = [
         (where, _id_kind(v, text, where))
         for (where, _, text), v in zip(parts, values, strict=True)
@@ -387,7 +168,7 @@ def _encode(parts, what):
     codes = np.split(np.asarray(codes, dtype=np.intp), np.cumsum(sizes)[:-1])
     # a library-numbered column: its rows' codes through its distinct ids'
     out = [
-        part_codes[c.codes] if isinstance(c, _Coded) else part_codes
+        part_codes[c.codes] if isinstance(c, FactorizedIds) else part_codes
         for (_, c, _), part_codes in zip(parts, codes, strict=True)
     ]
     return out, uniques
@@ -501,18 +282,6 @@ _BEYOND_DEFAULTS = dict(
 )
 
 
-def _is_table(x):
-    if isinstance(x, Mapping):
-        return True
-    module = type(x).__module__.partition(".")[0]
-    return module in ("pandas", "polars", "pyarrow") and type(x).__name__ in (
-        "DataFrame",
-        "LazyFrame",
-        "Table",
-        "RecordBatch",
-    )
-
-
 def recommendation_table_report(
     recommendations,
     interactions,
@@ -562,8 +331,8 @@ def recommendation_table_report(
     interactions : DataFrame, Table or dict of columns
         The held-out interactions: one row per (user, item) pair, each
         relevant with grade 1, or with the grade in ``label_col``.  Its
-        users are the users evaluated; a user without recommendations has
-        an empty list.  A pair may appear once.
+        users are the queries of the ranking metrics; a user without
+        recommendations has an empty list.  A pair may appear once.
     user_col, item_col : str, default="user_id", "item_id"
         The user and item columns of every table (RecTools' names by
         default).  Ids are compared exactly as written: ``"007"``, ``"7"``
@@ -605,8 +374,9 @@ def recommendation_table_report(
     output_dict : bool, default=False
         Return a dict of the values and counters instead of the text table.
     per_query : bool, default=False
-        Return one row per evaluated user (ids in the column ``user_col``,
-        in sorted order) instead of the means, as :func:`ranking_report`.
+        Return one row per user of ``interactions`` (ids in the column
+        ``user_col``, in sorted order; nan where skipped) instead of the
+        means, as :func:`ranking_report`.
     digits : int, default=4
         Digits of the text table.
     item_popularity : DataFrame, Table, dict of columns or array-like, \
@@ -635,12 +405,15 @@ default=None
     report : str, dict or DataFrame
         The text table with the counters in its footer; or, with
         ``output_dict=True``, ``{"ndcg@10": float, ...}`` followed by the
-        counters: ``"n_users"`` (users with held-out interactions, after
-        ``exclude``), ``"n_users_without_list"`` (of them, users without a
-        recommended item), ``"n_short_lists@10"`` per cut-off (users with
-        at least one but fewer than ``k`` recommended items) and
-        ``"n_lists_without_held_out"`` (lists of users that are not
-        evaluated: read by the beyond-accuracy metrics only); or the
+        coverage counters of the reports (see :ref:`coverage_counters`)
+        over the users of ``interactions`` after ``exclude``:
+        ``"n_queries"`` (those users), ``"n_evaluated"`` (of them, those
+        in the means: with a relevant item), ``"n_skipped"`` (the others),
+        ``"n_empty"`` (users without a recommended item),
+        ``"n_short@10"`` per cut-off (users with at least one but fewer
+        than ``k`` recommended items), and the table's own
+        ``"n_lists_without_held_out"`` (lists of users without held-out
+        interactions: read by the beyond-accuracy metrics only); or the
         per-user table.
 
     See Also
@@ -656,8 +429,8 @@ default=None
     relevant item: ``no_relevant`` decides); the beyond-accuracy metrics
     read every list of ``recommendations``, as RecTools does.  With
     ``rank_col``, a user's items are ranked by their ranks, as if scored
-    ``-rank``.  The values equal :func:`ranking_report` on the long form these rows make
-    (``query_id`` the user, ``y_score`` the scores, ``-inf`` for the
+    ``-rank``.  The values equal :func:`ranking_report` on the long form
+    these rows make (``query_id`` the user, ``y_score`` the scores, ``-inf`` for the
     held-out pairs not recommended), and, for a small table, on the dense
     matrices of :func:`ranked_lists_to_arrays`.
 
@@ -675,7 +448,7 @@ default=None
     precision  0.3333
     recall     0.5000
     <BLANKLINE>
-    3 users evaluated, 3 with a relevant item.
+    3 users: 3 evaluated, 0 skipped (no relevant item).
     Lists: 1 empty, 0 shorter than 2 items.
     <BLANKLINE>
 
@@ -686,11 +459,67 @@ default=None
 
     >>> recommendation_table_report(reco, held_out, rank_col="rank", k=2,
     ...                             metrics=["recall"], output_dict=True)
-    {'recall@2': 0.5, 'n_users': 3, 'n_users_without_list': 1,
-     'n_short_lists@2': 0, 'n_lists_without_held_out': 0}
+    {'recall@2': 0.5, 'n_queries': 3, 'n_evaluated': 3, 'n_skipped': 0,
+     'n_empty': 1, 'n_short@2': 0, 'n_lists_without_held_out': 0}
     """
     if not isinstance(digits, numbers.Integral) or digits < 0:
         raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    _check_column_names(user_col, item_col, rank_col, score_col, label_col)
+    ks = _check_cutoffs(k)
+    beyond_options = dict(
+        item_popularity=item_popularity,
+        item_features=item_features,
+        metric=metric,
+        normalization=normalization,
+        share=share,
+    )
+    names, beyond = _check_table_metrics(
+        metrics, convention, options, beyond_options, per_query, catalog
+    )
+    t = _read_inputs(
+        recommendations,
+        interactions,
+        exclude,
+        item_popularity,
+        catalog,
+        user_col=user_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        label_col=label_col,
+    )
+    j = _join(t)
+    held_out, length = _users(t, j)
+    values, report = {}, None
+    if names:
+        report = _ranking_values(t, j, held_out, names, ks, convention, options)
+        if per_query:
+            table = {user_col: t.user_ids[report.query_id], **report.values}
+            return table_output(table, output_dict)
+        values = _means(report)
+    if beyond:
+        values.update(
+            _beyond_values(
+                t,
+                j,
+                beyond,
+                ks,
+                beyond_options=beyond_options,
+                convention=convention,
+                options=options,
+                alone=not names,
+            )
+        )
+    counters = _counters(t, j, held_out, length, report, ks)
+    if output_dict:
+        return {**values, **counters}
+    return _text(values, counters, ks, digits)
+
+
+def _check_column_names(user_col, item_col, rank_col, score_col, label_col):
+    """TypeError for a column name that is not a string; ValueError unless
+    exactly one of ``rank_col`` and ``score_col`` is given, or for one
+    column as both users and items."""
     for name, value in (("user_col", user_col), ("item_col", item_col)):
         if not isinstance(value, str):
             raise TypeError(
@@ -713,7 +542,16 @@ default=None
             )
     if user_col == item_col:
         raise ValueError(f"{_CALLER}: user_col and item_col are both {user_col!r}.")
-    ks = _check_cutoffs(k)
+
+
+def _check_table_metrics(
+    metrics, convention, options, beyond_options, per_query, catalog
+):
+    """``(names, beyond)``: the ranking metrics (the default set for None)
+    and the beyond-accuracy metrics asked for, after the checks of the
+    options, of the beyond-accuracy options given without such a metric,
+    of ``per_query`` (the beyond-accuracy metrics have no per-user value)
+    and of the metrics that need the catalogue."""
     names, beyond = split_report_metrics(metrics)
     if names is None:
         names = metric_names(default=True)
@@ -722,13 +560,6 @@ default=None
     _check_report_options(options, _CALLER)
     if convention is not None:
         check_convention(convention)
-    beyond_options = dict(
-        item_popularity=item_popularity,
-        item_features=item_features,
-        metric=metric,
-        normalization=normalization,
-        share=share,
-    )
     if not beyond:
         given = [
             o
@@ -755,78 +586,44 @@ default=None
                 f"{_CALLER}: {', '.join(needs)} depend on the catalogue; pass "
                 "catalog= (the ids of the items that could be recommended)."
             )
+    return names, beyond
 
-    t = _read_inputs(
-        recommendations,
-        interactions,
-        exclude,
-        item_popularity,
-        catalog,
-        user_col=user_col,
-        item_col=item_col,
-        rank_col=rank_col,
-        score_col=score_col,
-        label_col=label_col,
+
+def _ranking_values(t, j, held_out, names, ks, convention, options):
+    """The report engine's :class:`PerQueryReport` of the ranking metrics
+    ``names`` on the long form of the held-out users' rows (their items
+    counted from the catalogue for fall-out and bpref)."""
+    if not held_out.any():
+        raise ValueError(
+            f"{_CALLER}: no user has a held-out interaction"
+            + (" left after exclude" if t.excluded is not None else "")
+            + "; there is nothing to evaluate."
+        )
+    y, s, q = _long_form(t, j, held_out)
+    extra = {}
+    if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
+        extra["n_items_per_query"] = _items_per_user(t, j, held_out)
+    return _per_query_report(
+        y,
+        s,
+        k=ks,
+        metrics=names,
+        query_id=q,
+        sample_weight=None,
+        convention=convention,
+        caller=_CALLER,
+        **extra,
+        **options,
     )
-    j = _join(t)
-    evaluated, counters = _counters(t, j, ks)
-    n_eval = counters["n_users"]
 
-    values, report = {}, None
-    if names:
-        if n_eval == 0:
-            raise ValueError(
-                f"{_CALLER}: no user has a held-out interaction"
-                + (" left after exclude" if t.excluded is not None else "")
-                + "; there is nothing to evaluate."
-            )
-        y, s, q = _long_form(t, j, evaluated)
-        extra = {}
-        if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
-            extra["n_items_per_query"] = _items_per_user(t, j, evaluated)
-        report = _per_query_report(
-            y,
-            s,
-            k=ks,
-            metrics=names,
-            query_id=q,
-            sample_weight=None,
-            convention=convention,
-            caller=_CALLER,
-            **extra,
-            **options,
-        )
-        if per_query:
-            table = {user_col: t.user_ids[report.query_id], **report.values}
-            return table_output(table, output_dict)
-        values = _means(report)
-    if beyond:
-        values.update(
-            _beyond_values(
-                t,
-                j,
-                beyond,
-                ks,
-                beyond_options=beyond_options,
-                convention=convention,
-                options=options,
-                alone=not names,
-            )
-        )
 
-    if output_dict:
-        return {**values, **counters}
+def _text(values, counters, ks, digits):
+    """The text table of the values, with the counters in its footer."""
     shown = list(dict.fromkeys(n.partition("@")[0] for n in values))
-    if report is not None:
-        first = next(iter(report.values.values()))
-        n_scored = int(np.count_nonzero(~np.isnan(first)))
-    else:
-        relevant = np.zeros(t.user_ids.shape[0], dtype=bool)
-        relevant[t.held_user[j.held_kept & (t.held_label > 0)]] = True
-        n_scored = int(np.count_nonzero(relevant))
-    text = _format(values, shown, ks, digits, n_eval, n_scored)
+    n_users, n_evaluated = counters["n_queries"], counters["n_evaluated"]
+    text = _format(values, shown, ks, digits, n_users, n_evaluated)
     text = text.rstrip("\n").rsplit("\n", 1)[0]  # the footer is ours
-    return text + _footer(counters, ks, n_eval, n_scored)
+    return text + _footer(counters, ks)
 
 
 class _Tables(NamedTuple):
@@ -869,43 +666,91 @@ def _read_inputs(
     score_col,
     label_col,
 ):
-    """Read the tables, number their ids together and check them:
-    :class:`_Tables`."""
+    """Read the tables (through :func:`read_table`), number their ids
+    together (:func:`_number_ids`) and check them: :class:`_Tables`."""
     pairs = {"user_col": user_col, "item_col": item_col}
     order = ("rank_col", rank_col) if rank_col is not None else ("score_col", score_col)
-    reco, reco_text = _read_table(
-        recommendations, "recommendations", {**pairs, order[0]: order[1]}
-    )
     held_cols = dict(pairs) if label_col is None else {**pairs, "label_col": label_col}
-    held, held_text = _read_table(interactions, "interactions", held_cols)
-    tables = [("recommendations", reco, reco_text), ("interactions", held, held_text)]
-    if exclude is not None:
-        tables.append(("exclude", *_read_table(exclude, "exclude", pairs)))
-    pop = None
-    if item_popularity is not None and _is_table(item_popularity):
-        pop, pop_text = _read_table(item_popularity, "item_popularity", pairs)
-    cat = None if catalog is None else _read_ids(catalog, "catalog")
-
-    def where(arg, role):
-        col = user_col if role == "user_col" else item_col
-        return f"column {col!r} ({role}) of {arg}"
-
-    users, user_ids = _encode(
-        [(where(a, "user_col"), t["user_col"], "user_col" in x) for a, t, x in tables],
-        "user",
-    )
-    item_parts = [
-        (where(a, "item_col"), t["item_col"], "item_col" in x) for a, t, x in tables
+    tables = [
+        (
+            "recommendations",
+            _read(recommendations, "recommendations", dict([*pairs.items(), order])),
+        ),
+        ("interactions", _read(interactions, "interactions", held_cols)),
     ]
+    if exclude is not None:
+        tables.append(("exclude", _read(exclude, "exclude", pairs)))
+    pop = None
+    if item_popularity is not None and is_table(item_popularity):
+        pop = _read(item_popularity, "item_popularity", pairs)
+    cat = None
+    if catalog is not None:
+        cat = read_id_column(catalog, caller=_CALLER, arg="catalog")
+    ids = _number_ids(tables, pop, cat, user_col, item_col)
+    reco_user, reco_item, reco_score, reco_row = _recommended(
+        tables[0][1].columns, ids, rank_col, score_col
+    )
+    if label_col is not None:
+        where_label = f"column {label_col!r} (label_col) of interactions"
+        held_label = _check_labels(tables[1][1].columns["label_col"], where_label)
+    else:
+        held_label = np.ones(ids.users[1].shape[0])
+    excluded = None
+    if exclude is not None:
+        n_items = np.int64(ids.item_ids.shape[0])
+        excluded = np.unique(ids.users[2].astype(np.int64) * n_items + ids.items[2])
+    return _Tables(
+        ids.user_ids,
+        ids.item_ids,
+        reco_user,
+        reco_item,
+        reco_score,
+        reco_row,
+        ids.users[1],
+        ids.items[1],
+        held_label,
+        excluded,
+        ids.position,
+        ids.pop_user,
+        ids.pop_item,
+    )
+
+
+def _read(table, arg, columns):
+    """The columns of one table (:func:`read_table`), its user and item ids
+    numbered by their library where it can."""
+    return read_table(table, columns, caller=_CALLER, arg=arg, ids=_ID_ROLES)
+
+
+class _Ids(NamedTuple):
+    """The ids of every table numbered together (:func:`_number_ids`)."""
+
+    users: list  # per table read (recommendations, interactions[, exclude])
+    user_ids: np.ndarray  # the distinct user ids, sorted
+    items: list  # per table read, then item_popularity's and the catalog's
+    item_ids: np.ndarray  # the distinct item ids, sorted
+    pop_user: np.ndarray | None  # item_popularity's users (codes of its own)
+    pop_item: np.ndarray | None  # item_popularity's item codes
+    position: np.ndarray | None  # item code -> place in catalog (-1: outside)
+
+
+def _number_ids(tables, pop, cat, user_col, item_col):
+    """Number the user ids of the tables together, and their item ids with
+    those of the popularity table and the catalogue (:func:`_encode`):
+    :class:`_Ids`."""
+
+    def part(arg, table, role):
+        col = user_col if role == "user_col" else item_col
+        where = f"column {col!r} ({role}) of {arg}"
+        return where, table.columns[role], role in table.text
+
+    users, user_ids = _encode([part(a, t, "user_col") for a, t in tables], "user")
+    item_parts = [part(a, t, "item_col") for a, t in tables]
     pop_user = None
     if pop is not None:
         # its users are counted only: numbered alone
-        pop_where = where("item_popularity", "user_col")
-        (pop_user,), _ = _encode(
-            [(pop_where, pop["user_col"], "user_col" in pop_text)], "user"
-        )
-        pop_where = where("item_popularity", "item_col")
-        item_parts.append((pop_where, pop["item_col"], "item_col" in pop_text))
+        (pop_user,), _ = _encode([part("item_popularity", pop, "user_col")], "user")
+        item_parts.append(part("item_popularity", pop, "item_col"))
     if cat is not None:
         item_parts.append(("catalog", cat, False))
     items, item_ids = _encode(item_parts, "item")
@@ -919,53 +764,34 @@ def _read_inputs(
     position = None
     if cat is not None:
         position = _catalog_positions(items[-1], item_ids, items[0], pop_item)
+    return _Ids(users, user_ids, items, item_ids, pop_user, pop_item, position)
 
-    reco_user, reco_item = users[0], items[0]
-    reco_row = None
-    if rank_col is not None:
-        slot = _check_ranks(
-            reco["rank_col"],
-            reco_user,
-            n_users,
-            f"column {rank_col!r} (rank_col) of recommendations",
-        )
-        # The rows in (user, rank) order, each scored minus its position:
-        # every user's ranking is that of its ranks (no ties), and the
-        # engine's sorts find the scores in order (bench_rectable.py, 1M
-        # rows: 0.15 s for the ranking against 0.20 s with -rank scores in
-        # the table's order).
-        reco_row = np.empty_like(slot)
-        reco_row[slot] = np.arange(slot.shape[0])
-        reco_user, reco_item = reco_user[reco_row], reco_item[reco_row]
-        reco_score = -np.arange(slot.shape[0], dtype=np.float64)
-    else:
+
+def _recommended(reco, ids, rank_col, score_col):
+    """``(user, item, score, row)`` of the recommendations: with
+    ``rank_col``, checked ranks, the rows in (user, rank) order, each scored
+    minus its position, and the table row of each; with ``score_col``, the
+    rows as given (row None) and their checked scores."""
+    reco_user, reco_item = ids.users[0], ids.items[0]
+    if rank_col is None:
         where_score = f"column {score_col!r} (score_col) of recommendations"
-        reco_score = _numeric(reco["score_col"], where_score).astype(
-            np.float64, copy=False
-        )
-    if label_col is not None:
-        where_label = f"column {label_col!r} (label_col) of interactions"
-        held_label = _check_labels(held["label_col"], where_label)
-    else:
-        held_label = np.ones(users[1].shape[0])
-    excluded = None
-    if exclude is not None:
-        excluded = np.unique(users[2].astype(np.int64) * n_items + items[2])
-    return _Tables(
-        user_ids,
-        item_ids,
+        reco_score = _numeric(reco["score_col"], where_score)
+        return reco_user, reco_item, reco_score.astype(np.float64, copy=False), None
+    slot = _check_ranks(
+        reco["rank_col"],
         reco_user,
-        reco_item,
-        reco_score,
-        reco_row,
-        users[1],
-        items[1],
-        held_label,
-        excluded,
-        position,
-        pop_user,
-        pop_item,
+        ids.user_ids.shape[0],
+        f"column {rank_col!r} (rank_col) of recommendations",
     )
+    # The rows in (user, rank) order, each scored minus its position:
+    # every user's ranking is that of its ranks (no ties), and the
+    # engine's sorts find the scores in order (bench_rectable.py, 1M
+    # rows: 0.15 s for the ranking against 0.20 s with -rank scores in
+    # the table's order).
+    reco_row = np.empty_like(slot)
+    reco_row[slot] = np.arange(slot.shape[0])
+    reco_score = -np.arange(slot.shape[0], dtype=np.float64)
+    return reco_user[reco_row], reco_item[reco_row], reco_score, reco_row
 
 
 def _catalog_positions(cat_codes, item_ids, reco_item, pop_item):
@@ -1057,30 +883,42 @@ def _join(t):
     return _Joined(reco_kept, held_kept, reco_label, found)
 
 
-def _counters(t, j, ks):
-    """The users evaluated (a mask over user codes) and the counters."""
+def _users(t, j):
+    """``(held_out, length)`` over the user codes: the users with held-out
+    interactions after ``exclude`` (the queries of the ranking metrics) and
+    the number of items each one's list retrieves."""
     n_users = t.user_ids.shape[0]
-    evaluated = np.zeros(n_users, dtype=bool)
-    evaluated[t.held_user[j.held_kept]] = True
+    held_out = np.zeros(n_users, dtype=bool)
+    held_out[t.held_user[j.held_kept]] = True
     retrieved = j.reco_kept & (t.reco_score > -np.inf)
     length = np.bincount(t.reco_user[retrieved], minlength=n_users)
-    counters = {
-        "n_users": int(np.count_nonzero(evaluated)),
-        "n_users_without_list": int(np.count_nonzero(evaluated & (length == 0))),
-    }
-    for kk in ks:
-        short = evaluated & (length > 0) & (length < kk)
-        counters[f"n_short_lists@{kk}"] = int(np.count_nonzero(short))
+    return held_out, length
+
+
+def _counters(t, j, held_out, length, report, ks):
+    """The coverage counters of the users with held-out interactions
+    (:func:`coverage_counters`: evaluated, those in the means of
+    ``report``, or with only beyond-accuracy metrics those with a relevant
+    held-out item), and ``n_lists_without_held_out``: the lists of the
+    other users, which only the beyond-accuracy metrics read."""
+    if report is not None:
+        evaluated = evaluated_queries(report)
+    else:
+        relevant = np.zeros(t.user_ids.shape[0], dtype=bool)
+        relevant[t.held_user[j.held_kept & (t.held_label > 0)]] = True
+        evaluated = relevant[held_out]
+    counters = coverage_counters(length[held_out], evaluated, ks)
     counters["n_lists_without_held_out"] = int(
-        np.count_nonzero(~evaluated & (length > 0))
+        np.count_nonzero(~held_out & (length > 0))
     )
-    return evaluated, counters
+    return counters
 
 
-def _long_form(t, j, evaluated):
-    """``(y_true, y_score, query_id)``: the recommendations of the evaluated
-    users, then the held-out pairs not recommended, at ``-inf``."""
-    reco = j.reco_kept & evaluated[t.reco_user]
+def _long_form(t, j, held_out):
+    """``(y_true, y_score, query_id)``: the recommendations of the users
+    with held-out interactions, then the held-out pairs not recommended,
+    at ``-inf``."""
+    reco = j.reco_kept & held_out[t.reco_user]
     missed = j.held_kept & ~j.found
     y = np.concatenate([j.reco_label[reco], t.held_label[missed]])
     s = np.concatenate([t.reco_score[reco], np.full(int(missed.sum()), -np.inf)])
@@ -1088,15 +926,15 @@ def _long_form(t, j, evaluated):
     return y, s, q
 
 
-def _footer(counters, ks, n_eval, n_scored):
-    parts = [f"{counters['n_users_without_list']} empty"]
+def _footer(counters, ks):
+    """The counters as text: users, lists, lists of the other users."""
+    parts = [f"{counters['n_empty']} empty"]
     parts += [
-        f"{counters[f'n_short_lists@{kk}']} shorter than {kk} items"
-        for kk in ks
-        if kk > 1
+        f"{counters[short_key(kk)]} shorter than {kk} items" for kk in ks if kk > 1
     ]
     lines = [
-        f"{n_eval} users evaluated, {n_scored} with a relevant item.",
+        f"{counters['n_queries']} users: {counters['n_evaluated']} evaluated, "
+        f"{counters['n_skipped']} skipped (no relevant item).",
         f"Lists: {', '.join(parts)}.",
     ]
     other = counters["n_lists_without_held_out"]
@@ -1108,8 +946,8 @@ def _footer(counters, ks, n_eval, n_scored):
     return "\n" + "\n".join(lines) + "\n"
 
 
-def _items_per_user(t, j, evaluated):
-    """Items of each evaluated user (in code order) for fall-out and bpref:
+def _items_per_user(t, j, held_out):
+    """Items of each held-out user (in code order) for fall-out and bpref:
     the catalogue and the user's held-out items outside it, less the
     excluded pairs of those items."""
     n_users, n_items = t.user_ids.shape[0], t.item_ids.shape[0]
@@ -1121,7 +959,7 @@ def _items_per_user(t, j, evaluated):
         users, items = np.divmod(t.excluded, n_items)
         excluded = np.bincount(users[in_catalog[items]], minlength=n_users)
     total = np.count_nonzero(in_catalog) + outside - excluded
-    return total[evaluated].astype(np.float64)
+    return total[held_out].astype(np.float64)
 
 
 def _beyond_values(t, j, names, ks, *, beyond_options, convention, options, alone):

@@ -20,8 +20,8 @@ import numpy as np
 from .._metrics._propensity import diagnostics_from_totals
 from .._utils._tables import table_output
 from ._beyond_report import report_values, split_report_metrics
+from ._coverage import evaluated_queries
 from ._per_query import (
-    _GAUC,
     DIAGNOSTICS_KEY,
     _check_cutoffs,
     _format,
@@ -276,10 +276,11 @@ default=None
         counters; ``output_dict=True`` gives ``{"overall": {...},
         "groups": {label: {...}}, "item_groups": {label: {...}},
         "intervals": {...}, "coverage": {"overall": {...}, "groups":
-        {label: {...}}}}``, each counter dict holding ``n_queries``,
+        {label: {...}}}}``, each counter dict holding the
+        :ref:`coverage counters <coverage_counters>` ``n_queries``,
         ``n_evaluated`` (in the means: with a relevant item),
-        ``n_skipped``, ``n_empty`` (no item retrieved) and ``n_short``
-        (fewer items retrieved than the largest cut-off).  A metric no query
+        ``n_skipped``, ``n_empty`` (no item retrieved) and ``n_short@k``
+        per cut-off (1 to ``k - 1`` items retrieved).  A metric no query
         can be scored for is nan, with one
         :class:`~sklearn.exceptions.UndefinedMetricWarning` naming them.
 
@@ -338,32 +339,16 @@ default=None
         from .._io._dataframe import frame_report  # a data frame by column name
 
         return frame_report(ranking_report, arguments, columns)
-    if not isinstance(digits, numbers.Integral) or digits < 0:
-        raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
-    per_row = {
-        name: array
-        for name, array in (("propensity", propensity), ("item_weight", item_weight))
-        if array is not None
-    }
-    options.update(
-        (name, value)
-        for name, value in (
-            ("min_propensity", min_propensity),
-            ("self_normalized", self_normalized),
-        )
-        if value is not None
+    per_row = _check_report_arguments(
+        digits,
+        propensity,
+        item_weight,
+        min_propensity,
+        self_normalized,
+        average,
+        options,
+        segments=(groups, item_groups, confidence_level),
     )
-    check_per_row_options(
-        {**options, "average": check_report_average(average)}, per_row
-    )
-    if average != "queries" and (
-        groups is not None or item_groups is not None or confidence_level is not None
-    ):
-        raise ValueError(
-            "ranking_report by segment averages over queries; average="
-            f"{average!r} is not supported with groups=, item_groups= or "
-            "confidence_level=."
-        )
     if groups is not None or item_groups is not None or confidence_level is not None:
         from ._segments import segment_report  # a report by segment
 
@@ -386,26 +371,60 @@ default=None
             per_query=per_query,
             digits=digits,
         )
+    return _report(
+        y_true,
+        y_score,
+        k=k,
+        metrics=metrics,
+        query_id=query_id,
+        sample_weight=sample_weight,
+        convention=convention,
+        average=average,
+        per_row=per_row,
+        options=options,
+        output_dict=output_dict,
+        per_query=per_query,
+        digits=digits,
+    )
+
+
+def _report(
+    y_true,
+    y_score,
+    *,
+    k,
+    metrics,
+    query_id,
+    sample_weight,
+    convention,
+    average,
+    per_row,
+    options,
+    output_dict,
+    per_query,
+    digits,
+):
+    """:func:`ranking_report` without segments, on arrays: the means (or
+    the per-query table) of the ranking metrics, from the report engine, and
+    of the beyond-accuracy metrics, from their sums; as a dict or a text."""
     metrics, beyond = split_report_metrics(metrics)
-    if beyond and per_row:
-        raise ValueError(
-            f"{', '.join(map(repr, beyond))}: the beyond-accuracy metrics have "
-            f"no {' or '.join(per_row)}= estimator; leave them out of metrics."
-        )
+    beyond_values = None
     if beyond:  # takes its options out of ``options``
-        beyond_means, n_users, n_rel = report_values(
+        beyond_values = _beyond_values(
             y_true,
             y_score,
-            _check_cutoffs(k),
+            k,
+            metrics,
             beyond,
+            per_row,
             query_id=query_id,
             per_query=per_query,
             sample_weight=sample_weight,
             convention=convention,
             options=options,
-            alone=not metrics,
         )
         if not metrics:
+            beyond_means, n_users, n_rel = beyond_values
             if output_dict:
                 return beyond_means
             return _format(
@@ -427,7 +446,7 @@ default=None
         return _as_table(report, output_dict)
     means = _means(report)
     if beyond:
-        means.update(beyond_means)
+        means.update(beyond_values[0])
     diagnostics = None
     if report.propensity is not None:
         diagnostics = diagnostics_from_totals(*report.propensity)
@@ -435,12 +454,95 @@ default=None
         if diagnostics is not None:
             means[DIAGNOSTICS_KEY] = diagnostics
         return means
+    return _report_text(report, means, beyond, k, digits, diagnostics)
+
+
+def _check_report_arguments(
+    digits,
+    propensity,
+    item_weight,
+    min_propensity,
+    self_normalized,
+    average,
+    options,
+    segments,
+):
+    """The per-row arrays given (by argument name), after the checks of the
+    arguments :func:`ranking_report` reads itself; ``min_propensity`` and
+    ``self_normalized``, when given, join ``options`` (modified).
+    ``segments``: ``(groups, item_groups, confidence_level)``."""
+    if not isinstance(digits, numbers.Integral) or digits < 0:
+        raise ValueError(f"digits must be an int >= 0; got {digits!r}.")
+    per_row = {
+        name: array
+        for name, array in (("propensity", propensity), ("item_weight", item_weight))
+        if array is not None
+    }
+    options.update(
+        (name, value)
+        for name, value in (
+            ("min_propensity", min_propensity),
+            ("self_normalized", self_normalized),
+        )
+        if value is not None
+    )
+    check_per_row_options(
+        {**options, "average": check_report_average(average)}, per_row
+    )
+    if average != "queries" and any(x is not None for x in segments):
+        raise ValueError(
+            "ranking_report by segment averages over queries; average="
+            f"{average!r} is not supported with groups=, item_groups= or "
+            "confidence_level=."
+        )
+    return per_row
+
+
+def _beyond_values(
+    y_true,
+    y_score,
+    k,
+    metrics,
+    beyond,
+    per_row,
+    *,
+    query_id,
+    per_query,
+    sample_weight,
+    convention,
+    options,
+):
+    """``(means, n_users, n_relevant)`` of the beyond-accuracy metrics
+    ``beyond`` (:func:`report_values`, which takes their options out of
+    ``options``); an error with a per-row array, which they have no
+    estimator for."""
+    if per_row:
+        raise ValueError(
+            f"{', '.join(map(repr, beyond))}: the beyond-accuracy metrics have "
+            f"no {' or '.join(per_row)}= estimator; leave them out of metrics."
+        )
+    return report_values(
+        y_true,
+        y_score,
+        _check_cutoffs(k),
+        beyond,
+        query_id=query_id,
+        per_query=per_query,
+        sample_weight=sample_weight,
+        convention=convention,
+        options=options,
+        alone=not metrics,
+    )
+
+
+def _report_text(report, means, beyond, k, digits, diagnostics):
+    """The text table of a report: its metrics (the beyond-accuracy metrics
+    last) by cut-off, and the footer of the queries (and, with
+    ``propensity=``, of the diagnostics)."""
     ks = _check_cutoffs(k)
     names = list(dict.fromkeys(n.partition("@")[0] for n in report.values))
     names += beyond
-    ranked = [n for n in report.values if n != _GAUC]
-    scored = report.values[ranked[0]] if ranked else report.values[_GAUC]
-    n_scored = int(np.count_nonzero(~np.isnan(scored)))
+    n_scored = int(np.count_nonzero(evaluated_queries(report)))
     if diagnostics is not None:
         n_scored = diagnostics["n_queries"] - int(report.propensity[0][1])
     n_queries = report.query_id.shape[0]

@@ -23,17 +23,18 @@ row of the long form), such as the items' popularity tier
 - Intervals are percentile bootstrap intervals over the queries of each
   row, by :func:`~sklearn_rankmetrics._evaluation._compare._bootstrap_means` (that of
   :func:`compare_rankings`), weighted as the report's means are.
-- Coverage counters per segment: queries, queries evaluated (counted in
-  the ranking metrics' means: with a relevant item under
-  ``no_relevant="skip"``), queries skipped, and queries whose list is
+- Coverage counters per segment (:mod:`._coverage`): queries, queries
+  evaluated (counted in the ranking metrics' means: with a relevant item
+  under ``no_relevant="skip"``), queries skipped, and queries whose list is
   empty (no item retrieved: every score ``-inf``) or short (fewer items
-  retrieved than the largest cut-off).
+  retrieved than a cut-off).
 """
 
 import numbers
 import textwrap
 import warnings
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,6 +52,13 @@ from .._utils._validation import (
     undefined_metric_warning,
 )
 from ._beyond_report import split_report_metrics
+from ._coverage import (
+    coverage_counters,
+    coverage_lines,
+    coverage_notes,
+    evaluated_queries,
+    retrieved_per_query,
+)
 from ._per_query import (
     _check_cutoffs,
     _means,
@@ -302,52 +310,38 @@ def segment_report(
     """:func:`ranking_report` by segment of queries and stratum of items.
 
     ``names``: how to call ``groups`` and ``item_groups`` in messages (the
-    frame form's column names).
+    frame form's column names).  The parts: the checks
+    (:func:`_check_segment_call`), the report of every query, the rows of
+    the report (:func:`_segment_rows`), their per-query values
+    (:func:`_segment_values`, :func:`_stratum_values`), their means and
+    intervals (:func:`_summaries`) and the counters (:func:`_coverage`).
     """
-
-    metrics, beyond = split_report_metrics(metrics)
-    if beyond:
-        raise ValueError(
-            f"{', '.join(map(repr, beyond))}: the beyond-accuracy metrics "
-            "describe a set of lists and are not reported by segment yet; "
-            "call ranking_report on each segment's rows for them."
-        )
-    ks = _check_cutoffs(k)
-    if confidence_level is not None:
-        from ._compare import _check_settings, _seed  # (scipy.stats: see there)
-
-        _check_settings(
-            ["a", "b"], None, "permutation", None, 1, n_bootstrap,
-            confidence_level, 0.05,
-        )  # fmt: skip
-        seed = _seed(random_state)
-    form, Y, S, q_codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
-    long_form = form == "long"
-    n_queries = ids.shape[0] if long_form else S.shape[0]
-    report_args = dict(
-        k=k,
-        metrics=metrics,
-        sample_weight=sample_weight,
-        convention=convention,
-        **per_row,
-        **options,
+    metrics, ks, seed = _check_segment_call(
+        metrics, k, confidence_level, n_bootstrap, random_state
     )
-    overall = _per_query_report(y_true, y_score, query_id=query_id, **report_args)
-    score_names = list(overall.values)
-
-    rows = [("overall", None, np.ones(n_queries, dtype=bool))]
-    segment_of_query = None
-    if groups is not None:
-        n = S.shape[0]
-        g_codes, labels = _factorize(
-            names[0], groups, n, "row of the long form" if long_form else "query"
-        )
-        if long_form:
-            segment_of_query = _query_groups(g_codes, q_codes, n_queries, ids, names[0])
-        else:
-            segment_of_query = g_codes
-        for j, label in enumerate(labels):
-            rows.append(("group", label, segment_of_query == j))
+    form, _, S, q_codes, ids, _ = check_inputs(y_true, y_score, query_id, None)
+    call = _SegmentCall(
+        y_true,
+        y_score,
+        query_id,
+        sample_weight,
+        per_row,
+        form,
+        q_codes,
+        dict(
+            k=k,
+            metrics=metrics,
+            sample_weight=sample_weight,
+            convention=convention,
+            **per_row,
+            **options,
+        ),
+    )
+    overall = _per_query_report(y_true, y_score, query_id=query_id, **call.report_args)
+    n_queries = ids.shape[0] if call.long_form else S.shape[0]
+    rows, segment_of_query, labels = _segment_rows(
+        groups, names[0], call, S.shape[0], n_queries, ids
+    )
     if per_query:
         if item_groups is not None:
             raise ValueError(
@@ -358,50 +352,157 @@ def segment_report(
         if segment_of_query is not None:
             table["group"] = labels[segment_of_query]
         table.update(overall.values)
-
         return table_output(table, output_dict)
-
-    # per row of the report: its per-query values and weights by name
-    results = []
     recompute = _recomputed(
-        list(dict.fromkeys(n.partition("@")[0] for n in score_names)),
-        options,
-        convention,
-        sample_weight is not None,
+        _metric_names(overall.values), options, convention, sample_weight is not None
     )
+    results = _segment_values(rows, overall, recompute, call)
+    if item_groups is not None:
+        n_items = S.shape[0] if call.long_form else S.shape[1]
+        results += _stratum_values(item_groups, names[1], n_items, call)
+    table = _summaries(results, overall, confidence_level, n_bootstrap, seed)
+    score_names = list(overall.values)
+    _warn_undefined(table, score_names)
+    coverage = _coverage(S, q_codes, n_queries, ks, rows, overall)
+    if output_dict:
+        return _as_dict(table, coverage)
+    return _format(
+        table,
+        coverage,
+        _metric_names(score_names),
+        ks,
+        digits,
+        confidence_level,
+        names,
+    )
+
+
+class _SegmentCall(NamedTuple):
+    """The inputs of a report by segment, as given, and what its parts read
+    of them."""
+
+    y_true: object
+    y_score: object
+    query_id: object
+    sample_weight: object
+    per_row: dict  # "propensity" / "item_weight" -> the array given
+    form: str  # "long", "dense" or "sparse" (check_inputs)
+    q_codes: np.ndarray  # the query code of each row (2-D: None)
+    report_args: dict  # the report engine's arguments but the inputs
+
+    @property
+    def long_form(self):
+        return self.form == "long"
+
+
+def _metric_names(score_names):
+    """The metric names of scorer names (``"ndcg@10"`` -> ``"ndcg"``), in
+    order, once each."""
+    return list(dict.fromkeys(n.partition("@")[0] for n in score_names))
+
+
+def _check_segment_call(metrics, k, confidence_level, n_bootstrap, random_state):
+    """``(metrics, ks, seed)``: the ranking metrics (a beyond-accuracy
+    metric is refused), the cut-offs and the bootstrap's seed (None without
+    intervals)."""
+    metrics, beyond = split_report_metrics(metrics)
+    if beyond:
+        raise ValueError(
+            f"{', '.join(map(repr, beyond))}: the beyond-accuracy metrics "
+            "describe a set of lists and are not reported by segment yet; "
+            "call ranking_report on each segment's rows for them."
+        )
+    ks = _check_cutoffs(k)
+    seed = None
+    if confidence_level is not None:
+        from ._compare import _check_settings, _seed  # (scipy.stats: see there)
+
+        _check_settings(
+            ["a", "b"],
+            None,
+            "permutation",
+            None,
+            1,
+            n_bootstrap,
+            confidence_level,
+            0.05,
+        )
+        seed = _seed(random_state)
+    return metrics, ks, seed
+
+
+def _segment_rows(groups, name, call, n_rows, n_queries, ids):
+    """``(rows, segment_of_query, labels)``: the rows of the report --
+    ``(kind, label, mask over the queries)``, ``"overall"`` then one
+    ``"group"`` per segment --, the segment code of each query and the
+    segments' labels (None without ``groups``)."""
+    rows = [("overall", None, np.ones(n_queries, dtype=bool))]
+    if groups is None:
+        return rows, None, None
+    g_codes, labels = _factorize(
+        name, groups, n_rows, "row of the long form" if call.long_form else "query"
+    )
+    if call.long_form:
+        segment_of_query = _query_groups(g_codes, call.q_codes, n_queries, ids, name)
+    else:
+        segment_of_query = g_codes
+    for j, label in enumerate(labels):
+        rows.append(("group", label, segment_of_query == j))
+    return rows, segment_of_query, labels
+
+
+def _segment_values(rows, overall, recompute, call):
+    """Per row of the report, ``(kind, label, values, weights)``: its
+    queries' per-query values and weights by scorer name, those of the
+    metrics in ``recompute`` computed again on the segment's rows."""
+    results = []
     for kind, label, keep in rows:
-        values = {n: overall.values[n][keep] for n in score_names}
-        weights = {n: overall.weights[n][keep] for n in score_names}
+        values = {n: v[keep] for n, v in overall.values.items()}
+        weights = {n: w[keep] for n, w in overall.weights.items()}
         if recompute and kind == "group" and keep.any():
-            row_mask = keep[q_codes] if long_form else keep
+            row_mask = keep[call.q_codes] if call.long_form else keep
             y, s, q, w, pr = _rows_of(
-                row_mask, y_true, y_score, query_id, sample_weight, per_row
+                row_mask,
+                call.y_true,
+                call.y_score,
+                call.query_id,
+                call.sample_weight,
+                call.per_row,
             )
             sub = _per_query_report(
                 y,
                 s,
                 query_id=q,
-                **{**report_args, "metrics": recompute, "sample_weight": w, **pr},
+                **{**call.report_args, "metrics": recompute, "sample_weight": w, **pr},
             )
             for n in sub.values:
                 values[n], weights[n] = sub.values[n], sub.weights[n]
         results.append((kind, label, values, weights))
-    if item_groups is not None:
-        n_items = S.shape[0] if long_form else S.shape[1]
-        what = "row of the long form" if long_form else "item (column)"
-        i_codes, strata = _factorize(names[1], item_groups, n_items, what)
-        order = range(len(strata))
-        if set(strata.tolist()) <= set(_STRATA):  # popularity_strata's order
-            order = sorted(order, key=lambda j: _STRATA.index(strata[j]))
-        for j in order:
-            label = strata[j]
-            restricted = _restrict(y_true, i_codes == j, form)
-            rep = _per_query_report(
-                restricted, y_score, query_id=query_id, **report_args
-            )
-            results.append(("items", label, rep.values, rep.weights))
+    return results
 
-    # means, intervals, counters
+
+def _stratum_values(item_groups, name, n_items, call):
+    """Per stratum of items, ``(kind, label, values, weights)``: the report
+    with only the stratum's items relevant (popularity strata in the order
+    head, torso, tail)."""
+    what = "row of the long form" if call.long_form else "item (column)"
+    i_codes, strata = _factorize(name, item_groups, n_items, what)
+    order = range(len(strata))
+    if set(strata.tolist()) <= set(_STRATA):  # popularity_strata's order
+        order = sorted(order, key=lambda j: _STRATA.index(strata[j]))
+    results = []
+    for j in order:
+        restricted = _restrict(call.y_true, i_codes == j, call.form)
+        rep = _per_query_report(
+            restricted, call.y_score, query_id=call.query_id, **call.report_args
+        )
+        results.append(("items", strata[j], rep.values, rep.weights))
+    return results
+
+
+def _summaries(results, overall, confidence_level, n_bootstrap, seed):
+    """Per row of the report, ``(kind, label, means, intervals)`` (None
+    without ``confidence_level``); the overall means are the report's."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", undefined_metric_warning())
         overall_means = _means(overall)
@@ -410,17 +511,12 @@ def segment_report(
         if kind == "overall":
             means = overall_means
         else:
-            means = {n: weighted_mean(values[n], weights[n]) for n in score_names}
+            means = {n: weighted_mean(values[n], weights[n]) for n in overall.values}
         interval = None
         if confidence_level is not None:
             interval = _intervals(values, weights, confidence_level, n_bootstrap, seed)
         table.append((kind, label, means, interval))
-    _warn_undefined(table, score_names)
-    coverage = _coverage(S, q_codes, n_queries, long_form, max(ks), rows, overall)
-    if output_dict:
-        return _as_dict(table, coverage)
-    metric_names = list(dict.fromkeys(n.partition("@")[0] for n in score_names))
-    return _format(table, coverage, metric_names, ks, digits, confidence_level, names)
+    return table
 
 
 def _warn_undefined(table, score_names):
@@ -440,34 +536,15 @@ def _warn_undefined(table, score_names):
         )
 
 
-def _coverage(S, q_codes, n_queries, long_form, k_max, rows, overall):
-    """Per segment: queries, evaluated, skipped, empty and short lists."""
-    if long_form:
-        retrieved = np.bincount(q_codes[S > -np.inf], minlength=n_queries)
-    else:
-        retrieved = np.count_nonzero(S > -np.inf, axis=1)
-    ranked = [n for n in overall.values if n != "gauc"]
-    first = overall.values[ranked[0] if ranked else "gauc"]
-    evaluated = ~np.isnan(first)
-    out = []
-    for kind, label, keep in rows:
-        n = int(keep.sum())
-        n_eval = int(np.count_nonzero(evaluated[keep]))
-        r = retrieved[keep]
-        out.append(
-            (
-                kind,
-                label,
-                {
-                    "n_queries": n,
-                    "n_evaluated": n_eval,
-                    "n_skipped": n - n_eval,
-                    "n_empty": int(np.count_nonzero(r == 0)),
-                    "n_short": int(np.count_nonzero((r > 0) & (r < k_max))),
-                },
-            )
-        )
-    return out
+def _coverage(S, q_codes, n_queries, ks, rows, overall):
+    """Per segment, ``(kind, label, counters)``: the coverage counters
+    (:func:`coverage_counters`) of its queries."""
+    retrieved = retrieved_per_query(S, q_codes, n_queries)
+    evaluated = evaluated_queries(overall)
+    return [
+        (kind, label, coverage_counters(retrieved[keep], evaluated[keep], ks))
+        for kind, label, keep in rows
+    ]
 
 
 def _as_dict(table, coverage):
@@ -546,29 +623,9 @@ def _format(table, coverage, metrics, ks, digits, confidence_level, names):
             "the queries of the row."
         )
         lines.append("")
-    headers = ["queries", "evaluated", "skipped", "empty list", "short list"]
-    keys = ["n_queries", "n_evaluated", "n_skipped", "n_empty", "n_short"]
-    rows = [
-        [_row_label(kind, label)] + [str(c[k]) for k in keys]
-        for kind, label, c in coverage
-    ]
-    widths = [max(len(r[0]) for r in rows)] + [
-        max(len(h), *(len(r[i + 1]) for r in rows)) for i, h in enumerate(headers)
-    ]
-    lines.append(
-        " " * widths[0]
-        + "".join("  " + h.rjust(w) for h, w in zip(headers, widths[1:], strict=True))
-    )
-    for r in rows:
-        lines.append(
-            r[0].ljust(widths[0])
-            + "".join("  " + c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True))
-        )
-    notes = (
-        "evaluated: queries in the means (with a relevant item); skipped: "
-        "without one; empty list: no item retrieved (every score -inf); "
-        f"short list: fewer than {max(ks)} items retrieved."
-    )
+    labelled = [(_row_label(kind, label), c) for kind, label, c in coverage]
+    lines += coverage_lines(labelled, ks)
+    notes = coverage_notes(ks)
     if any(kind == "items" for kind, *_ in table):
         notes += " items: <stratum>: only the stratum's items count as relevant."
     lines += ["", *textwrap.wrap(notes, 79)]

@@ -28,11 +28,12 @@ values are those of the array form, bit for bit.
 
 import sys
 import textwrap
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 
-from .._utils._validation import _query_groups, check_query_id
+from .._utils._validation import _is_missing, _query_groups, check_query_id
 from ._columns import (
     _duplicate_tie_break,
     check_columns,
@@ -222,42 +223,12 @@ def _sorted_codes(codes, uniques, col):
 
 
 def encode_ids(series, nw, col):
-    """Text or categorical ids as :class:`EncodedIds` (one hash pass);
-    None for integer ids and for libraries without a fast path (the caller
-    then passes the ids as they are, to the array code)."""
-    dtype = series.dtype
-    if dtype.is_numeric() or dtype == nw.Boolean:
-        return None
-    textual = dtype in (nw.String, nw.Categorical) or isinstance(dtype, nw.Enum)
-    if not textual:
-        return None
-    impl = series.implementation
-    native = series.to_native()
-    if impl.is_pandas():
-        import pandas as pd
-
-        codes, uniques = pd.factorize(native)
-        return _sorted_codes(codes.astype(np.intp, copy=False), uniques, col)
-    if impl.is_polars():
-        if "pyarrow" not in sys.modules:
-            try:
-                import pyarrow  # noqa: F401
-            except ImportError:
-                return None
-        native = native.to_arrow()
-    elif not impl.is_pyarrow():
-        return None
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(native, pa.ChunkedArray):
-        native = native.combine_chunks()
-    encoded = native if pa.types.is_dictionary(native.type) else None
-    if encoded is None:
-        encoded = pc.dictionary_encode(native)
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
-    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-    return _sorted_codes(codes, uniques, col)
+    """Text or categorical ids as :class:`EncodedIds` (one hash pass:
+    :func:`factorize_ids`); None for integer ids and for libraries without a
+    fast path (the caller then passes the ids as they are, to the array
+    code)."""
+    ids = factorize_ids(series, nw)
+    return None if ids is None else _sorted_codes(ids.codes, ids.uniques, col)
 
 
 class FrameColumns(NamedTuple):
@@ -448,6 +419,303 @@ def metric_frame_doc(accepted):
 
 
 # ---------------------------------------------------------------------------
+# Ids numbered by their library, and tables read by role
+# ---------------------------------------------------------------------------
+
+
+class FactorizedIds(NamedTuple):
+    """Ids numbered by their library in one hash pass: ``uniques[codes]``
+    are the ids of the rows; ``uniques`` in any order, each used by a row."""
+
+    codes: np.ndarray  # intp, one per row
+    uniques: np.ndarray  # the distinct ids
+
+    @property
+    def shape(self):
+        return self.codes.shape
+
+
+def factorize_ids(series, nw, *, objects=True):
+    """Text or categorical ids of a narwhals Series as
+    :class:`FactorizedIds`: pandas' ``factorize``, Arrow's
+    ``dictionary_encode`` (polars through Arrow), or a dictionary column's
+    own codes.  None for numeric ids, for libraries without a fast path
+    and, with ``objects=False``, for a pandas column of Python objects
+    (whose equal-comparing ids of different types, ``1`` and ``True``, a
+    hash pass would merge).  Nulls get the code -1."""
+    dtype = series.dtype
+    if dtype.is_numeric() or dtype == nw.Boolean:
+        return None
+    textual = dtype in (nw.String, nw.Categorical) or isinstance(dtype, nw.Enum)
+    if not textual:
+        return None
+    impl = series.implementation
+    native = series.to_native()
+    if impl.is_pandas():
+        if not objects and native.dtype == object:
+            return None
+        import pandas as pd
+
+        codes, uniques = pd.factorize(native)
+        text = dtype == nw.String
+        uniques = np.asarray(uniques, dtype=object if text else None)
+        return FactorizedIds(codes.astype(np.intp, copy=False), uniques)
+    if impl.is_polars():
+        if "pyarrow" not in sys.modules:
+            try:
+                import pyarrow  # noqa: F401
+            except ImportError:
+                return None
+        native = native.to_arrow()
+    elif not impl.is_pyarrow():
+        return None
+    return _arrow_factorize(native)
+
+
+def _arrow_factorize(native):
+    """:class:`FactorizedIds` of an Arrow array of text (or a dictionary
+    array: its codes, the unused entries of its dictionary dropped)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(native, pa.ChunkedArray):  # (dictionaries unified)
+        native = native.combine_chunks()
+    encoded = native if pa.types.is_dictionary(native.type) else None
+    if encoded is None:
+        views = getattr(pa.types, "is_string_view", lambda t: False)
+        if views(native.type):  # string views: not every kernel takes them
+            native = pc.cast(native, pa.large_string())
+        encoded = pc.dictionary_encode(native)
+    indices = encoded.indices
+    if indices.null_count:
+        indices = indices.fill_null(-1)
+    codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+    if uniques.dtype.kind in "OU":
+        uniques = uniques.astype(object, copy=False)
+    if native is encoded:  # a dictionary may hold entries no row uses
+        used = np.bincount(codes[codes >= 0], minlength=uniques.shape[0]) > 0
+        if not used.all():
+            keep = np.flatnonzero(used)
+            new = np.full(uniques.shape[0] + 1, -1, dtype=np.intp)
+            new[keep] = np.arange(keep.shape[0])
+            codes, uniques = new[codes], uniques[keep]
+    return FactorizedIds(codes, uniques)
+
+
+def _typed_text(series, nw):
+    """Whether the library types the column as text: a string column, or
+    categories of strings (a pandas column of Python objects is not typed,
+    whatever it holds)."""
+    dtype = series.dtype
+    native = series.to_native()
+    if series.implementation.is_pandas():
+        import pandas as pd
+
+        kind = native.dtype
+        if isinstance(kind, pd.CategoricalDtype):
+            kind = kind.categories.dtype
+        return isinstance(kind, pd.StringDtype)
+    if series.implementation.is_pyarrow():
+        return _is_arrow_text(native.type)
+    return dtype == nw.String or dtype == nw.Categorical or isinstance(dtype, nw.Enum)
+
+
+def _is_arrow_text(kind):
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    views = getattr(pa.types, "is_string_view", lambda t: False)
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or views(kind)
+
+
+def is_table(x):
+    """Whether ``x`` is a table :func:`read_table` reads: a pandas, polars
+    or pyarrow table (eager or lazy, or an Arrow ``RecordBatch``) or a dict
+    of columns; found without importing any frame library."""
+    return _table_library(x) is not None
+
+
+def _table_library(table):
+    """``"frame"``, ``"arrow-batch"``, ``"dict"`` or None."""
+    if frame_library(table) == "frame":
+        return "frame"
+    cls = type(table)
+    if cls.__module__.partition(".")[0] == "pyarrow" and cls.__name__ == "RecordBatch":
+        return "arrow-batch"
+    if isinstance(table, Mapping):
+        return "dict"
+    return None
+
+
+class TableColumns(NamedTuple):
+    """The columns of a table read by role (:func:`read_table`)."""
+
+    columns: dict  # role -> 1-D ndarray, or FactorizedIds for an id role
+    text: frozenset  # the roles whose column the table types as text
+    n_rows: int
+
+
+def read_table(table, columns, *, caller, arg, ids=()):
+    """Read the columns ``columns`` names (role -> column name, such as
+    ``{"user_col": "user_id", "rank_col": "rank"}``) of ``table``: a pandas,
+    polars (a lazy frame collected once, those columns only) or pyarrow
+    table, or a dict of equal-length 1-D arrays.
+
+    Each column is a 1-D ndarray as its library gives it; the text and
+    categorical columns of the roles in ``ids`` are numbered by their
+    library instead (:func:`factorize_ids`: no Python string per row).
+    Errors name ``caller``, the table (``arg``), the role and the column: a
+    table of another type, a missing column (listing the available ones), a
+    column name given twice in the table, columns of different lengths, and
+    a missing value (null, NaN, None; with the first row holding one)."""
+    kind = _table_library(table)
+    if kind is None:
+        raise TypeError(
+            f"{caller}: {arg} must be a table: a pandas, polars or pyarrow "
+            f"DataFrame/Table, or a dict of equal-length columns; got "
+            f"{type(table).__name__}."
+        )
+    if kind == "arrow-batch":
+        import pyarrow as pa
+
+        table, kind = pa.Table.from_batches([table]), "frame"
+    available = _available_columns(table, kind)
+    for role, col in columns.items():
+        if col not in available:
+            raise ValueError(
+                f"{caller}: {role}={col!r} is not a column of {arg}; available "
+                f"columns: {', '.join(map(repr, available))}."
+            )
+    used = list(dict.fromkeys(columns.values()))
+    for col in used:
+        if available.count(col) > 1:
+            raise ValueError(
+                f"{caller}: {arg} has several columns named {col!r}; rename them."
+            )
+    if kind == "dict":
+        read = {col: _dict_column(table, col, caller, arg) for col in used}
+    else:
+        read = _frame_columns(table, available, used, columns, ids, caller)
+    out, text, n_rows = {}, set(), None
+    for role, col in columns.items():
+        values, null, is_text = read[col]
+        if n_rows is not None and values.shape[0] != n_rows:
+            raise ValueError(
+                f"{caller}: the columns of {arg} have different lengths "
+                f"({n_rows} and {values.shape[0]} for {col!r})."
+            )
+        n_rows = values.shape[0]
+        missing = missing_rows(values, null)
+        if missing.any():
+            rows = np.flatnonzero(missing)
+            raise ValueError(
+                f"{caller}: column {col!r} ({role}) of {arg} has "
+                f"{rows.size} null value(s), the first at row {rows[0]}; every "
+                "row needs a value (drop or fill those rows)."
+            )
+        out[role] = values
+        if is_text:
+            text.add(role)
+    return TableColumns(out, frozenset(text), 0 if n_rows is None else n_rows)
+
+
+def _available_columns(table, kind):
+    """The column names of a table, repeated names included (a lazy
+    frame's from its schema)."""
+    if kind == "dict":
+        return list(table.keys())
+    names = getattr(table, "column_names", None)  # pyarrow
+    if names is not None:
+        return list(names)
+    if type(table).__name__ == "LazyFrame":  # polars < 1.0: no collect_schema
+        schema = getattr(table, "collect_schema", None)
+        return list(table.columns if schema is None else schema().names())
+    return list(table.columns)
+
+
+def _frame_columns(table, available, used, columns, ids, caller):
+    """Column name -> ``(values, null mask or None, typed as text)`` of the
+    columns ``used`` of a frame, read through narwhals; the columns of the
+    roles ``ids`` numbered by their library where it can."""
+    if len(set(available)) < len(available):  # narwhals takes unique names
+        module = type(table).__module__.partition(".")[0]
+        table = table[used] if module == "pandas" else table.select(used)
+    nw, df = _eager(table, used, caller)
+    coded = {col for role, col in columns.items() if role in ids}
+    read = {}
+    for col in used:
+        series = df.get_column(col)
+        text = _typed_text(series, nw)
+        # numbered ids: a null's code is -1 (no pass of their own for nulls)
+        values = factorize_ids(series, nw, objects=False) if col in coded else None
+        null = None
+        if values is None:
+            null = series.is_null().to_numpy() if series.null_count() else None
+            values = series.to_numpy()
+        read[col] = (values, null, text)
+    return read
+
+
+def _dict_column(table, col, caller, arg):
+    values = table[col]
+    if hasattr(values, "to_numpy") and not isinstance(values, np.ndarray):
+        values = values.to_numpy()
+    values = np.asarray(values)
+    if values.ndim != 1:
+        raise ValueError(
+            f"{caller}: column {col!r} of {arg} must be 1-D; got shape {values.shape}."
+        )
+    return values, None, False
+
+
+def missing_rows(values, null=None):
+    """Rows holding a missing value: the library's nulls (``null``, a mask,
+    or the code -1 of :class:`FactorizedIds`), NaN and None."""
+    if isinstance(values, FactorizedIds):
+        return values.codes < 0
+    missing = np.zeros(values.shape[0], dtype=bool) if null is None else null
+    if values.dtype.kind == "f":
+        missing = missing | np.isnan(values)
+    elif values.dtype.kind == "O" and null is None:
+        missing = np.fromiter(map(_is_missing, values), bool, values.shape[0])
+    return missing
+
+
+def read_id_column(values, *, caller, arg):
+    """A 1-D array of ids (a catalogue): a list, an ndarray, or a pandas,
+    polars or pyarrow column; an error naming ``arg`` and the first position
+    of a missing value."""
+    null = None
+    module = type(values).__module__.partition(".")[0]
+    if module == "pyarrow" and hasattr(values, "null_count"):
+        if values.null_count:
+            import pyarrow.compute as pc
+
+            null = np.asarray(pc.is_null(values).to_numpy(zero_copy_only=False))
+        values = values.to_numpy(zero_copy_only=False)
+    elif module == "polars" and hasattr(values, "is_null"):
+        null = values.is_null().to_numpy()
+        values = values.to_numpy()
+    elif module == "pandas" and hasattr(values, "isna"):
+        null = np.asarray(values.isna())
+        values = values.to_numpy()
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{caller}: {arg} must be 1-D (one id per item); got shape {arr.shape}."
+        )
+    missing = missing_rows(arr, null)
+    if missing.any():
+        raise ValueError(
+            f"{caller}: {arg} has {int(missing.sum())} null value(s), the first "
+            f"at position {np.flatnonzero(missing)[0]}; every item needs an id."
+        )
+    return arr
+
+
+# ---------------------------------------------------------------------------
 # The surfaces' frame forms
 # ---------------------------------------------------------------------------
 _REPORT_ARRAYS = (
@@ -458,37 +726,6 @@ _REPORT_ARRAYS = (
     "groups",
     "item_groups",
 )
-
-
-def _engine_report(kind, frame, columns, arguments, options):
-    """``ranking_report`` of a Dask or Spark DataFrame: that engine's
-    report, with the same keywords."""
-    import importlib
-
-    refused = [f"{a}=" for a in _REPORT_ARRAYS if arguments[a] is not None]
-    refused += [
-        f"{c}="
-        for c in ("item_col", "group_col", "item_group_col")
-        if columns[c] is not None
-    ]
-    if arguments["confidence_level"] is not None:
-        refused.append("confidence_level=")
-    if refused:
-        raise TypeError(
-            f"ranking_report on a {kind} DataFrame runs "
-            f"sklearn_rankmetrics.{kind}.ranking_report, which does not take "
-            f"{', '.join(refused)}; drop them, or collect the rows to pandas "
-            "first."
-        )
-    module = importlib.import_module(f"sklearn_rankmetrics.{kind}")
-    kwargs = {c: v for c, v in columns.items() if v is not None}
-    for name in ("k", "metrics", "output_dict", "per_query", "digits"):
-        kwargs[name] = arguments[name]
-    kwargs["tie_break_ascending"] = arguments["tie_break_ascending"]
-    for name in ("convention", "min_propensity", "self_normalized"):
-        if arguments[name] is not None:
-            options = {**options, name: arguments[name]}
-    return module.ranking_report(frame, **kwargs, **options)
 
 
 def _codes(values, encoded=None):
@@ -514,8 +751,12 @@ def frame_report(func, arguments, columns):
     for keyword in columns:
         arguments.pop(keyword)
     kind = check_frame_call(frame, y_score, columns, caller)
-    if kind != "frame":
-        return _engine_report(kind, frame, columns, arguments, options)
+    if kind != "frame":  # (sklearn_rankmetrics.ranking_report dispatches them)
+        raise TypeError(
+            f"{caller} in memory does not take a {kind} DataFrame; call "
+            f"sklearn_rankmetrics.{kind}.ranking_report (or "
+            "sklearn_rankmetrics.ranking_report, which runs it)."
+        )
     check_no_arrays(caller, {a: arguments[a] for a in _REPORT_ARRAYS})
     check_no_arrays(caller, {"item_id": options.get("item_id")})
     read = read_frame(
