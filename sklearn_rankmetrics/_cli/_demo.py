@@ -270,6 +270,28 @@ def _parser():
 
 def main(argv=None):
     """Run the demo; ``argv`` as for ``argparse`` (None: ``sys.argv[1:]``)."""
+    args = _parse_args(argv)
+    t0 = time.perf_counter()
+    X, y, users, proba, tune, held_out = _click_log(args)
+    estimator, scoring, search = _tune(args, X[tune], y[tune], users[tune])
+    picks = _print_choices(search, args.refit)
+    Xh, yh, uh = X[held_out], y[held_out], users[held_out]
+    _print_held_out_scores(search, scoring, Xh, yh, uh, proba[held_out])
+    print(
+        "\nOn the held-out users: the report of the chosen model, and each "
+        "metric's choice against the\ndefault parameters, paired over users "
+        "(95 % bootstrap intervals, permutation tests, Holm):\n"
+    )
+    print(
+        _held_out_comparison(
+            search, estimator, picks, args, X[tune], y[tune], Xh, yh, uh
+        )
+    )
+    print(f"\nDone in {time.perf_counter() - t0:.1f} s.")
+    return 0
+
+
+def _parse_args(argv):
     parser = _parser()
     args = parser.parse_args(argv)
     if args.n_users < 2 * args.folds:
@@ -277,8 +299,12 @@ def main(argv=None):
             f"argument --n-users: must be at least twice --folds "
             f"({2 * args.folds}); got {args.n_users}"
         )
-    t0 = time.perf_counter()
+    return args
 
+
+def _click_log(args):
+    """The click log (features, clicks, users, click probabilities) and the
+    rows of the tuning and held-out users; prints what they are."""
     X, y, users, proba = make_click_log(
         n_users=args.n_users, random_state=args.seed, return_proba=True
     )
@@ -297,7 +323,12 @@ def main(argv=None):
         f"GroupKFold({args.folds}) over users; "
         f"{np.unique(users[held_out]).size:,} users held out."
     )
+    return X, y, users, proba, tune, held_out
 
+
+def _tune(args, X, y, users):
+    """The fitted search over the tuning users: returns the estimator, the
+    scoring and the search."""
     estimator, grid = _model(args.model, args.seed)
     n_candidates = len(ParameterGrid(grid))
     scoring = make_scoring(METRICS)
@@ -326,15 +357,20 @@ def main(argv=None):
         sklearn.config_context(enable_metadata_routing=True),
         threadpool_limits(limits=threads, user_api="openmp"),
     ):
-        search.fit(X[tune], y[tune], groups=users[tune], query_id=users[tune])
+        search.fit(X, y, groups=users, query_id=users)
+    return estimator, scoring, search
 
+
+def _print_choices(search, refit):
+    """Prints the cross-validated scores and what each metric would choose;
+    returns ``{formatted parameters: (parameters, metrics choosing them)}``."""
     print(
         "\nMean cross-validated scores, best first by "
-        f"{args.refit} (* = each metric's best; higher is better):\n"
+        f"{refit} (* = each metric's best; higher is better):\n"
     )
-    print(_results_table(search.cv_results_, args.refit))
-    print(f"\nChosen by {args.refit}: {_format_params(search.best_params_)}")
-    picks = {}  # formatted parameters -> (parameters, metrics choosing them)
+    print(_results_table(search.cv_results_, refit))
+    print(f"\nChosen by {refit}: {_format_params(search.best_params_)}")
+    picks = {}
     for metric in METRICS:
         i = int(np.argmax(search.cv_results_[f"mean_test_{metric}"]))
         params = search.cv_results_["params"][i]
@@ -345,8 +381,11 @@ def main(argv=None):
             print(f"  {', '.join(metrics)}: {params}")
     else:
         print("Every metric chooses the same parameters.")
+    return picks
 
-    Xh, yh, uh, ph = X[held_out], y[held_out], users[held_out], proba[held_out]
+
+def _print_held_out_scores(search, scoring, Xh, yh, uh, ph):
+    """The refitted model's held-out scores next to the true click model's."""
     rows = []
     ours = set(get_scorer_names())
     with sklearn.config_context(enable_metadata_routing=True):
@@ -367,18 +406,6 @@ def main(argv=None):
         "active users from passive ones.\nThe per-user metrics judge only the "
         "order of each user's items, which is what a feed shows."
     )
-    print(
-        "\nOn the held-out users: the report of the chosen model, and each "
-        "metric's choice against the\ndefault parameters, paired over users "
-        "(95 % bootstrap intervals, permutation tests, Holm):\n"
-    )
-    print(
-        _held_out_comparison(
-            search, estimator, picks, args, X[tune], y[tune], Xh, yh, uh
-        )
-    )
-    print(f"\nDone in {time.perf_counter() - t0:.1f} s.")
-    return 0
 
 
 def _report_and_compare(

@@ -57,6 +57,21 @@ class _Progress:
 
 
 def _evaluate_trec(args, measures, progress):
+    """One :class:`Result` per run file of ``args.files[1:]``, each
+    evaluated against the qrels ``args.files[0]`` as trec_eval does."""
+    _check_trec_args(args)
+    progress.step(f"reading {args.files[0]}")
+    arrow = _use_arrow(*args.files)
+    qrels = _read_qrels(args.files[0], arrow)
+    results = []
+    for path in args.files[1:]:
+        aligned = _aligned_run(args, qrels, path, arrow, progress)
+        results.append(_trec_result(args, measures, aligned))
+    progress.done()
+    return _named_by_file(results, args.files[1:])
+
+
+def _check_trec_args(args):
     if len(args.files) < 2:
         raise UsageError(
             "evaluate needs a qrels file and at least one run file "
@@ -71,77 +86,85 @@ def _evaluate_trec(args, measures, progress):
         )
     if args.max_docs is not None and args.max_docs < 1:
         raise UsageError(f"-M/--max-docs must be >= 1, got {args.max_docs}.")
-    progress.step(f"reading {args.files[0]}")
-    arrow = _use_arrow(*args.files)
-    qrels = _read_qrels(args.files[0], arrow)
-    results = []
-    for path in args.files[1:]:
-        progress.step(f"reading {path}")
-        run = _read_run(path, arrow)
-        _release_arrow_memory()
-        progress.step(f"evaluating {path}")
-        aligned = _align(
-            qrels,
-            run,
-            max_docs=args.max_docs,
-            all_queries=args.complete,
-            duplicates=args.duplicates,
+
+
+def _aligned_run(args, qrels, path, arrow, progress):
+    """The run ``path`` read and joined with the qrels (trec_eval's -M, -c
+    and -J applied): an ``_io._trec._align`` result."""
+    progress.step(f"reading {path}")
+    run = _read_run(path, arrow)
+    _release_arrow_memory()
+    progress.step(f"evaluating {path}")
+    aligned = _align(
+        qrels,
+        run,
+        max_docs=args.max_docs,
+        all_queries=args.complete,
+        duplicates=args.duplicates,
+    )
+    run = None  # the run's columns are in ``aligned`` now
+    _release_arrow_memory()
+    if len(aligned.query_ids) == 0:
+        raise UsageError(
+            f"no query of the run {path!r} is in the qrels "
+            f"{args.files[0]!r}; check that both use the same query ids "
+            "(or pass -c to score the qrels' queries anyway)."
         )
-        run = None  # the run's columns are in ``aligned`` now
-        _release_arrow_memory()
-        n_q = len(aligned.query_ids)
-        if n_q == 0:
-            raise UsageError(
-                f"no query of the run {path!r} is in the qrels "
-                f"{args.files[0]!r}; check that both use the same query ids "
-                "(or pass -c to score the qrels' queries anyway)."
-            )
-        if args.judged_only:
-            # trec_eval -J: an unjudged retrieved document is not retrieved
-            # (after -M); the judged ones keep their order
-            drop = ~aligned.judged & (aligned.score > -np.inf)
-            aligned = aligned._replace(
-                score=np.where(drop, -np.inf, aligned.score),
-                rank=np.where(drop, -np.inf, aligned.rank),
-            )
-        exact = args.ties == "expected"
-        y_true = np.maximum(aligned.grade, 0, out=aligned.grade)  # our copy
-        y_score = aligned.score if exact else aligned.rank
-        # only y_true, y_score and judged are read from here on
-        aligned = aligned._replace(grade=None, score=None, rank=None)
-        options = dict(
-            n_queries=n_q,
-            ignore_ties=not exact,
-            no_relevant=0.0,
-            relevance_threshold=args.level or 1,
+    if args.judged_only:
+        # trec_eval -J: an unjudged retrieved document is not retrieved
+        # (after -M); the judged ones keep their order
+        drop = ~aligned.judged & (aligned.score > -np.inf)
+        aligned = aligned._replace(
+            score=np.where(drop, -np.inf, aligned.score),
+            rank=np.where(drop, -np.inf, aligned.rank),
         )
-        cut = [m for m in measures if m.k is not None]
-        values = per_query_values(
-            [m for m in measures if m.k is None],
-            y_true,
-            y_score,
-            aligned.codes,
-            judged=aligned.judged,
-            **options,
+    return aligned
+
+
+def _trec_result(args, measures, aligned):
+    """The per-query values and summary of one aligned run."""
+    n_q = len(aligned.query_ids)
+    exact = args.ties == "expected"
+    y_true = np.maximum(aligned.grade, 0, out=aligned.grade)  # our copy
+    y_score = aligned.score if exact else aligned.rank
+    # only y_true, y_score and judged are read from here on
+    aligned = aligned._replace(grade=None, score=None, rank=None)
+    options = dict(
+        n_queries=n_q,
+        ignore_ties=not exact,
+        no_relevant=0.0,
+        relevance_threshold=args.level or 1,
+    )
+    cut = [m for m in measures if m.k is not None]
+    values = per_query_values(
+        [m for m in measures if m.k is None],
+        y_true,
+        y_score,
+        aligned.codes,
+        judged=aligned.judged,
+        **options,
+    )
+    if cut:
+        rows, cut_score = _top_rows(
+            aligned.codes, y_true, y_score, max(m.k for m in cut), exact
         )
-        if cut:
-            rows, cut_score = _top_rows(
-                aligned.codes, y_true, y_score, max(m.k for m in cut), exact
-            )
-            codes = aligned.codes
-            if rows is not None:
-                y_true, codes = y_true[rows], codes[rows]
-            values.update(per_query_values(cut, y_true, cut_score, codes, **options))
-        summary = _summary(measures, values, n_q, None, None)
-        results.append(Result(aligned.run_tag, aligned.query_ids, values, summary))
-    progress.done()
+        codes = aligned.codes
+        if rows is not None:
+            y_true, codes = y_true[rows], codes[rows]
+        values.update(per_query_values(cut, y_true, cut_score, codes, **options))
+    summary = _summary(measures, values, n_q, None, None)
+    return Result(aligned.run_tag, aligned.query_ids, values, summary)
+
+
+def _named_by_file(results, paths):
+    """Runs sharing a runid go by their file names instead."""
     tags = [r.name for r in results]
-    if len(set(tags)) < len(tags):  # same runid: tell the runs by file name
-        results = [
-            r._replace(name=os.path.basename(path))
-            for r, path in zip(results, args.files[1:], strict=True)
-        ]
-    return results
+    if len(set(tags)) == len(tags):
+        return results
+    return [
+        r._replace(name=os.path.basename(path))
+        for r, path in zip(results, paths, strict=True)
+    ]
 
 
 def _top_rows(codes, y_true, y_score, k, exact):
