@@ -2,7 +2,6 @@
 resolved into :class:`Measure` objects; their per-query values (the one
 place that calls the metric functions) and summaries."""
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -16,6 +15,7 @@ from .._registry import (
     parse_metric,
     trec_measures,
 )
+from .._utils._averaging import weighted_mean
 from ._common import UsageError
 
 __all__ = []  # private module
@@ -344,11 +344,8 @@ def _summary(measures, values, n_queries, query_weights, gauc_weights):
             out[m.label] = float(v.sum())
             continue
         w = gauc_weights if m.metric == "gauc" else query_weights
-        w = np.ones(v.shape) if w is None else w
-        keep = ~np.isnan(v) & (w > 0)
-        out[m.label] = (
-            float(np.average(v[keep], weights=w[keep])) if keep.any() else math.nan
-        )
+        keep = ~np.isnan(v) if w is None else ~np.isnan(v) & (w > 0)
+        out[m.label] = weighted_mean(v, w, keep)  # the package's one mean
     return out
 
 
