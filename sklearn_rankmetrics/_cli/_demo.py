@@ -41,12 +41,30 @@ from .._evaluation._compare import compare_rankings
 from .._evaluation._report import ranking_report
 from .._metrics._auc import group_auc_score
 from .._metrics._ranking import average_precision_at_k, ndcg_at_k, reciprocal_rank_at_k
+from .._registry import UnknownMetricError, parse_metric
 from .._scoring._scorer import get_scorer_names, make_scoring
 from ..datasets import make_click_log
 
 __all__ = []  # private module
 
 METRICS = ["ndcg@10", "map@10", "mrr@10", "gauc", "roc_auc", "neg_log_loss"]
+
+
+def _ranking_metrics():
+    """The package's metrics among :data:`METRICS` (read by the registry's
+    name parser; ``roc_auc`` and ``neg_log_loss`` are scikit-learn's), and
+    their cut-offs: ``(names, cut-offs)``.  The held-out comparison tests
+    each metric's choice on the metrics that made the choices."""
+    names, ks = [], []
+    for metric in METRICS:
+        try:
+            spec, k = parse_metric(metric)
+        except UnknownMetricError:
+            continue
+        names.append(spec.name)
+        if k is not None and k not in ks:
+            ks.append(k)
+    return names, ks
 
 
 def _neg_log_loss(y, proba, query_id):
@@ -105,12 +123,15 @@ def _held_out_comparison(search, estimator, picks, args, X_tune, y_tune, Xh, yh,
             if model is not search.best_estimator_:
                 model.fit(X_tune, y_tune)
     scores = {name: model.predict_proba(Xh)[:, 1] for name, model in models.items()}
+    metrics, ks = _ranking_metrics()
     return _report_and_compare(
         yh,
         scores,
         best=chosen,
         baseline="default parameters",
         query_id=uh,
+        compare_k=ks,
+        metrics=metrics,
         random_state=args.seed,
     )
 
@@ -417,7 +438,7 @@ def _report_and_compare(
     query_id=None,
     k=(1, 5, 10, 20),
     compare_k=10,
-    metrics=("ndcg", "map", "mrr", "recall"),
+    metrics=None,
     random_state=0,
     **options,
 ):
@@ -426,7 +447,10 @@ def _report_and_compare(
     the candidates of a search against the default parameters).
 
     ``y_scores`` maps model names to scores on the same rows; ``options``
-    go to both :func:`ranking_report` and :func:`compare_rankings`.
+    go to both :func:`ranking_report` and :func:`compare_rankings`.  The
+    report has the registry's default metrics at ``k``; the comparison
+    ``metrics`` at ``compare_k`` (None: the registry's default metrics, as
+    :func:`compare_rankings`; the demo passes the metrics of its search).
     """
 
     for role, name in (("best", best), ("baseline", baseline)):
