@@ -135,6 +135,17 @@ _TREC_OPTIONS = (
             "ties are broken by row order with trec_eval)",
         ),
     ),
+    (
+        ("--query-weighting",),
+        dict(
+            choices=("impressions", "uniform", "clicks"),
+            help="how GAUC weighs the queries in its mean, in the summary and "
+            "the comparison: by the rows its AUC reads (impressions), alike "
+            "(uniform) or by their relevant rows (clicks); default: uniform "
+            "for TREC files (trec_eval weighs every query alike), impressions "
+            "for --long (as group_auc_score)",
+        ),
+    ),
 )
 
 # A table of impressions instead of TREC files.
