@@ -16,7 +16,7 @@ from .._registry import (
     trec_measures,
 )
 from .._utils._averaging import weighted_mean
-from ._common import UsageError
+from ._common import _COUNTS, UsageError
 
 __all__ = []  # private module
 
@@ -26,7 +26,6 @@ __all__ = []  # private module
 # Every name, function and trec_eval measure comes from the metric
 # registry (_registry.METRICS); the command line adds trec_eval's counts,
 # its printing order and its parameter syntax.
-_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 # trec_eval prints its measures in this order (runid and the counts are
 # the command line's own; every other name is a registry TrecMeasure)
 _TREC_ORDER = (

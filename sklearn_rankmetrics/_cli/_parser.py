@@ -3,7 +3,10 @@
 ``evaluate``'s options are one table, :data:`_EVALUATE_OPTIONS`: its
 groups in the order of ``--help`` and of the usage line, each a title, a
 description and ``(flags, add_argument keywords)`` pairs, read once by
-:func:`_evaluate_parser`.
+:func:`_evaluate_parser`.  Building the parser imports no metric: the
+default measures of ``--long`` named in ``-m``'s help come from the
+registry when the help is printed (:class:`_LongDefault`), so that
+``--help``, ``--version`` and a usage error start without numpy.
 """
 
 import argparse
@@ -11,10 +14,20 @@ import sys
 
 from .. import __version__
 from ._common import prog
-from ._measures import _LONG_DEFAULT
 from ._output import _WRITERS
 
 __all__ = []  # private module
+
+
+class _LongDefault:
+    """``--long``'s default measures, as text, read from the registry when
+    ``-m``'s help is formatted (``%(long_default)s``), not when the parser
+    is built."""
+
+    def __str__(self):
+        from ._measures import _LONG_DEFAULT
+
+        return " ".join(_LONG_DEFAULT)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,9 +73,8 @@ _TREC_OPTIONS = (
             default=[],  # never changed: argparse appends to a copy
             metavar="MEASURE",
             help="a measure to compute (repeat for several); default: "
-            "trec_eval's 'official' set for TREC files, "
-            + " ".join(_LONG_DEFAULT)
-            + " for --long",
+            "trec_eval's 'official' set for TREC files, %(long_default)s for "
+            "--long",
         ),
     ),
     (
@@ -317,7 +329,9 @@ def _evaluate_parser(subparsers):
         if title is not None:
             group = parser.add_argument_group(title, description)
         for flags, keywords in options:
-            group.add_argument(*flags, **keywords)
+            action = group.add_argument(*flags, **keywords)
+            if flags == ("-m", "--measure"):  # read when the help is printed
+                action.long_default = _LongDefault()
     return parser
 
 
