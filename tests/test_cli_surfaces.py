@@ -5,6 +5,7 @@ what is wrong with a cell (empty, or NaN)."""
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -335,3 +336,29 @@ def test_parquet_null_is_empty_and_nan_is_nan(tmp_path, capsys, chunk_rows):
         code, out, err = run_cli(capsys, *args)
         assert code == 2 and out == ""
         assert f"column 'a', row 4: a cell {what}" in err, err
+
+
+def test_trec_runs_with_other_documents_pair_gauc_queries_alike(tmp_path, capsys):
+    # two runs retrieve different documents: by impressions a query weighs
+    # differently for each, which a paired test cannot use; alike (the
+    # default for TREC runs) it pairs, and each mean is the run's summary
+    qrels, run = random_files(tmp_path, 7)
+    lines = Path(run).read_text().splitlines()
+    rng = np.random.default_rng(0)
+    other = []
+    for line in lines:
+        if rng.random() < 0.2:
+            continue  # not retrieved by the other run
+        q, q0, doc, rank, score, _ = line.split()
+        other.append(f"{q} {q0} {doc} {rank} {float(score) + rng.normal():.3f} other")
+    run2 = tmp_path / "run_other"
+    run2.write_text("\n".join(other) + "\n")
+    args = ["-m", "gauc", "-m", "map", qrels, run, str(run2), *SETTINGS]
+    code, out, err = run_cli(capsys, *args, "--query-weighting", "impressions")
+    assert code == 2 and out == ""
+    assert "gauc: query '" in err and "--query-weighting uniform" in err, err
+    got = cli_json(capsys, *args)
+    for run_name, entry in got["runs"].items():
+        for label in ("gauc", "map"):
+            mean = got["comparison"]["summary"][label][run_name]["mean"]
+            assert mean == pytest.approx(entry["all"][label], rel=1e-14)
