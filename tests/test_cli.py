@@ -904,8 +904,10 @@ def test_trec_evaluation_does_not_import_pandas_or_sklearn(tmp_path):
 
 def test_measures_sharing_a_report_equal_each_measure_alone():
     # per_query_values merges option sets no metric of the other reads
-    # (set_F's beta joins map, P, bpref...; graded rbp stays apart): every
-    # measure's per-query values equal the measure evaluated alone
+    # (set_F's beta joins map, P, bpref...; graded rbp stays apart), and
+    # keeps the measures of the whole list apart from those with a cut-off:
+    # every measure's per-query values and weights equal the measure
+    # evaluated alone
     from sklearn_rankmetrics._cli._measures import _merged_groups, parse_measures
     from sklearn_rankmetrics._cli._measures import per_query_values as pqv
 
@@ -918,8 +920,9 @@ def test_measures_sharing_a_report_equal_each_measure_alone():
     )
     judged = rng.random(codes.size) < 0.7
     judged |= y_true > 0
-    names = ["all_trec", "rbp.p=0.5", "ndcg@5"]
-    measures = [m for m in parse_measures(names, default=[], notes=[]) if m.k is None]
+    names = ["all_trec", "rbp.p=0.5", "ndcg@5", "map@3", "mrr", "gauc"]
+    measures = parse_measures(names, default=[], notes=[])
+    assert {m.k for m in measures} > {None, 5}  # whole lists and cut-offs
     options = dict(n_queries=n_q, no_relevant=0.0, judged=judged)
     for ignore_ties, threshold in [(True, 1), (False, 2)]:
         options.update(ignore_ties=ignore_ties, relevance_threshold=threshold)
@@ -927,14 +930,21 @@ def test_measures_sharing_a_report_equal_each_measure_alone():
         for m in measures:
             if m.metric in ("runid", "num_q"):
                 continue
-            alone = pqv([m], y_true, y_score, codes, **options)[m.label]
-            np.testing.assert_array_equal(together[m.label], alone, err_msg=m.label)
+            alone = pqv([m], y_true, y_score, codes, **options)
+            np.testing.assert_array_equal(
+                together.values[m.label], alone.values[m.label], err_msg=m.label
+            )
+            assert together.weights.keys() >= alone.weights.keys()
+            if m.label in alone.weights:
+                np.testing.assert_array_equal(
+                    together.weights[m.label], alone.weights[m.label]
+                )
     # set_F's option joins the shared report; rbp's (graded) does not
     groups = {}
     for m in measures:
-        if m.metric in ("f1", "map", "rbp"):
+        if m.metric in ("f1", "map", "rbp") and m.k is None:
             graded = dict(m.options).get("rbp_gain", "binary") != "binary"
-            groups.setdefault((m.options, graded), []).append(m)
+            groups.setdefault((m.options, graded, True), []).append(m)
     merged = _merged_groups(groups)
     assert sorted(len(g) for g in merged.values()) == [1, 2]
 

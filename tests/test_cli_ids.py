@@ -226,7 +226,8 @@ def test_blank_text_id_is_an_error(tmp_path, capsys, cell, what, chunk_rows):
         (["a", "a", "b", None, "c"], "string", "is empty"),
         (["a", "a", "b", "", "c"], "string", "is empty"),
         (["a", "a", "b", " ", "c"], "string", "is blank (' ')"),
-        ([1.0, 1.0, 2.0, float("nan"), 3.0], "float64", "is empty"),
+        ([1.0, 1.0, 2.0, float("nan"), 3.0], "float64", "is NaN (not a number)"),
+        ([1.0, 1.0, 2.0, None, 3.0], "float64", "is empty"),
     ],
 )
 def test_missing_parquet_id_is_an_error(

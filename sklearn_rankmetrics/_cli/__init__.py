@@ -17,9 +17,7 @@ rows is evaluated chunk by chunk (:func:`_evaluate_long_chunked`).
 
 import sys
 
-from .._io._trec import TrecFormatError
 from ._common import UsageError, prog
-from ._evaluate import _evaluate
 from ._parser import _build_parser
 
 __all__ = []  # private module
@@ -47,10 +45,15 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+    # imported once the arguments are read: --help, --version and usage
+    # errors load no metric (nor numpy)
+    from ._evaluate import _evaluate
+
     try:
         return _evaluate(args)
-    except (UsageError, TrecFormatError, ValueError, TypeError, OSError) as exc:
-        # usage errors, bad files (TrecFormatError is a ValueError), the
-        # metrics' input checks (ValueError, TypeError), unreadable files
+    except (UsageError, ValueError, TypeError, OSError) as exc:
+        # usage errors, bad files (_io._trec.TrecFormatError is a
+        # ValueError), the metrics' input checks (ValueError, TypeError),
+        # unreadable files
         print(f"{prog()} evaluate: error: {exc}", file=sys.stderr)
     return 2

@@ -1,5 +1,7 @@
 """What every part of the command line shares: the program's name as the
-user called it and the usage error."""
+user called it, the usage error and trec_eval's counts.  Light: the
+parser, ``--help`` and ``--version`` import nothing else of the package
+(no numpy)."""
 
 __all__ = []  # private module
 
@@ -15,3 +17,7 @@ def prog():
 
 class UsageError(Exception):
     """Bad command-line input: exit status 2 with the message."""
+
+
+# trec_eval's counts: summed over queries, printed as integers, not compared
+_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")

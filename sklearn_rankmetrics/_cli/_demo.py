@@ -41,12 +41,30 @@ from .._evaluation._compare import compare_rankings
 from .._evaluation._report import ranking_report
 from .._metrics._auc import group_auc_score
 from .._metrics._ranking import average_precision_at_k, ndcg_at_k, reciprocal_rank_at_k
+from .._registry import UnknownMetricError, parse_metric
 from .._scoring._scorer import get_scorer_names, make_scoring
 from ..datasets import make_click_log
 
 __all__ = []  # private module
 
 METRICS = ["ndcg@10", "map@10", "mrr@10", "gauc", "roc_auc", "neg_log_loss"]
+
+
+def _ranking_metrics():
+    """The package's metrics among :data:`METRICS` (read by the registry's
+    name parser; ``roc_auc`` and ``neg_log_loss`` are scikit-learn's), and
+    their cut-offs: ``(names, cut-offs)``.  The held-out comparison tests
+    each metric's choice on the metrics that made the choices."""
+    names, ks = [], []
+    for metric in METRICS:
+        try:
+            spec, k = parse_metric(metric)
+        except UnknownMetricError:
+            continue
+        names.append(spec.name)
+        if k is not None and k not in ks:
+            ks.append(k)
+    return names, ks
 
 
 def _neg_log_loss(y, proba, query_id):
@@ -105,12 +123,15 @@ def _held_out_comparison(search, estimator, picks, args, X_tune, y_tune, Xh, yh,
             if model is not search.best_estimator_:
                 model.fit(X_tune, y_tune)
     scores = {name: model.predict_proba(Xh)[:, 1] for name, model in models.items()}
+    metrics, ks = _ranking_metrics()
     return _report_and_compare(
         yh,
         scores,
         best=chosen,
         baseline="default parameters",
         query_id=uh,
+        compare_k=ks,
+        metrics=metrics,
         random_state=args.seed,
     )
 
@@ -270,6 +291,28 @@ def _parser():
 
 def main(argv=None):
     """Run the demo; ``argv`` as for ``argparse`` (None: ``sys.argv[1:]``)."""
+    args = _parse_args(argv)
+    t0 = time.perf_counter()
+    X, y, users, proba, tune, held_out = _click_log(args)
+    estimator, scoring, search = _tune(args, X[tune], y[tune], users[tune])
+    picks = _print_choices(search, args.refit)
+    Xh, yh, uh = X[held_out], y[held_out], users[held_out]
+    _print_held_out_scores(search, scoring, Xh, yh, uh, proba[held_out])
+    print(
+        "\nOn the held-out users: the report of the chosen model, and each "
+        "metric's choice against the\ndefault parameters, paired over users "
+        "(95 % bootstrap intervals, permutation tests, Holm):\n"
+    )
+    print(
+        _held_out_comparison(
+            search, estimator, picks, args, X[tune], y[tune], Xh, yh, uh
+        )
+    )
+    print(f"\nDone in {time.perf_counter() - t0:.1f} s.")
+    return 0
+
+
+def _parse_args(argv):
     parser = _parser()
     args = parser.parse_args(argv)
     if args.n_users < 2 * args.folds:
@@ -277,8 +320,12 @@ def main(argv=None):
             f"argument --n-users: must be at least twice --folds "
             f"({2 * args.folds}); got {args.n_users}"
         )
-    t0 = time.perf_counter()
+    return args
 
+
+def _click_log(args):
+    """The click log (features, clicks, users, click probabilities) and the
+    rows of the tuning and held-out users; prints what they are."""
     X, y, users, proba = make_click_log(
         n_users=args.n_users, random_state=args.seed, return_proba=True
     )
@@ -297,7 +344,12 @@ def main(argv=None):
         f"GroupKFold({args.folds}) over users; "
         f"{np.unique(users[held_out]).size:,} users held out."
     )
+    return X, y, users, proba, tune, held_out
 
+
+def _tune(args, X, y, users):
+    """The fitted search over the tuning users: returns the estimator, the
+    scoring and the search."""
     estimator, grid = _model(args.model, args.seed)
     n_candidates = len(ParameterGrid(grid))
     scoring = make_scoring(METRICS)
@@ -326,15 +378,20 @@ def main(argv=None):
         sklearn.config_context(enable_metadata_routing=True),
         threadpool_limits(limits=threads, user_api="openmp"),
     ):
-        search.fit(X[tune], y[tune], groups=users[tune], query_id=users[tune])
+        search.fit(X, y, groups=users, query_id=users)
+    return estimator, scoring, search
 
+
+def _print_choices(search, refit):
+    """Prints the cross-validated scores and what each metric would choose;
+    returns ``{formatted parameters: (parameters, metrics choosing them)}``."""
     print(
         "\nMean cross-validated scores, best first by "
-        f"{args.refit} (* = each metric's best; higher is better):\n"
+        f"{refit} (* = each metric's best; higher is better):\n"
     )
-    print(_results_table(search.cv_results_, args.refit))
-    print(f"\nChosen by {args.refit}: {_format_params(search.best_params_)}")
-    picks = {}  # formatted parameters -> (parameters, metrics choosing them)
+    print(_results_table(search.cv_results_, refit))
+    print(f"\nChosen by {refit}: {_format_params(search.best_params_)}")
+    picks = {}
     for metric in METRICS:
         i = int(np.argmax(search.cv_results_[f"mean_test_{metric}"]))
         params = search.cv_results_["params"][i]
@@ -345,8 +402,11 @@ def main(argv=None):
             print(f"  {', '.join(metrics)}: {params}")
     else:
         print("Every metric chooses the same parameters.")
+    return picks
 
-    Xh, yh, uh, ph = X[held_out], y[held_out], users[held_out], proba[held_out]
+
+def _print_held_out_scores(search, scoring, Xh, yh, uh, ph):
+    """The refitted model's held-out scores next to the true click model's."""
     rows = []
     ours = set(get_scorer_names())
     with sklearn.config_context(enable_metadata_routing=True):
@@ -367,18 +427,6 @@ def main(argv=None):
         "active users from passive ones.\nThe per-user metrics judge only the "
         "order of each user's items, which is what a feed shows."
     )
-    print(
-        "\nOn the held-out users: the report of the chosen model, and each "
-        "metric's choice against the\ndefault parameters, paired over users "
-        "(95 % bootstrap intervals, permutation tests, Holm):\n"
-    )
-    print(
-        _held_out_comparison(
-            search, estimator, picks, args, X[tune], y[tune], Xh, yh, uh
-        )
-    )
-    print(f"\nDone in {time.perf_counter() - t0:.1f} s.")
-    return 0
 
 
 def _report_and_compare(
@@ -390,7 +438,7 @@ def _report_and_compare(
     query_id=None,
     k=(1, 5, 10, 20),
     compare_k=10,
-    metrics=("ndcg", "map", "mrr", "recall"),
+    metrics=None,
     random_state=0,
     **options,
 ):
@@ -399,7 +447,10 @@ def _report_and_compare(
     the candidates of a search against the default parameters).
 
     ``y_scores`` maps model names to scores on the same rows; ``options``
-    go to both :func:`ranking_report` and :func:`compare_rankings`.
+    go to both :func:`ranking_report` and :func:`compare_rankings`.  The
+    report has the registry's default metrics at ``k``; the comparison
+    ``metrics`` at ``compare_k`` (None: the registry's default metrics, as
+    :func:`compare_rankings`; the demo passes the metrics of its search).
     """
 
     for role, name in (("best", best), ("baseline", baseline)):

@@ -23,6 +23,7 @@ from ._common import UsageError, prog
 from ._measures import (
     _COUNTS,
     _LONG_DEFAULT,
+    PerQuery,
     Result,
     _summary,
     parse_measures,
@@ -57,6 +58,21 @@ class _Progress:
 
 
 def _evaluate_trec(args, measures, progress):
+    """One :class:`Result` per run file of ``args.files[1:]``, each
+    evaluated against the qrels ``args.files[0]`` as trec_eval does."""
+    _check_trec_args(args)
+    progress.step(f"reading {args.files[0]}")
+    arrow = _use_arrow(*args.files)
+    qrels = _read_qrels(args.files[0], arrow)
+    results = []
+    for path in args.files[1:]:
+        aligned = _aligned_run(args, qrels, path, arrow, progress)
+        results.append(_trec_result(args, measures, aligned))
+    progress.done()
+    return _named_by_file(results, args.files[1:])
+
+
+def _check_trec_args(args):
     if len(args.files) < 2:
         raise UsageError(
             "evaluate needs a qrels file and at least one run file "
@@ -71,77 +87,88 @@ def _evaluate_trec(args, measures, progress):
         )
     if args.max_docs is not None and args.max_docs < 1:
         raise UsageError(f"-M/--max-docs must be >= 1, got {args.max_docs}.")
-    progress.step(f"reading {args.files[0]}")
-    arrow = _use_arrow(*args.files)
-    qrels = _read_qrels(args.files[0], arrow)
-    results = []
-    for path in args.files[1:]:
-        progress.step(f"reading {path}")
-        run = _read_run(path, arrow)
-        _release_arrow_memory()
-        progress.step(f"evaluating {path}")
-        aligned = _align(
-            qrels,
-            run,
-            max_docs=args.max_docs,
-            all_queries=args.complete,
-            duplicates=args.duplicates,
+
+
+def _aligned_run(args, qrels, path, arrow, progress):
+    """The run ``path`` read and joined with the qrels (trec_eval's -M, -c
+    and -J applied): an ``_io._trec._align`` result."""
+    progress.step(f"reading {path}")
+    run = _read_run(path, arrow)
+    _release_arrow_memory()
+    progress.step(f"evaluating {path}")
+    aligned = _align(
+        qrels,
+        run,
+        max_docs=args.max_docs,
+        all_queries=args.complete,
+        duplicates=args.duplicates,
+    )
+    run = None  # the run's columns are in ``aligned`` now
+    _release_arrow_memory()
+    if len(aligned.query_ids) == 0:
+        raise UsageError(
+            f"no query of the run {path!r} is in the qrels "
+            f"{args.files[0]!r}; check that both use the same query ids "
+            "(or pass -c to score the qrels' queries anyway)."
         )
-        run = None  # the run's columns are in ``aligned`` now
-        _release_arrow_memory()
-        n_q = len(aligned.query_ids)
-        if n_q == 0:
-            raise UsageError(
-                f"no query of the run {path!r} is in the qrels "
-                f"{args.files[0]!r}; check that both use the same query ids "
-                "(or pass -c to score the qrels' queries anyway)."
-            )
-        if args.judged_only:
-            # trec_eval -J: an unjudged retrieved document is not retrieved
-            # (after -M); the judged ones keep their order
-            drop = ~aligned.judged & (aligned.score > -np.inf)
-            aligned = aligned._replace(
-                score=np.where(drop, -np.inf, aligned.score),
-                rank=np.where(drop, -np.inf, aligned.rank),
-            )
-        exact = args.ties == "expected"
-        y_true = np.maximum(aligned.grade, 0, out=aligned.grade)  # our copy
-        y_score = aligned.score if exact else aligned.rank
-        # only y_true, y_score and judged are read from here on
-        aligned = aligned._replace(grade=None, score=None, rank=None)
-        options = dict(
-            n_queries=n_q,
-            ignore_ties=not exact,
-            no_relevant=0.0,
-            relevance_threshold=args.level or 1,
+    if args.judged_only:
+        # trec_eval -J: an unjudged retrieved document is not retrieved
+        # (after -M); the judged ones keep their order
+        drop = ~aligned.judged & (aligned.score > -np.inf)
+        aligned = aligned._replace(
+            score=np.where(drop, -np.inf, aligned.score),
+            rank=np.where(drop, -np.inf, aligned.rank),
         )
-        cut = [m for m in measures if m.k is not None]
-        values = per_query_values(
-            [m for m in measures if m.k is None],
-            y_true,
-            y_score,
-            aligned.codes,
-            judged=aligned.judged,
-            **options,
+    return aligned
+
+
+def _trec_result(args, measures, aligned):
+    """The per-query values and summary of one aligned run."""
+    n_q = len(aligned.query_ids)
+    exact = args.ties == "expected"
+    y_true = np.maximum(aligned.grade, 0, out=aligned.grade)  # our copy
+    y_score = aligned.score if exact else aligned.rank
+    # only y_true, y_score and judged are read from here on
+    aligned = aligned._replace(grade=None, score=None, rank=None)
+    options = dict(
+        n_queries=n_q,
+        ignore_ties=not exact,
+        no_relevant=0.0,
+        relevance_threshold=args.level or 1,
+        query_weighting=args.query_weighting,
+    )
+    cut = [m for m in measures if m.k is not None]
+    values, weights = per_query_values(
+        [m for m in measures if m.k is None],
+        y_true,
+        y_score,
+        aligned.codes,
+        judged=aligned.judged,
+        **options,
+    )
+    if cut:
+        rows, cut_score = _top_rows(
+            aligned.codes, y_true, y_score, max(m.k for m in cut), exact
         )
-        if cut:
-            rows, cut_score = _top_rows(
-                aligned.codes, y_true, y_score, max(m.k for m in cut), exact
-            )
-            codes = aligned.codes
-            if rows is not None:
-                y_true, codes = y_true[rows], codes[rows]
-            values.update(per_query_values(cut, y_true, cut_score, codes, **options))
-        summary = _summary(measures, values, n_q, None, None)
-        results.append(Result(aligned.run_tag, aligned.query_ids, values, summary))
-    progress.done()
+        codes = aligned.codes
+        if rows is not None:
+            y_true, codes = y_true[rows], codes[rows]
+        cut_values = per_query_values(cut, y_true, cut_score, codes, **options)
+        values.update(cut_values.values)
+        weights.update(cut_values.weights)
+    summary = _summary(measures, values, weights, n_q)
+    return Result(aligned.run_tag, aligned.query_ids, values, summary, weights)
+
+
+def _named_by_file(results, paths):
+    """Runs sharing a runid go by their file names instead."""
     tags = [r.name for r in results]
-    if len(set(tags)) < len(tags):  # same runid: tell the runs by file name
-        results = [
-            r._replace(name=os.path.basename(path))
-            for r, path in zip(results, args.files[1:], strict=True)
-        ]
-    return results
+    if len(set(tags)) == len(tags):
+        return results
+    return [
+        r._replace(name=os.path.basename(path))
+        for r, path in zip(results, paths, strict=True)
+    ]
 
 
 def _top_rows(codes, y_true, y_score, k, exact):
@@ -207,7 +234,7 @@ def _read_long(path, columns, sep, id_col):
         return {
             c: _id_column(path, c, table.column(c))
             if c == id_col
-            else _column_numpy(table.column(c))
+            else _cells(path, c, table.column(c))
             for c in columns
         }
     sep = _text_sep(path, sep)
@@ -228,12 +255,13 @@ def _read_long(path, columns, sep, id_col):
                 # the ids as written: no type guessed, no null strings
                 column_types={id_col: pa.string()},
                 strings_can_be_null=False,
+                null_values=_text_nulls(pa_csv),
             ),
         )
         return {
             c: _id_column(path, c, table.column(c))
             if c == id_col
-            else _column_numpy(table.column(c))
+            else _cells(path, c, table.column(c))
             for c in columns
         }
     try:
@@ -246,7 +274,7 @@ def _read_long(path, columns, sep, id_col):
         return {
             c: _id_column(path, c, frame[c].to_numpy(dtype=object))
             if c == id_col
-            else frame[c].to_numpy()
+            else _cells(path, c, frame[c])
             for c in columns
         }
     with open(path, encoding="utf-8", newline="") as fh:  # pragma: no cover
@@ -255,6 +283,18 @@ def _read_long(path, columns, sep, id_col):
     out = {c: np.array([r[c] for r in rows]) for c in columns}  # pragma: no cover
     out[id_col] = _id_column(path, id_col, out[id_col].astype(object))
     return out  # pragma: no cover
+
+
+def _text_nulls(pa_csv):
+    """The cells pyarrow's CSV reader reads as missing: its defaults (the
+    empty cell, ``NA``, ``null``, ...) but NaN's spellings (``nan``,
+    ``NaN``, ``-nan``), which stay numbers, so that a NaN cell is reported
+    as NaN and an empty one as empty."""
+    return [
+        v
+        for v in pa_csv.ConvertOptions().null_values
+        if v.lstrip("+-").lower() != "nan"
+    ]
 
 
 def _pandas_id_options(id_col, columns):
@@ -306,7 +346,7 @@ def _id_column(path, name, column, first_row=0):
     if ids.dtype.kind == "f":
         nan = np.isnan(ids)
         if nan.any():
-            _missing_id(path, name, first_row + int(np.flatnonzero(nan)[0]), None)
+            _missing_id(path, name, first_row + int(np.flatnonzero(nan)[0]), math.nan)
     elif (ids.dtype == object or ids.dtype.kind == "U") and pa is not None:
         # strings (pandas' chunks): checked in Arrow, returned as they are
         _id_column(
@@ -328,7 +368,12 @@ def _arrow_numpy(array):
 
 
 def _missing_id(path, name, i, value):
-    what = "is empty" if value is None or value == "" else f"is blank ({value!r})"
+    if value is None or value == "":
+        what = "is empty"
+    elif isinstance(value, float) and math.isnan(value):
+        what = "is NaN (not a number)"
+    else:
+        what = f"is blank ({value!r})"
     raise UsageError(
         f"--long {path!r}: column {name!r}, {_where(path, i)}: the query id "
         f"{what}; every row needs the id of its query: fill the cell or drop "
@@ -347,11 +392,32 @@ def _check_columns(path, wanted, available):
         )
 
 
-def _column_numpy(column):
-    arr = column.to_numpy()
-    if arr.dtype == object:
-        return arr
-    return np.asarray(arr)
+def _cells(path, name, column, first_row=0):
+    """The numbers of column ``name`` (a pyarrow or pandas column,
+    ``first_row`` the file row of its first entry) as float64.
+
+    A cell that is not a number is an error naming the file, the column
+    and its row: a missing one -- empty, a Parquet null, or a text
+    reader's null such as ``NA`` -- as empty, a NaN (``nan`` in a text
+    table) as NaN.
+    """
+    if hasattr(column, "isna"):  # a pandas Series (``NA`` is text there)
+        missing = np.asarray(column.isna())
+    else:
+        missing = _arrow_numpy(column.is_null()) if column.null_count else None
+    what = "is empty; fill the cell"
+    if missing is None or not missing.any():
+        if hasattr(column, "isna"):
+            arr = column.to_numpy()
+        else:
+            arr = _arrow_numpy(column)
+        arr = _numeric(path, name, arr)
+        missing = np.isnan(arr)
+        what = "is NaN (not a number); every cell must be a number"
+    if missing.any():
+        at = _where(path, first_row + int(np.flatnonzero(missing)[0]))
+        raise UsageError(f"--long {path!r}: column {name!r}, {at}: a cell {what}.")
+    return arr
 
 
 def _numeric(path, name, arr):
@@ -373,15 +439,16 @@ def _where(path, i):
 
 
 def _check_cells(path, name, values, negative=False, locate=True):
-    """Empty (NaN) cells, and negative ones if ``negative``: a clear error
-    (naming the line when ``locate``: the rows are the whole file's)."""
+    """NaN cells, and negative ones if ``negative``: a clear error (naming
+    the line when ``locate``: the rows are the whole file's).  Empty cells
+    are refused as they are read (:func:`_cells`)."""
     bad = np.isnan(values)
     if negative:
         bad |= values < 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         if np.isnan(values[i]):
-            what, fix = "is empty", "fill the cell"
+            what, fix = "is NaN (not a number)", "every cell must be a number"
         else:
             what, fix = f"is negative ({float(values[i])!r})", "grades must be >= 0"
         at = f", {_where(path, i)}" if locate else ""
@@ -448,15 +515,15 @@ def _evaluate_long(args, measures, progress):
         raise UsageError(f"--long {path!r}: the table has no rows.")
     progress.step("evaluating")
     codes, ids = _query_codes(data[args.query_col])
-    part = _long_part(args, measures, data, codes, len(ids), ids=ids)
+    values = _long_part(args, measures, data, codes, len(ids), ids=ids)
     progress.done()
-    return _long_results(args, measures, ids, *part), measures
+    return _long_results(args, measures, ids, values), measures
 
 
 def _long_part(args, measures, data, codes, n_q, ids=None):
-    """Per score column the per-query values of rows holding whole
-    queries (``codes`` 0..n_q-1, ``ids`` their ids in the file when
-    known), and the query weights of the summary."""
+    """Per score column the :class:`PerQuery` values and weights of rows
+    holding whole queries (``codes`` 0..n_q-1, ``ids`` their ids in the
+    file when known)."""
     path = args.long
     y_true = _numeric(path, args.label_col, data[args.label_col])
     locate = ids is not None  # the chunked reader's rows are a chunk's
@@ -477,22 +544,10 @@ def _long_part(args, measures, data, codes, n_q, ids=None):
                 f"within a query (it is the query's weight); query {q!r} has "
                 f"{float(first[codes[i]])!r} and {float(weight[i])!r}{at}."
             )
-    # per-query weights for the summary: the metrics' own averaging
-    if weight is None:
-        query_w = None
-    else:
-        query_w = np.zeros(n_q)
-        query_w[codes] = weight
-    # GAUC's (impressions): the rows its AUC reads, positives and candidates
-    # (a row scored -inf is not a candidate), per score column
-    gauc_w = np.zeros((n_q, len(args.score_col)))
     values = {}
-    for i, col in enumerate(args.score_col):
+    for col in args.score_col:
         y_score = _numeric(path, col, data[col])
         _check_cells(path, col, y_score, locate=locate)
-        read = (y_true > 0) | (y_score > -np.inf)
-        read = read if weight is None else weight * read
-        gauc_w[:, i] = np.bincount(codes, weights=read, minlength=n_q)
         values[col] = per_query_values(
             measures,
             y_true,
@@ -503,20 +558,23 @@ def _long_part(args, measures, data, codes, n_q, ids=None):
             no_relevant=args.no_relevant,
             relevance_threshold=args.level,
             sample_weight=weight,
+            query_weighting=args.query_weighting,
         )
-    return values, query_w, gauc_w
+    return values
 
 
-def _long_results(args, measures, ids, values, query_w, gauc_w):
+def _long_results(args, measures, ids, values):
+    """One :class:`Result` per score column from its :class:`PerQuery`."""
     n_q = len(ids)
     return [
         Result(
             col,
             ids,
-            values[col],
-            _summary(measures, values[col], n_q, query_w, gauc_w[:, i]),
+            values[col].values,
+            _summary(measures, values[col].values, values[col].weights, n_q),
+            values[col].weights,
         )
-        for i, col in enumerate(args.score_col)
+        for col in args.score_col
     ]
 
 
@@ -569,8 +627,10 @@ def _long_chunks(path, columns, sep, chunk_rows, query_col):
                 column = batch.column(batch.schema.get_field_index(c))
                 if c == query_col:
                     column = _id_column(path, c, column, first_row=row)
-                if not isinstance(column, np.ndarray):
-                    column = _arrow_numpy(column)
+                    if not isinstance(column, np.ndarray):
+                        column = _arrow_numpy(column)
+                else:
+                    column = _cells(path, c, column, first_row=row)
                 chunk[c] = column
             row += batch.num_rows
             yield chunk
@@ -596,7 +656,11 @@ def _long_chunks(path, columns, sep, chunk_rows, query_col):
     )
     with reader:
         for frame in reader:
-            chunk = {c: frame[c].to_numpy() for c in columns}
+            chunk = {
+                c: _cells(path, c, frame[c], first_row=row)
+                for c in columns
+                if c != query_col
+            }
             ids = frame[query_col].to_numpy(dtype=object)
             chunk[query_col] = _id_column(path, query_col, ids, first_row=row)
             row += len(frame)
@@ -662,20 +726,19 @@ def _evaluate_long_chunked(args, measures, columns, progress):
     order = np.argsort(ids, kind="stable")
     ids = ids[order]
 
-    def gather(get):
-        arrays = [get(part) for _, part in parts]
-        return None if arrays[0] is None else np.concatenate(arrays)[order]
+    def gather(col, field):
+        """``field`` of column ``col``'s PerQuery, every part's, in id order."""
+        out = {}
+        for label in getattr(parts[0][1][col], field):
+            arrays = [getattr(part[col], field)[label] for _, part in parts]
+            out[label] = np.concatenate(arrays)[order]
+        return out
 
     values = {
-        col: {
-            label: gather(lambda part, c=col, lab=label: part[0][c][lab])
-            for label in parts[0][1][0][col]
-        }
+        col: PerQuery(gather(col, "values"), gather(col, "weights"))
         for col in args.score_col
     }
-    query_w = gather(lambda part: part[1])
-    gauc_w = gather(lambda part: part[2])
-    results = _long_results(args, measures, ids, values, query_w, gauc_w)
+    results = _long_results(args, measures, ids, values)
     progress.done()
     return results
 
@@ -709,9 +772,11 @@ def _check_comparison_options(args):
 def _compare(args, measures, results):
     """The :class:`~sklearn_rankmetrics._evaluation._compare.RankingComparison` of the
     results, from the per-query values already computed (so TREC runs keep
-    trec_eval's conventions).  Queries are paired by id; a query one run
-    does not answer (TREC without -c) is nan for it: out of its mean, as
-    in trec_eval, and out of the pairs it is in."""
+    trec_eval's conventions) and their query weights, those of the summary
+    (the report's: GAUC's ``--query-weighting``, ``--weight-col``), so that
+    each mean of the comparison is the summary's.  Queries are paired by
+    id; a query one run does not answer (TREC without -c) is nan for it:
+    out of its mean, as in trec_eval, and out of the pairs it is in."""
     import warnings
 
     from .._evaluation._compare import _compare_values
@@ -740,20 +805,23 @@ def _compare(args, measures, results):
     )
     if not same:
         ids = np.unique(np.concatenate([r.query_ids for r in results]))
-    per_query = {}
+    per_query, weights = {}, {}
     for r in results:
         v = np.column_stack([r.values[lab] for lab in labels]).astype(np.float64)
+        ones = np.ones(len(r.query_ids))
+        w = np.column_stack([r.weights.get(lab, ones) for lab in labels])
         if not same:
-            full = np.full((len(ids), len(labels)), np.nan)
-            full[np.searchsorted(ids, r.query_ids)] = v
-            v = full
-        per_query[r.name] = v
+            rows = np.searchsorted(ids, r.query_ids)
+            v, w = _placed(v, rows, len(ids), np.nan), _placed(w, rows, len(ids), 0.0)
+        per_query[r.name], weights[r.name] = v, w
+    _check_paired_weights(args, labels, ids, per_query, weights)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         comparison = _compare_values(
             per_query,
             labels,
             ids,
+            weights=weights,
             baseline=args.baseline,
             test=args.test,
             n_resamples=args.n_resamples,
@@ -765,19 +833,59 @@ def _compare(args, measures, results):
     if not args.quiet:
         for w in caught:
             print(f"{prog()}: note: {w.message}", file=sys.stderr)
-        if args.long and args.weight_col:
-            print(
-                f"{prog()}: note: the comparison weighs every query equally "
-                "(--weight-col weighs the summary only).",
-                file=sys.stderr,
-            )
     return comparison
+
+
+def _placed(rows_values, rows, n_rows, fill):
+    """``rows_values`` at rows ``rows`` of an array of ``n_rows`` rows."""
+    out = np.full((n_rows, rows_values.shape[1]), fill)
+    out[rows] = rows_values
+    return out
+
+
+def _check_paired_weights(args, labels, ids, per_query, weights):
+    """What the paired tests need of the query weights, checked with the
+    command line's words (as ``_compare_values`` checks them): a paired
+    query weighs the same for both runs, and the t-test and the Wilcoxon
+    test, which weigh every query alike, need equal weights."""
+    from .._evaluation._compare import _pairs
+
+    for model, ref in _pairs(list(per_query), args.baseline):
+        both = ~np.isnan(per_query[model]) & ~np.isnan(per_query[ref])
+        for j, label in enumerate(labels):
+            w, w_ref = weights[model][both[:, j], j], weights[ref][both[:, j], j]
+            gauc = label == "gauc"
+            fix = "pass --query-weighting uniform" if gauc else "drop --weight-col"
+            differ = np.flatnonzero(w != w_ref)
+            if differ.size:
+                i = differ[0]
+                query = ids[np.flatnonzero(both[:, j])[i]]
+                raise UsageError(
+                    f"{label}: query {query!r} weighs {float(w[i]):g} for "
+                    f"{model!r} and {float(w_ref[i]):g} for {ref!r} (GAUC "
+                    "weighs a query by the rows its AUC reads, and the two "
+                    "have different candidates), but a paired test needs "
+                    f"one weight per query: {fix}, or pass --no-compare."
+                )
+            if args.test != "permutation" and np.unique(w).size > 1:
+                why = (
+                    f"GAUC weighs the queries by their {args.query_weighting}"
+                    if gauc
+                    else "--weight-col gives the queries different weights"
+                )
+                raise UsageError(
+                    f"{label}: --test {args.test} weighs every query alike, "
+                    f"but {why}: pass --test permutation (it weighs the "
+                    f"differences), {fix}, or pass --no-compare."
+                )
 
 
 def _evaluate(args):
     progress = _Progress(args.quiet)
     notes = []
     _check_comparison_options(args)
+    if args.query_weighting is None:  # GAUC's: trec_eval weighs queries alike
+        args.query_weighting = "impressions" if args.long else "uniform"
     if args.long:
         if args.ties is None:
             args.ties = "expected"

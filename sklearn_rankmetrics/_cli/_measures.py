@@ -2,7 +2,6 @@
 resolved into :class:`Measure` objects; their per-query values (the one
 place that calls the metric functions) and summaries."""
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -16,7 +15,8 @@ from .._registry import (
     parse_metric,
     trec_measures,
 )
-from ._common import UsageError
+from .._utils._averaging import weighted_mean
+from ._common import _COUNTS, UsageError
 
 __all__ = []  # private module
 
@@ -26,7 +26,6 @@ __all__ = []  # private module
 # Every name, function and trec_eval measure comes from the metric
 # registry (_registry.METRICS); the command line adds trec_eval's counts,
 # its printing order and its parameter syntax.
-_COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 # trec_eval prints its measures in this order (runid and the counts are
 # the command line's own; every other name is a registry TrecMeasure)
 _TREC_ORDER = (
@@ -196,6 +195,16 @@ def _add_trec(found, base, params, trec_order, raw=None):
 # ---------------------------------------------------------------------------
 # Per-query values: the one place that calls the metrics
 # ---------------------------------------------------------------------------
+class PerQuery(NamedTuple):
+    """What :func:`per_query_values` returns."""
+
+    values: dict  # measure label -> per-query values
+    # measure label -> the query weights of its mean, the report's own
+    # (1, the query's sample weight, GAUC's impressions...); a label
+    # without weights (the counts, rbp_resid) weighs every query 1
+    weights: dict
+
+
 def per_query_values(
     measures,
     y_true,
@@ -208,20 +217,27 @@ def per_query_values(
     relevance_threshold=None,
     sample_weight=None,
     judged=None,
+    query_weighting=None,
 ):
-    """Measure label -> per-query values (queries in ``np.unique`` order).
+    """Per-query values of the measures (queries in ``np.unique`` order),
+    and the query weights that average them, as a :class:`PerQuery`.
 
     ``query_id`` are integer codes 0..n_queries-1 whose order is the
     output order.  The metrics are read from the report's per-query path
-    (:func:`~sklearn_rankmetrics._evaluation._per_query._per_query_report`):
-    the measures sharing options are one report, whose metrics share one ranking per
-    kind (cut at the largest cut-off, the whole list); the counts
-    (num_ret, num_rel, num_rel_ret) are bincounts over the rows.
-    ``judged`` (TREC runs) marks the rows whose document is judged: bpref
-    reads those only, as trec_eval does.
+    (:func:`~sklearn_rankmetrics._evaluation._per_query._per_query_report`),
+    values and weights alike, so that every mean of the command line (its
+    summary and its comparison) is the report's: the measures sharing
+    options are one report, whose metrics share one ranking per kind (cut
+    at the largest cut-off, the whole list).  The measures of the whole
+    list and those with a cut-off are two reports, so that no metric is
+    computed at a cut-off nobody asked for (a report computes each of its
+    metrics at each of its cut-offs).  The counts (num_ret, num_rel,
+    num_rel_ret) are bincounts over the rows.  ``judged`` (TREC runs)
+    marks the rows whose document is judged: bpref reads those only, as
+    trec_eval does.  ``query_weighting`` is GAUC's (None: its default).
     """
-    values = {}
-    groups = {}  # (measure options, graded) -> measures: one report each
+    values, weights = {}, {}
+    groups = {}  # (measure options, graded, whole list) -> measures
     for m in measures:
         if m.metric in ("runid", "num_q"):
             continue
@@ -238,11 +254,13 @@ def per_query_values(
         options = dict(m.options)
         # graded RBP reads the grades themselves: no relevance threshold
         graded = options.get("rbp_gain", "binary") != "binary"
-        key = ("gauc",) if m.metric == "gauc" else (m.options, graded)
+        key = ("gauc",) if m.metric == "gauc" else (m.options, graded, m.k is None)
         groups.setdefault(key, []).append(m)
     for key, group in _merged_groups(groups).items():
         if key == ("gauc",):  # row weights: a report of its own
             opts = {}
+            if query_weighting is not None:
+                opts["query_weighting"] = query_weighting
         else:
             opts = dict(key[0], ignore_ties=ignore_ties, no_relevant=no_relevant)
             if relevance_threshold is not None and not key[1]:
@@ -261,8 +279,25 @@ def per_query_values(
             **opts,
         )
         for m in group:
-            values[m.label] = report.values[scorer_name(m.metric, m.k)]
-    return values
+            name = scorer_name(m.metric, m.k)
+            values[m.label] = report.values[name]
+            weights[m.label] = _in_weight_units(report.weights[name], sample_weight)
+    return PerQuery(values, weights)
+
+
+def _in_weight_units(query_weights, sample_weight):
+    """A report's query weights in the units of ``sample_weight``.
+
+    A report takes row weights as relative: it scales them by a power of
+    two so that the largest is in [0.5, 1)
+    (:func:`~sklearn_rankmetrics._utils._validation.check_sample_weight`),
+    which changes no mean of its own.  The command line undoes it, exactly,
+    so that the weights of the parts of a table read in chunks, each
+    scaled by its own largest weight, mean the same thing.
+    """
+    if sample_weight is None or np.size(sample_weight) == 0:
+        return query_weights
+    return np.ldexp(query_weights, np.frexp(np.max(sample_weight))[1])
 
 
 def _merged_groups(groups):
@@ -274,7 +309,7 @@ def _merged_groups(groups):
     for key, group in groups.items():
         for other in merged:
             if _can_merge(key, group, other, merged[other]):
-                new = (tuple(sorted({*other[0], *key[0]})), other[1])
+                new = (tuple(sorted({*other[0], *key[0]})), *other[1:])
                 merged[new] = merged.pop(other) + group
                 break
         else:
@@ -283,7 +318,8 @@ def _merged_groups(groups):
 
 
 def _can_merge(key, group, other, other_group):
-    if key == ("gauc",) or other == ("gauc",) or key[1] != other[1]:
+    # (graded, whole list) alike
+    if key == ("gauc",) or other == ("gauc",) or key[1:] != other[1:]:
         return False
     names = {o for o, _ in key[0]}
     other_names = {o for o, _ in other[0]}
@@ -330,8 +366,10 @@ def _counts(kind, y_true, y_score, codes, n_queries, threshold):
     return np.bincount(codes[mask], minlength=n_queries).astype(np.float64)
 
 
-def _summary(measures, values, n_queries, query_weights, gauc_weights):
-    """The "all" row: weighted mean over queries (sum for the counts)."""
+def _summary(measures, values, weights, n_queries):
+    """The "all" row: each measure's mean over queries with its query
+    weights (``weights``, the report's; 1 for a label without), the sum
+    for the counts."""
     out = {}
     for m in measures:
         if m.metric == "runid":
@@ -343,12 +381,9 @@ def _summary(measures, values, n_queries, query_weights, gauc_weights):
         if m.metric in _COUNTS:
             out[m.label] = float(v.sum())
             continue
-        w = gauc_weights if m.metric == "gauc" else query_weights
-        w = np.ones(v.shape) if w is None else w
-        keep = ~np.isnan(v) & (w > 0)
-        out[m.label] = (
-            float(np.average(v[keep], weights=w[keep])) if keep.any() else math.nan
-        )
+        w = weights.get(m.label)
+        keep = ~np.isnan(v) if w is None else ~np.isnan(v) & (w > 0)
+        out[m.label] = weighted_mean(v, w, keep)  # the package's one mean
     return out
 
 
@@ -360,3 +395,4 @@ class Result(NamedTuple):
     query_ids: np.ndarray
     values: dict  # label -> per-query ndarray
     summary: dict  # label -> float
+    weights: dict  # label -> the query weights of the summary's mean

@@ -2,10 +2,9 @@
 tables, JSON and CSV, with or without a comparison."""
 
 import csv
-import json
 import math
 
-from ._measures import _COUNTS
+from ._common import _COUNTS
 
 __all__ = []  # private module
 
@@ -41,6 +40,8 @@ def _json_number(value):
 
 
 def _print_json(out, measures, results, per_query):
+    import json  # imported when used: not for the parser's start-up
+
     json.dump(_json_doc(measures, results, per_query), out, indent=2)
     out.write("\n")
 
@@ -81,6 +82,8 @@ def _json_clean(obj):
 
 def _print_json_comparison(out, measures, results, per_query, comparison):
     """``{"runs": what one run prints, "comparison": to_dict()}``."""
+    import json  # imported when used: not for the parser's start-up
+
     doc = {
         "runs": _json_doc(measures, results, per_query),
         "comparison": _json_clean(comparison.to_dict()),

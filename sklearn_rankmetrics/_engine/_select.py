@@ -8,7 +8,6 @@ decreasing score and padded with ``-inf``, and for the tie group cut by
 Large 2-D inputs are selected in chunks of rows on threads.
 """
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -218,6 +217,10 @@ def _map_chunks(func, chunks):
     n_threads = effective_n_threads(len(chunks))
     if n_threads == 1:
         return [func(a, b) for a, b in chunks]
+    # imported when first used: the command line's start-up does not pay
+    # for concurrent.futures (and logging)
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(n_threads) as pool:
         return list(pool.map(func, *zip(*chunks, strict=True)))
 
