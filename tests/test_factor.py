@@ -779,9 +779,15 @@ def test_beyond_refusals():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_beyond_with_candidate_path(seed, monkeypatch):
-    """Beside the top-k metrics, which keep the candidate path, the
-    beyond-accuracy metrics read each tile's whole rows: still bit for bit
-    (ties and -inf from rounded factors and exclusions)."""
+    """The beyond-accuracy metrics select their lists from the candidates
+    the top-k metrics rank (the top k and the tie group k cuts are all
+    there), never from the whole rows: still bit for bit (ties and -inf
+    from rounded factors and exclusions)."""
+    from sklearn_rankmetrics._evaluation._beyond_report import BeyondSums
+
+    def whole_rows(*args, **kwargs):
+        raise AssertionError("a beyond-accuracy list selected from whole rows")
+
     U, V, Y, train = _catalogue(seed)
     S = _dense(U, V, train.toarray() != 0)
     rng = np.random.default_rng(seed)
@@ -793,6 +799,7 @@ def test_beyond_with_candidate_path(seed, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = ranking_report(Y, S, k=k, metrics=metrics, output_dict=True, **opts)
+        monkeypatch.setattr(BeyondSums, "lists", whole_rows)
         calls = _count_packed(monkeypatch)
         for y, n_threads in ((Y, 1), (sp.csr_matrix(Y), 2)):
             got = factor_ranking_report(
@@ -971,3 +978,92 @@ def srm_err(Y, S):
     from sklearn_rankmetrics import expected_reciprocal_rank_at_k
 
     return {k: expected_reciprocal_rank_at_k(Y, S, k=k, average=None) for k in (3, 10)}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_beyond_alone_reads_candidates(seed, monkeypatch):
+    # Without ranking metrics too: the lists come from the candidates
+    # (hypothesis-free adversarial data: rounded factors, exclusions, a
+    # user whose best items all tie), bit for bit.
+    U, V, Y, train = _catalogue(seed)
+    U[7] = 0  # every item scores 0: one tie group of all (its block: whole rows)
+    S = _dense(U, V, train.toarray() != 0)
+    metrics = ["catalog_coverage", "gini_index", "exposure_entropy"]
+    ref = ranking_report(Y, S, k=(1, 10), metrics=metrics, output_dict=True)
+    calls = _count_packed(monkeypatch)
+    for ties in ({}, {"ignore_ties": True}):
+        ref = ranking_report(Y, S, k=(1, 10), metrics=metrics, output_dict=True, **ties)
+        got = factor_ranking_report(
+            Y,
+            U,
+            V,
+            exclude=train,
+            k=(1, 10),
+            metrics=metrics,
+            output_dict=True,
+            working_memory=0.3,
+            **ties,
+        )
+        _assert_same(got, ref)
+    assert calls["packed"] > 1 and calls["full"] == 2  # user 7's block, twice
+
+
+def test_no_scikit_learn_import_on_the_factor_path():
+    # issue 31: the factor report does not need scikit-learn (about 80 MiB
+    # and a second to import); the blocks follow SKLEARN_WORKING_MEMORY,
+    # scikit-learn's own setting, while scikit-learn is not loaded.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import json, sys
+import numpy as np, scipy.sparse as sp
+from sklearn_rankmetrics import factor_ranking_report
+from sklearn_rankmetrics._evaluation import _tiling
+rng = np.random.default_rng(0)
+U, V = rng.normal(size=(500, 8)), rng.normal(size=(3000, 8))
+test = sp.random(500, 3000, density=0.003, format="csr", random_state=0)
+train = sp.random(500, 3000, density=0.01, format="csr", random_state=1)
+report = factor_ranking_report(
+    test, U, V, exclude=train, k=10, n_threads=2,
+    metrics=["ndcg", "map", "precision", "recall", "gauc",
+             "catalog_coverage", "gini_index", "novelty"],
+    item_popularity=np.arange(3000) + 1, output_dict=True)
+print(json.dumps({"sklearn": sorted(m for m in sys.modules
+                                    if m.split(".")[0] == "sklearn"),
+                  "working_memory": _tiling._working_memory(),
+                  "n": len(report)}))
+"""
+    env = dict(os.environ, SKLEARN_WORKING_MEMORY="7")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"sklearn": [], "working_memory": 7, "n": 8}
+
+
+def test_working_memory_follows_scikit_learn_when_loaded(monkeypatch):
+    # With scikit-learn loaded, its config_context applies, as before.
+    import sklearn
+
+    from sklearn_rankmetrics._evaluation import _factor
+
+    U, V, Y, train = _catalogue(0, n_users=300)
+    seen = []
+    original = _factor.block_bounds
+
+    def spy(*args):
+        out = original(*args)
+        seen.append(len(out))
+        return out
+
+    monkeypatch.setattr(_factor, "block_bounds", spy)
+    with sklearn.config_context(working_memory=0.05):
+        factor_ranking_report(Y, U, V, k=5, n_threads=1)
+    factor_ranking_report(Y, U, V, k=5, n_threads=1, working_memory=0.05)
+    factor_ranking_report(Y, U, V, k=5, n_threads=1)
+    # 300 users in tiles of 128: 3 blocks of one tile, or 256 + 44 users
+    assert seen == [3, 3, 2]

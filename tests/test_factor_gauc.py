@@ -11,6 +11,7 @@ AUC over every (positive, candidate negative) pair.
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -18,10 +19,16 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rankmetrics import group_auc_score
+from sklearn_rankmetrics import (
+    factor_ranking_report,
+    group_auc_score,
+    ranking_report,
+)
 from sklearn_rankmetrics._metrics import _auc
+from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
 pytestmark = pytest.mark.filterwarnings(
+    "ignore:exclude removes:UserWarning",
     "ignore::sklearn.exceptions.UndefinedMetricWarning",
 )
 
@@ -161,3 +168,192 @@ def test_group_auc_score_2d_against_brute_force(weighting, constant):
     for y in (Y, sp.csr_matrix(Y)):
         got = group_auc_score(y, S, query_weighting=weighting, constant_scores=constant)
         assert got == pytest.approx(expected, rel=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# factor_ranking_report: GAUC from each tile's whole rows
+# ---------------------------------------------------------------------------
+def _catalogue(seed, n_users=300, n_items=400, d=8, rounded=True, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    U = rng.normal(size=(n_users, d))
+    V = rng.normal(size=(n_items, d))
+    if rounded:  # exact products, many ties
+        U, V = np.round(U), np.round(V)
+    Y = rng.integers(1, 4, size=(n_users, n_items)) * (
+        rng.random((n_users, n_items)) < 0.02
+    )
+    Y[:5] = 0  # users without held-out items
+    Y[5, :60] = 2  # a user with many: its AUC from the sorted row
+    train = sp.random(n_users, n_items, density=0.05, random_state=seed, format="csr")
+    train = train.toarray() != 0
+    train[6] = True  # every item excluded: no candidate
+    train[6, 0] = False
+    return U.astype(dtype), V.astype(dtype), Y, train
+
+
+def _dense(U, V, train):
+    S = U @ V.T
+    S[train] = -np.inf
+    return S
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize(
+    "metrics",
+    [["gauc"], ["ndcg", "gauc"], ["gauc", "map", "catalog_coverage", "recall"]],
+    ids=str,
+)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"query_weighting": "uniform", "constant_scores": "skip"},
+        {"query_weighting": "clicks", "relevance_threshold": 2},
+    ],
+    ids=str,
+)
+def test_factor_gauc_bit_for_bit(seed, metrics, options):
+    U, V, Y, train = _catalogue(seed)
+    S = _dense(U, V, train)
+    if "relevance_threshold" in options and "catalog_coverage" in metrics:
+        metrics = [m for m in metrics if m != "catalog_coverage"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(
+            Y, S, k=(1, 5), metrics=metrics, output_dict=True, **options
+        )
+    for y, excl, wm, n_threads in (
+        (Y, train, None, 1),
+        (sp.csr_matrix(Y), sp.csr_matrix(train), 0.3, 2),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = factor_ranking_report(
+                y,
+                U,
+                V,
+                exclude=excl,
+                k=(1, 5),
+                metrics=metrics,
+                output_dict=True,
+                working_memory=wm,
+                n_threads=n_threads,
+                **options,
+            )
+        assert list(got) == list(ref)
+        for name in ref:
+            assert np.array_equal(got[name], ref[name], equal_nan=True), name
+
+
+def test_factor_gauc_per_user_float32_and_callable():
+    U, V, Y, train = _catalogue(4, rounded=False, dtype=np.float32)
+    S = _dense(U, V, train)  # float32 products, as the report's tiles
+    metrics = ["ndcg", "gauc"]
+    ref = ranking_report(Y, S, k=5, metrics=metrics, output_dict=True, per_query=True)
+    got = factor_ranking_report(
+        Y, U, V, exclude=train, k=5, metrics=metrics, output_dict=True, per_query=True
+    )
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
+    # the brute-force AUC of every user
+    labels = Y > 0
+    for u in range(0, U.shape[0], 7):
+        auc, _, _ = _brute_row(labels[u].tolist(), S[u].tolist())
+        assert got["gauc"][u] == pytest.approx(auc, rel=1e-15, nan_ok=True)
+    got = factor_ranking_report(
+        Y,
+        lambda users: U[users] @ V.T,
+        exclude=train,
+        k=5,
+        metrics=metrics,
+        output_dict=True,
+        per_query=True,
+        working_memory=0.05,
+    )
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
+
+
+@pytest.mark.parametrize("convention", [None, *CONVENTIONS])
+def test_factor_gauc_conventions(convention):
+    U, V, Y, train = _catalogue(1, n_users=80)
+    S = _dense(U, V, train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(
+            Y, S, k=3, metrics=["gauc", "ndcg"], convention=convention, output_dict=True
+        )
+        got = factor_ranking_report(
+            Y,
+            U,
+            V,
+            exclude=train,
+            k=3,
+            metrics=["gauc", "ndcg"],
+            convention=convention,
+            output_dict=True,
+        )
+    np.testing.assert_equal(got, ref)
+
+
+def test_factor_gauc_reads_candidates_and_never_sorts(monkeypatch):
+    # Beside GAUC the top-k metrics keep the candidate path, and GAUC's
+    # tiles are counted, not sorted (every user has few positives here).
+    from sklearn_rankmetrics._evaluation import _factor
+
+    U, V, Y, train = _catalogue(2)
+    Y[5] = 0  # no user with many positives
+    train[6] = False  # (a user with a single candidate takes the whole rows)
+    S = _dense(U, V, train)
+    ref = ranking_report(Y, S, k=5, metrics=["map", "gauc"], output_dict=True)
+    packed = []
+    original = _factor._candidates
+
+    def spy(S, Yb, k):
+        out = original(S, Yb, k)
+        packed.append(out is not None)
+        return out
+
+    def no_sort(*args):
+        raise AssertionError("GAUC sorted a row")
+
+    monkeypatch.setattr(_factor, "_candidates", spy)
+    monkeypatch.setattr(_auc, "_sorted_form", no_sort)
+    got = factor_ranking_report(
+        Y, U, V, exclude=train, k=5, metrics=["map", "gauc"], output_dict=True
+    )
+    assert got == ref
+    assert packed and all(packed)
+
+
+def test_factor_gauc_options_refused_as_ranking_report():
+    U, V, Y, train = _catalogue(0, n_users=20, n_items=50)
+    for bad, match in (
+        ({"query_weighting": "x"}, "query_weighting"),
+        ({"constant_scores": "x"}, "constant_scores"),
+        ({"undefined_value": 0.5}, "undefined_value"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            factor_ranking_report(Y, U, V, metrics=["gauc"], **bad)
+        with pytest.raises(ValueError, match=match):
+            ranking_report(Y, _dense(U, V, train), metrics=["gauc"], **bad)
+
+
+@pytest.mark.parametrize("metrics", [["gauc"], ["ndcg"], ["catalog_coverage"]])
+def test_nan_products_are_refused(metrics, monkeypatch):
+    # A product of finite factors may overflow to inf - inf = NaN (a BLAS
+    # that sums partial products of opposite signs): an error, never a NaN
+    # score dropped from the candidates or from GAUC's counts.
+    from sklearn_rankmetrics._evaluation import _tiling
+
+    original = _tiling._tiled_product
+
+    def nan_product(U, VT, start, stop, tile, out=None):
+        S = original(U, VT, start, stop, tile, out)
+        S[-1, 3] = np.nan
+        return S
+
+    monkeypatch.setattr(_tiling, "_tiled_product", nan_product)
+    U, V, Y, _ = _catalogue(0, n_users=40, n_items=600)
+    with pytest.raises(ValueError, match="NaN"):
+        factor_ranking_report(Y, U, V, k=5, metrics=metrics)

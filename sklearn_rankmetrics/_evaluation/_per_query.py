@@ -409,6 +409,34 @@ def _plan(metric, k, convention, options, per_row=False):
     )
 
 
+def gauc_options(plan, caller="ranking_report"):
+    """GAUC's options in a report, checked, from its :func:`_plan`:
+    ``(relevance_threshold, query_weighting, constant_scores)``."""
+    opts = plan.options
+    undefined_value = opts.get("undefined_value", np.nan)
+    if not (isinstance(undefined_value, numbers.Real) and np.isnan(undefined_value)):
+        raise ValueError(
+            f"{caller}: undefined_value={undefined_value!r} is "
+            "group_auc_score's value when no query has an AUC; a report "
+            "gives nan (with a warning) instead. Leave it unset."
+        )
+    threshold = check_real(
+        "relevance_threshold",
+        opts.get("relevance_threshold"),
+        low=0.0,
+        allow_none=True,
+    )
+    query_weighting = check_option(
+        "query_weighting",
+        opts.get("query_weighting", "impressions"),
+        ("impressions", "uniform", "clicks"),
+    )
+    constant_scores = check_option(
+        "constant_scores", opts.get("constant_scores", "keep"), ("keep", "skip")
+    )
+    return threshold, query_weighting, constant_scores
+
+
 def same_option(a, b):
     """Equal option values: strings and numbers by value, anything else (an
     array, a gain table, a callable) by identity."""
@@ -651,29 +679,7 @@ def _per_query_report(
     if _GAUC in metrics:
         (plan,) = [p for p in plans if p.metric == _GAUC]
         opts = plan.options
-        undefined_value = opts.get("undefined_value", np.nan)
-        if not (
-            isinstance(undefined_value, numbers.Real) and np.isnan(undefined_value)
-        ):
-            raise ValueError(
-                f"{caller}: undefined_value={undefined_value!r} is "
-                "group_auc_score's value when no query has an AUC; a report "
-                "gives nan (with a warning) instead. Leave it unset."
-            )
-        threshold = check_real(
-            "relevance_threshold",
-            opts.get("relevance_threshold"),
-            low=0.0,
-            allow_none=True,
-        )
-        query_weighting = check_option(
-            "query_weighting",
-            opts.get("query_weighting", "impressions"),
-            ("impressions", "uniform", "clicks"),
-        )
-        constant_scores = check_option(
-            "constant_scores", opts.get("constant_scores", "keep"), ("keep", "skip")
-        )
+        threshold, query_weighting, constant_scores = gauc_options(plan, caller)
         n_q = ids.shape[0] if form == "long" else S.shape[0]
         t = exact_threshold(threshold, Y.dtype)
         values[_GAUC], weights[_GAUC] = gauc_per_query(
