@@ -1067,3 +1067,110 @@ def test_working_memory_follows_scikit_learn_when_loaded(monkeypatch):
     factor_ranking_report(Y, U, V, k=5, n_threads=1)
     # 300 users in tiles of 128: 3 blocks of one tile, or 256 + 44 users
     assert seen == [3, 3, 2]
+
+
+# ---------------------------------------------------------------------------
+# One exclusion rule (issue 27): exclude= removes candidates, not relevance
+# ---------------------------------------------------------------------------
+def _pairs(X):
+    X = sp.coo_matrix(X)
+    return {"user_id": X.row, "item_id": X.col, "label": X.data}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n_items", [50, 900])  # 900: the candidate path
+def test_top_k_table_reevaluated_with_the_same_exclude(seed, n_items):
+    # Held-out pairs that are also excluded (trained on) stay relevant and
+    # are never recommended in both reports: the table report on the
+    # factor report's own top-k table, with the same exclude, gives its
+    # values (continuous scores: no ties at the cut).
+    from sklearn_rankmetrics import recommendation_table_report
+
+    rng = np.random.default_rng(seed)
+    n_users = 120
+    U, V = rng.normal(size=(n_users, 5)), rng.normal(size=(n_items, 5))
+    Y = rng.integers(1, 4, size=(n_users, n_items)) * (
+        rng.random((n_users, n_items)) < 0.05
+    )
+    # every user has a held-out item: the table report evaluates those
+    # users only, and fall-out is defined for the others too
+    Y[np.arange(n_users), rng.integers(0, n_items, n_users)] = 1
+    train = rng.random((n_users, n_items)) < 0.1
+    train[:10] |= Y[:10] > 0  # users whose every held-out item is excluded
+    assert (train & (Y > 0)).sum() > 10
+    metrics = ["precision", "recall", "ndcg", "map", "mrr", "hit_rate", "fallout"]
+    k = (1, 5)
+    with pytest.warns(UserWarning, match="stay relevant") as rec:
+        report, top = factor_ranking_report(
+            sp.csr_matrix(Y),
+            U,
+            V,
+            exclude=sp.csr_matrix(train),
+            k=k,
+            metrics=metrics,
+            output_dict=True,
+            return_top_k=True,
+        )
+    n_removed = int((train & (Y > 0)).sum())
+    assert f"removes {n_removed} held-out relevant" in str(rec[0].message)
+    with pytest.warns(UserWarning, match=f"removes {n_removed} held-out relevant"):
+        again = recommendation_table_report(
+            top,
+            _pairs(Y),
+            rank_col="rank",
+            label_col="label",
+            exclude=_pairs(train),
+            catalog=np.arange(n_items),
+            k=k,
+            metrics=metrics,
+            output_dict=True,
+        )
+    for name, value in report.items():
+        assert again[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
+    # every user with a held-out item is evaluated, the excluded ones too
+    assert again["n_users"] == n_users
+    # a user whose held-out items are all excluded: relevant, never found
+    per_user = factor_ranking_report(
+        Y,
+        U,
+        V,
+        exclude=train,
+        k=5,
+        metrics=["recall"],
+        per_query=True,
+        output_dict=True,
+    )
+    assert (per_user["recall@5"][:10] == 0.0).all()
+
+
+def test_one_refusal_of_beyond_options():
+    # factor_ranking_report and recommendation_table_report refuse the
+    # beyond-accuracy options without those metrics, and per_query with
+    # them, with one function (the table report names itself)
+    from sklearn_rankmetrics import recommendation_table_report
+
+    U, V, Y, _ = _data(0)
+    reco = {"user_id": [0, 0], "item_id": [1, 2], "rank": [1, 2]}
+    held = {"user_id": [0], "item_id": [2]}
+    msg = "item_popularity: options of the beyond-accuracy metrics"
+    with pytest.raises(TypeError, match=f"^{msg}"):
+        factor_ranking_report(Y, U, V, metrics=["ndcg"], item_popularity=[1] * 9)
+    with pytest.raises(TypeError, match=f"^recommendation_table_report: {msg}"):
+        recommendation_table_report(
+            reco, held, rank_col="rank", metrics=["ndcg"], item_popularity=[1, 2]
+        )
+    for call in (
+        lambda: factor_ranking_report(
+            Y, U, V, metrics=["catalog_coverage"], per_query=True
+        ),
+        lambda: recommendation_table_report(
+            reco,
+            held,
+            rank_col="rank",
+            metrics=["catalog_coverage"],
+            catalog=[0, 1, 2],
+            per_query=True,
+        ),
+    ):
+        with pytest.raises(ValueError, match="catalog_coverage: these beyond"):
+            call()

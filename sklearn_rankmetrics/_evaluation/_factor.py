@@ -20,7 +20,6 @@
 """
 
 import numbers
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -64,7 +63,7 @@ from ._per_query import (
     same_option,
     scorer_name,
 )
-from ._rectable import top_k_rows
+from ._rectable import top_k_rows, warn_excluded_relevant
 from ._report import _as_table
 from ._tiling import ScoreBlocks, _canonical_csr, _rows, _stack_padded, block_bounds
 
@@ -729,7 +728,8 @@ def factor_ranking_report(
         its stored non-zero entries (explicit zeros exclude nothing).
         Excluding a held-out relevant item is allowed (it stays relevant and
         is never found; GAUC ranks it below every candidate), with one
-        warning giving the count.
+        warning giving the count: the rule of
+        :func:`recommendation_table_report`'s ``exclude=`` too.
     k, metrics, relevance_threshold, gain, ignore_ties, no_relevant, \
 sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         As in :func:`ranking_report`.  A ``k`` above the catalogue size
@@ -913,12 +913,7 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     blocks = _run_blocks(plan)
     n_removed = sum(b.n_removed for b in blocks)
     if n_removed:
-        warnings.warn(
-            f"exclude removes {n_removed} held-out relevant (user, item) "
-            "pairs; they stay relevant but can never be recommended.",
-            UserWarning,
-            stacklevel=2,
-        )
+        warn_excluded_relevant(n_removed, stacklevel=2)
     beyond_means = {}
     if plan.beyond:
         beyond_means = _beyond_values(plan.sums, [b.lists for b in blocks])
