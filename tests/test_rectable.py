@@ -149,8 +149,9 @@ def quiet(func, *args, **kwargs):
 
 
 def user_lists(case, by):
-    """Per user: the list [(item, score)] in table order, the held-out
-    grades {item: grade} and the excluded items, after exclusion."""
+    """Per user: the list [(item, score)] in table order, after exclusion,
+    and the held-out grades {item: grade} (an excluded held-out pair stays
+    relevant: it is only never recommended)."""
     excluded = set(case.exclude)
     lists = defaultdict(list)
     for u, i, r, s in case.reco:
@@ -158,8 +159,7 @@ def user_lists(case, by):
             lists[u].append((i, -float(r) if by == "rank" else s))
     held = defaultdict(dict)
     for u, i, g in case.held:
-        if (u, i) not in excluded:
-            held[u][i] = g
+        held[u][i] = g
     return lists, held
 
 
@@ -175,7 +175,7 @@ def orderings(scored):
         yield [item for block in perm for item in block]
 
 
-def per_ranking(ranking, grades, k, n_items=None, ap_denominator="relevant"):
+def per_ranking(ranking, grades, k, n_negatives=None, ap_denominator="relevant"):
     """Metric values of one user for one ordering (``grades``: held-out)."""
     rel = {i for i, g in grades.items() if g > 0}
     R = len(rel)
@@ -200,8 +200,8 @@ def per_ranking(ranking, grades, k, n_items=None, ap_denominator="relevant"):
     idcg = sum(g / math.log2(j + 2) for j, g in enumerate(ideal))
     out["dcg"] = dcg
     out["ndcg"] = dcg / idcg
-    if n_items is not None:
-        out["fallout"] = (len(top) - hits) / (n_items - R)
+    if n_negatives is not None:
+        out["fallout"] = (len(top) - hits) / n_negatives
     return out
 
 
@@ -216,13 +216,15 @@ def reference(case, k, *, by="rank", catalog=False, **kw):
         if not any(g > 0 for g in grades.values()):
             out[u] = None
             continue
-        n_items = None
-        if catalog:
+        n_negatives = None
+        if catalog:  # the candidates (excluded items are not) not relevant
             items = (set(case.catalog) | set(grades)) - {
                 i for (v, i) in excluded if v == u
             }
-            n_items = len(items)
-        runs = [per_ranking(o, grades, k, n_items, **kw) for o in orderings(lists[u])]
+            n_negatives = len(items - {i for i, g in grades.items() if g > 0})
+        runs = [
+            per_ranking(o, grades, k, n_negatives, **kw) for o in orderings(lists[u])
+        ]
         out[u] = {m: float(np.mean([run[m] for run in runs])) for m in runs[0]}
     return out
 
@@ -366,10 +368,10 @@ def test_hand_worked_example():
 def long_form(case, by, labels=False):
     """The rows the report builds, made here: the recommended pairs of the
     evaluated users (table order) and the held-out pairs not recommended
-    (table order) at -inf; excluded pairs dropped."""
+    (table order) at -inf; excluded recommendations dropped (an excluded
+    held-out pair is then never recommended)."""
     excluded = set(case.exclude)
     held = {(u, i): (g if labels else 1) for u, i, g in case.held}
-    held = {p: g for p, g in held.items() if p not in excluded}
     evaluated = {u for u, _ in held}
     y, s, q, recommended = [], [], [], set()
     for u, i, r, score in case.reco:
@@ -992,10 +994,11 @@ def test_exclusion_warns_with_the_count():
             metrics=["precision", "recall"],
         )
     # a's list closes up: y is first (P@1 = 1, R@1 = 1/2); b's only held-out
-    # pair is excluded: b is not evaluated
-    assert got["precision@1"] == 1.0
-    assert got["recall@1"] == 0.5
-    assert got["n_queries"] == 1
+    # pair is excluded: still relevant, never found (P@1 = R@1 = 0), as in
+    # factor_ranking_report; means (1 + 0) / 2 and (1/2 + 0) / 2
+    assert got["precision@1"] == 0.5
+    assert got["recall@1"] == 0.25
+    assert got["n_queries"] == 2
 
 
 # ---------------------------------------------------------------------------
@@ -1457,7 +1460,7 @@ def test_options_and_metrics_checked():
         call(bogus=1)
     with pytest.raises(TypeError, match="item_popularity: options of the beyond"):
         call(metrics=["recall"], item_popularity=[1, 2])
-    with pytest.raises(ValueError, match="no per-user value"):
+    with pytest.raises(ValueError, match="no per-query value"):
         call(metrics=["recall", "catalog_coverage"], catalog=["x", "y"], per_query=True)
     with pytest.raises(TypeError, match="gain: options of the ranking"):
         call(metrics=["catalog_coverage"], catalog=["x", "y"], gain="exponential")

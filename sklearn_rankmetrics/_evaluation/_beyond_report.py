@@ -3,6 +3,7 @@
 them (:func:`report_sums`)."""
 
 import inspect
+import numbers
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from .._metrics._beyond import (
     _check_single_item,
     _check_unseen,
     _coverage_none,
+    _dense_entries,
     _distances,
     _expected_counts,
     _finish_value,
@@ -116,6 +118,18 @@ class BeyondSums:
             ties=self.ties,
             warn_catalogue=self._warn_catalogue,
         )
+        if self._catalogue is not None:
+            _check_catalogue("item_popularity / item_features", self._catalogue, lists)
+        return lists
+
+    def packed_lists(self, y_true, y_score, columns, n_items, k):
+        """The top-``k`` lists of one block of users from its candidates:
+        dense ``y_true`` and ``y_score`` rows holding, for each user, the
+        items ``columns`` (increasing along each row, padded with ``-inf``
+        scores) of a catalogue of ``n_items`` -- at least its top ``k`` and
+        the tie group ``k`` cuts.  The inputs are not checked again."""
+        S = np.asarray(y_score, dtype=np.float64)
+        lists = _dense_entries(y_true, S, k, self.ties, columns, n_items)
         if self._catalogue is not None:
             _check_catalogue("item_popularity / item_features", self._catalogue, lists)
         return lists
@@ -243,28 +257,62 @@ def _resolve_options(names, convention, given, k):
     return {**resolved, **given}
 
 
-def report_sums(
-    names,
-    ks,
-    *,
-    convention=None,
-    alone,
-    per_query,
-    sample_weight,
-    relevance_threshold=None,
-    ranking_options=(),
-    **options,
-):
-    """The one check of the reports' beyond-accuracy metrics.
+# The options of the beyond-accuracy metrics that the factor and table
+# reports name in their signatures, at their defaults.
+BEYOND_OPTION_DEFAULTS = dict(
+    item_popularity=None,
+    item_features=None,
+    metric="cosine",
+    normalization="none",
+    share="auto",
+)
 
-    Refuses what :func:`ranking_report` and ``factor_ranking_report``
-    refuse with the metrics ``names`` -- ``ranking_options`` (the names of
-    ranking-metric options given) when the report has no ranking metric
-    (``alone``), ``per_query``, ``sample_weight``, serendipity with a
-    ``relevance_threshold`` -- and returns their (empty)
-    :class:`BeyondSums`, with the options ``convention`` and the explicit
-    ``options`` (the beyond-accuracy options and the tie rule) give them.
-    """
+
+def given_beyond_options(options):
+    """The options of ``options`` (:data:`BEYOND_OPTION_DEFAULTS` names)
+    not at their default: strings and numbers compared by value, anything
+    else (an array, a callable) given if not None."""
+    scalars = (str, numbers.Number)
+    given = {}
+    for name, value in options.items():
+        default = BEYOND_OPTION_DEFAULTS[name]
+        same = value is default or (
+            isinstance(value, scalars)
+            and isinstance(default, scalars)
+            and value == default
+        )
+        if not same:
+            given[name] = value
+    return given
+
+
+def refuse_beyond_options(options, caller=None):
+    """The one refusal of beyond-accuracy options in a report without
+    beyond-accuracy metrics (TypeError naming the options given)."""
+    given = given_beyond_options(options)
+    if given:
+        where = f"{caller}: " if caller else ""
+        raise TypeError(
+            f"{where}{', '.join(given)}: options of the beyond-accuracy metrics "
+            "(catalog_coverage, gini_index, ...), and metrics has none of them; "
+            "add them to metrics or drop the options."
+        )
+
+
+def refuse_beyond_request(
+    names,
+    *,
+    per_query,
+    sample_weight=None,
+    relevance_threshold=None,
+    alone=False,
+    ranking_options=(),
+):
+    """The one check of what the reports refuse with the beyond-accuracy
+    metrics ``names``: ``ranking_options`` (the names of ranking-metric
+    options given) when the report has no ranking metric (``alone``),
+    ``per_query``, ``sample_weight``, serendipity with a
+    ``relevance_threshold``."""
     if alone and ranking_options:
         raise TypeError(
             f"{', '.join(sorted(ranking_options))}: options of the ranking "
@@ -286,6 +334,33 @@ def report_sums(
             "counts once and serendipity's relevance is a grade above 0; drop "
             "the option or compute these metrics in a separate report."
         )
+
+
+def report_sums(
+    names,
+    ks,
+    *,
+    convention=None,
+    alone,
+    per_query,
+    sample_weight,
+    relevance_threshold=None,
+    ranking_options=(),
+    **options,
+):
+    """The (empty) :class:`BeyondSums` of a report's beyond-accuracy
+    metrics ``names``, after :func:`refuse_beyond_request`, with the options
+    ``convention`` and the explicit ``options`` (the beyond-accuracy options
+    and the tie rule) give them.
+    """
+    refuse_beyond_request(
+        names,
+        per_query=per_query,
+        sample_weight=sample_weight,
+        relevance_threshold=relevance_threshold,
+        alone=alone,
+        ranking_options=ranking_options,
+    )
     options = _resolve_options(names, convention, options, ks[0])
     return BeyondSums(names, ks, **options)
 

@@ -837,6 +837,12 @@ def _gauc_options(options, caller):
     return threshold, query_weighting, constant_scores
 
 
+def gauc_options(plan, caller="ranking_report"):
+    """GAUC's options from its :func:`_plan`, checked as in a report:
+    ``(relevance_threshold, query_weighting, constant_scores)``."""
+    return _gauc_options(plan.options, caller)
+
+
 def _gauc_values(plan, inputs, call):
     """GAUC's per-query values and query weights: those of
     :func:`gauc_per_query` on the checked inputs, or with a per-row array

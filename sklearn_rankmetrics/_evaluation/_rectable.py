@@ -33,12 +33,18 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._engine._select import _relevant, exact_threshold
 from .._io._dataframe import FactorizedIds, is_table, read_id_column, read_table
 from .._registry import METRICS, metric_names
 from .._utils._conventions import check_convention
 from .._utils._tables import table_output
-from .._utils._validation import check_query_id
-from ._beyond_report import report_values, split_report_metrics
+from .._utils._validation import check_query_id, check_real
+from ._beyond_report import (
+    refuse_beyond_options,
+    refuse_beyond_request,
+    report_values,
+    split_report_metrics,
+)
 from ._coverage import coverage_counters, evaluated_queries, short_key
 from ._per_query import (
     CATALOGUE_INPUTS,
@@ -48,6 +54,7 @@ from ._per_query import (
     _format,
     _means,
     _per_query_report,
+    resolved_option,
 )
 
 __all__ = ["recommendation_table_report"]
@@ -273,13 +280,6 @@ _NEED_CATALOG = (
     "intra_list_diversity",
     "serendipity",
 )
-_BEYOND_DEFAULTS = dict(
-    item_popularity=None,
-    item_features=None,
-    metric="cosine",
-    normalization="none",
-    share="auto",
-)
 
 
 def recommendation_table_report(
@@ -350,10 +350,12 @@ def recommendation_table_report(
         The held-out grade column (numbers >= 0; 0: judged not relevant).
         None: every held-out row is relevant with grade 1.
     exclude : DataFrame, Table or dict of columns, default=None
-        (user, item) pairs to remove, typically the training interactions:
-        an excluded pair is neither a candidate (its recommendation row is
-        dropped, the list closing up) nor relevant (its held-out row is
-        dropped, with one warning giving the count).
+        (user, item) pairs to remove from the candidates of every metric,
+        typically the training interactions (:ref:`candidates`): an
+        excluded pair's recommendation row is dropped, the list closing up.
+        An excluded held-out pair stays relevant and is never found (with
+        one warning giving the count of relevant ones), as in
+        :func:`factor_ranking_report`.
     catalog : array-like of item ids, default=None
         The items that could be recommended.  Every recommended item must
         be in it.  Needed by the metrics that depend on the catalogue:
@@ -560,24 +562,10 @@ def _check_table_metrics(
     _check_report_options(options, _CALLER)
     if convention is not None:
         check_convention(convention)
-    if not beyond:
-        given = [
-            o
-            for o, v in beyond_options.items()
-            if not (v is None or isinstance(v, str) and v == _BEYOND_DEFAULTS[o])
-        ]
-        if given:
-            raise TypeError(
-                f"{_CALLER}: {', '.join(given)}: options of the beyond-accuracy "
-                "metrics (catalog_coverage, novelty, ...), and metrics has none "
-                "of them; add them to metrics or drop the options."
-            )
-    if per_query and beyond:
-        raise ValueError(
-            f"{', '.join(beyond)}: these beyond-accuracy metrics describe the "
-            "set of every user's list and have no per-user value; drop them "
-            "from metrics or use per_query=False."
-        )
+    if beyond:
+        refuse_beyond_request(beyond, per_query=per_query)
+    else:
+        refuse_beyond_options(beyond_options, caller=_CALLER)
     if catalog is None:
         needs = [m for m in beyond if m in _NEED_CATALOG]
         needs += [m for m in names if CATALOGUE_INPUTS & set(METRICS[m].requires)]
@@ -595,14 +583,15 @@ def _ranking_values(t, j, held_out, names, ks, convention, options):
     counted from the catalogue for fall-out and bpref)."""
     if not held_out.any():
         raise ValueError(
-            f"{_CALLER}: no user has a held-out interaction"
-            + (" left after exclude" if t.excluded is not None else "")
-            + "; there is nothing to evaluate."
+            f"{_CALLER}: no user has a held-out interaction; there is "
+            "nothing to evaluate."
         )
     y, s, q = _long_form(t, j, held_out)
     extra = {}
     if any(CATALOGUE_INPUTS & set(METRICS[m].requires) for m in names):
-        extra["n_items_per_query"] = _items_per_user(t, j, held_out)
+        extra["n_items_per_query"] = _items_per_user(
+            t, j, held_out, _threshold(names, dict(options, convention=convention))
+        )
     return _per_query_report(
         y,
         s,
@@ -836,14 +825,27 @@ def _catalog_positions(cat_codes, item_ids, reco_item, pop_item):
 
 class _Joined(NamedTuple):
     """The recommendations matched with the held-out pairs, after
-    ``exclude``: which rows of each table are kept, each recommendation's
-    held-out grade (0 without one) and which held-out rows were
-    recommended."""
+    ``exclude``: which recommendations are kept (not excluded), which
+    held-out rows are excluded (they stay relevant, never found), each
+    recommendation's held-out grade (0 without one) and which held-out rows
+    were recommended."""
 
     reco_kept: np.ndarray
-    held_kept: np.ndarray
+    held_excluded: np.ndarray
     reco_label: np.ndarray
     found: np.ndarray
+
+
+def warn_excluded_relevant(n_removed, stacklevel):
+    """The one warning of the reports whose ``exclude=`` removes held-out
+    relevant pairs from the candidates (``stacklevel`` as
+    :func:`warnings.warn`'s, counted from the caller of this function)."""
+    warnings.warn(
+        f"exclude removes {n_removed} held-out relevant (user, item) "
+        "pairs; they stay relevant but can never be recommended.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def _join(t):
@@ -862,25 +864,20 @@ def _join(t):
         hkey, "interactions", t.user_ids, t.item_ids, t.held_user, t.held_item
     )
     reco_kept = np.ones(rkey.shape[0], dtype=bool)
-    held_kept = np.ones(hkey.shape[0], dtype=bool)
-    if t.excluded is not None:
+    held_excluded = np.zeros(hkey.shape[0], dtype=bool)
+    if t.excluded is not None:  # not candidates: relevant held-out pairs stay
         reco_kept = _lookup(t.excluded, rkey) < 0
-        held_kept = _lookup(t.excluded, hkey) < 0
-        n_removed = int(np.count_nonzero(~held_kept))
+        held_excluded = _lookup(t.excluded, hkey) >= 0
+        n_removed = int(np.count_nonzero(held_excluded & (t.held_label > 0)))
         if n_removed:
-            warnings.warn(
-                f"exclude removes {n_removed} held-out (user, item) pair(s): "
-                "they are neither candidates nor relevant.",
-                UserWarning,
-                stacklevel=3,
-            )
+            warn_excluded_relevant(n_removed, stacklevel=3)
     match = _lookup(hkey[order], rkey)
     matched = (match >= 0) & reco_kept
     reco_label = np.zeros(rkey.shape[0])
     reco_label[matched] = t.held_label[order[match[matched]]]
     found = np.zeros(hkey.shape[0], dtype=bool)
     found[order[match[matched]]] = True
-    return _Joined(reco_kept, held_kept, reco_label, found)
+    return _Joined(reco_kept, held_excluded, reco_label, found)
 
 
 def _users(t, j):
@@ -889,7 +886,7 @@ def _users(t, j):
     the number of items each one's list retrieves."""
     n_users = t.user_ids.shape[0]
     held_out = np.zeros(n_users, dtype=bool)
-    held_out[t.held_user[j.held_kept]] = True
+    held_out[t.held_user] = True
     retrieved = j.reco_kept & (t.reco_score > -np.inf)
     length = np.bincount(t.reco_user[retrieved], minlength=n_users)
     return held_out, length
@@ -905,7 +902,7 @@ def _counters(t, j, held_out, length, report, ks):
         evaluated = evaluated_queries(report)
     else:
         relevant = np.zeros(t.user_ids.shape[0], dtype=bool)
-        relevant[t.held_user[j.held_kept & (t.held_label > 0)]] = True
+        relevant[t.held_user[t.held_label > 0]] = True
         evaluated = relevant[held_out]
     counters = coverage_counters(length[held_out], evaluated, ks)
     counters["n_lists_without_held_out"] = int(
@@ -916,10 +913,10 @@ def _counters(t, j, held_out, length, report, ks):
 
 def _long_form(t, j, held_out):
     """``(y_true, y_score, query_id)``: the recommendations of the users
-    with held-out interactions, then the held-out pairs not recommended,
-    at ``-inf``."""
+    with held-out interactions, then the held-out pairs not recommended
+    (excluded ones included: relevant, never found), at ``-inf``."""
     reco = j.reco_kept & held_out[t.reco_user]
-    missed = j.held_kept & ~j.found
+    missed = ~j.found
     y = np.concatenate([j.reco_label[reco], t.held_label[missed]])
     s = np.concatenate([t.reco_score[reco], np.full(int(missed.sum()), -np.inf)])
     q = np.concatenate([t.reco_user[reco], t.held_user[missed]])
@@ -946,18 +943,38 @@ def _footer(counters, ks):
     return "\n" + "\n".join(lines) + "\n"
 
 
-def _items_per_user(t, j, held_out):
+def _threshold(names, options):
+    """The relevance threshold the catalogue metrics among ``names`` read
+    (the same for all: no convention sets one), checked."""
+    metric = next(m for m in names if CATALOGUE_INPUTS & set(METRICS[m].requires))
+    value = resolved_option(metric, "relevance_threshold", options)
+    return check_real("relevance_threshold", value, low=0.0, allow_none=True)
+
+
+def _items_per_user(t, j, held_out, threshold=None):
     """Items of each held-out user (in code order) for fall-out and bpref:
     the catalogue and the user's held-out items outside it, less the
-    excluded pairs of those items."""
+    excluded pairs of those items (not candidates), plus the excluded
+    held-out pairs relevant at ``threshold``: they are rows of the user,
+    relevant and never retrieved, so that items less relevant rows is the
+    user's non-relevant candidates."""
     n_users, n_items = t.user_ids.shape[0], t.item_ids.shape[0]
     in_catalog = t.position >= 0
-    held_outside = j.held_kept & ~in_catalog[t.held_item]
+    held_outside = ~in_catalog[t.held_item]
     outside = np.bincount(t.held_user[held_outside], minlength=n_users)
     excluded = np.zeros(n_users)
     if t.excluded is not None:
         users, items = np.divmod(t.excluded, n_items)
         excluded = np.bincount(users[in_catalog[items]], minlength=n_users)
+        gone = held_outside & j.held_excluded
+        relevant = j.held_excluded & _relevant(
+            t.held_label, exact_threshold(threshold, t.held_label.dtype)
+        )
+        excluded = (
+            excluded
+            + np.bincount(t.held_user[gone], minlength=n_users)
+            - np.bincount(t.held_user[relevant], minlength=n_users)
+        )
     total = np.count_nonzero(in_catalog) + outside - excluded
     return total[held_out].astype(np.float64)
 

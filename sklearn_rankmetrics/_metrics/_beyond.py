@@ -152,12 +152,20 @@ def _select(n_users, n_items, user, item, score, rel, L, pos, ties):
     return _finish(n_users, n_items, user, item, score, rel, L)
 
 
-def _dense_entries(Y, S, k, ties="expected"):
+def _dense_entries(Y, S, k, ties="expected", columns=None, n_items=None):
     """Entries of the 2-D forms (``Y`` dense or canonical CSR, ``S`` dense),
     from the engine's top-``k`` selection: each row's top ``k`` and every
-    item of the tie group that ``k`` cuts."""
-    n_users, n_items = S.shape
-    K = min(k, n_items)
+    item of the tie group that ``k`` cuts.
+
+    With ``columns`` (``factor_ranking_report``'s candidates), ``Y`` and
+    ``S`` hold some of each user's items of a catalogue of ``n_items`` --
+    at least its top ``k`` and the group ``k`` cuts, padded with ``-inf``
+    -- and ``columns[i, j]`` is the item of ``S[i, j]``, increasing along
+    each row: the same entries as from the whole rows."""
+    n_users, width = S.shape
+    if columns is None:
+        n_items = width
+    K = min(k, width)
 
     def chunk(a, b):
         idx, top, rows, (r, c), _ = _dense_top(S[a:b], K, False)
@@ -171,7 +179,7 @@ def _dense_entries(Y, S, k, ties="expected"):
         order = np.lexsort((items, users))
         return users[order], items[order], L
 
-    parts = _map_chunks(chunk, _row_chunks(n_users, 8 * n_items))
+    parts = _map_chunks(chunk, _row_chunks(n_users, 8 * width))
     user = np.concatenate([p[0] for p in parts]).astype(np.intp, copy=False)
     item = np.concatenate([p[1] for p in parts]).astype(np.intp, copy=False)
     L = np.concatenate([p[2] for p in parts]).astype(np.float64)
@@ -180,6 +188,8 @@ def _dense_entries(Y, S, k, ties="expected"):
         rel = _csr_values(Y, user, item)
     else:
         rel = np.asarray(Y[user, item], dtype=np.float64)
+    if columns is not None:
+        item = columns[user, item]
     return _select(n_users, n_items, user, item, score, rel, L, item, ties)
 
 

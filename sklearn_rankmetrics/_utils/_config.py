@@ -7,6 +7,7 @@ thread starts from the defaults.
 
 import numbers
 import os
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -147,7 +148,10 @@ def _available_cpus():
 
 def _in_joblib_worker():
     """Whether this code runs inside a joblib worker (thread or process):
-    joblib runs every task under a nested backend (nesting level >= 1)."""
+    joblib runs every task under a nested backend (nesting level >= 1).
+    Not if joblib is not loaded (importing it costs about 20 MiB)."""
+    if "joblib" not in sys.modules:
+        return False
     try:
         from joblib.parallel import get_active_backend
 
