@@ -461,11 +461,10 @@ def factorize_ids(series, nw, *, objects=True):
         uniques = np.asarray(uniques, dtype=object if text else None)
         return FactorizedIds(codes.astype(np.intp, copy=False), uniques)
     if impl.is_polars():
-        if "pyarrow" not in sys.modules:
-            try:
-                import pyarrow  # noqa: F401
-            except ImportError:
-                return None
+        try:  # polars converts to Arrow with pyarrow only
+            import pyarrow  # noqa: F401
+        except ImportError:
+            return None
         native = native.to_arrow()
     elif not impl.is_pyarrow():
         return None
