@@ -26,7 +26,6 @@ values are those of the array form, bit for bit.
 - A null cell is an error naming the column and the first row.
 """
 
-import sys
 import textwrap
 from collections.abc import Mapping
 from typing import NamedTuple
