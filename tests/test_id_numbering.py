@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics import _validation
-from sklearn_rankmetrics._validation import check_query_id
+from sklearn_rankmetrics._utils import _validation
+from sklearn_rankmetrics._utils._validation import check_query_id
 
 # Ids that a careless numbering merges or reorders: leading zeros, blanks,
 # NUL characters (a numpy "U" array drops trailing ones), case, accents
@@ -346,7 +346,7 @@ def test_gauc_of_str_objects_equals_one_pass_bit_for_bit(
     the sample of rows (or, after the AUCs, the distinct objects) shows
     equal ids in different objects; the values are those of one pass over
     the rows numbered by np.unique, bit for bit, in np.unique's order."""
-    from sklearn_rankmetrics import _auc
+    from sklearn_rankmetrics._metrics import _auc
     from tests.test_gauc import _many_runs_log, _one_pass_gauc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
@@ -368,7 +368,7 @@ def test_gauc_of_str_objects_equals_one_pass_bit_for_bit(
 def test_gauc_rows_of_each_id(monkeypatch):
     # _gauc_hashed(rows=True): one row of each id, in the order of the ids,
     # over many buckets and blocks
-    from sklearn_rankmetrics import _auc
+    from sklearn_rankmetrics._metrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", 4)
     monkeypatch.setattr(_auc, "_SPLIT_ROWS", 100)
@@ -504,3 +504,30 @@ def test_a_list_of_str_keeps_its_ids():
         check_query_id(["a", 1], 2)
     with pytest.raises(ValueError, match="contains None.*row 1"):
         check_query_id(["a", None], 2)
+
+
+def test_the_table_reader_keeps_text_ids_exact():
+    # read_table (recommendation_table_report's reader) numbers id columns
+    # by the same hash pass as the frame forms (factorize_ids): each storage
+    # gives back the rows' own ids, look-alikes apart, each distinct id once
+    from sklearn_rankmetrics._io._dataframe import FactorizedIds, read_table
+
+    rng = np.random.default_rng(6)
+    values = _draw(rng, [v for v in LOOKALIKES if v != "\ud800"], 300)
+    y, s = rng.integers(0, 2, 300), rng.random(300)
+    for kind, frame in _frames_of(values, y, s).items():
+        read = read_table(frame, {"user": "q"}, caller="f", arg="t", ids=("user",))
+        ids = read.columns["user"]
+        if kind == "pandas object":  # objects: not numbered (1 == True)
+            assert ids.tolist() == values
+            continue
+        assert isinstance(ids, FactorizedIds), kind
+        assert len(set(ids.uniques.tolist())) == ids.uniques.shape[0], kind
+        assert ids.uniques[ids.codes].tolist() == values, kind
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(
+        {"q": pd.Series(["7", "7\x00", None], dtype="string[pyarrow]")}
+    )
+    with pytest.raises(ValueError, match=r"'q' \(user\) of t has 1 null .* row 2"):
+        read_table(frame, {"user": "q"}, caller="f", arg="t", ids=("user",))

@@ -207,8 +207,8 @@ def test_spark_preset_matches_spark_ranking_metrics(spark):
 # ---------------------------------------------------------------------------
 pa = pytest.importorskip("pyarrow")
 
-from sklearn_rankmetrics._state import ReportState  # noqa: E402
-from sklearn_rankmetrics._state import report_names as _report_names  # noqa: E402
+from sklearn_rankmetrics._evaluation._state import ReportState  # noqa: E402
+from sklearn_rankmetrics._evaluation._state import report_names as _report_names  # noqa: E402
 from sklearn_rankmetrics.spark import _per_query_rows, _state_rows  # noqa: E402
 
 

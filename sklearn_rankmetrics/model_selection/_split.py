@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from .._validation import _as_array, check_query_id
+from .._utils._validation import _as_array, check_query_id
 
 __all__ = ["GlobalTemporalSplit", "LeaveLastNOut", "PerUserHoldout", "TimeRangeSplit"]
 
@@ -937,7 +937,7 @@ def _ranks_from_last(users, n_users, time, depth):
 def _ranks_by_sort(users, n_users, time, depth):
     """:func:`_ranks_from_last` by one stable sort of the time and a
     grouping of the rows by user (radix passes)."""
-    from .._engine import _group_order
+    from .._engine._select import _group_order
 
     perm = _group_order(users, n_users, np.argsort(time, kind="stable"))
     ends = np.cumsum(np.bincount(users, minlength=n_users))
@@ -959,7 +959,7 @@ def _smallest_keys(users, n_users, key, n_test):
     taking part of it have its rows sorted by key (about one row in
     ``2 b``).
     """
-    from .._engine import _group_order
+    from .._engine._select import _group_order
 
     n = users.shape[0]
     buckets = 1 << max(1, min(8, (n // max(n_users, 1)).bit_length() - 1))
