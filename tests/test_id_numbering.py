@@ -531,3 +531,97 @@ def test_the_table_reader_keeps_text_ids_exact():
     )
     with pytest.raises(ValueError, match=r"'q' \(user\) of t has 1 null .* row 2"):
         read_table(frame, {"user": "q"}, caller="f", arg="t", ids=("user",))
+
+
+# ---------------------------------------------------------------------------
+# Arrow text whose ids all take the same number of bytes: read in place
+# ---------------------------------------------------------------------------
+def _equal_width(values):
+    """The ids padded with NUL characters to the byte length of the longest
+    (trailing NULs: ids a ``S`` or ``U`` array would merge with others)."""
+    width = max((len(v.encode()) for v in values), default=0)
+    return [v + "\x00" * (width - len(v.encode())) for v in values]
+
+
+_ARROW_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), max_size=4
+)  # (Arrow strings hold no lone surrogate)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(_ARROW_TEXT, min_size=1, max_size=60),
+    large=st.booleans(),
+    cut=st.integers(0, 3),
+)
+def test_equal_width_arrow_text_numbered_as_the_reference(values, large, cut):
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io._dataframe import _equal_width_numbering
+
+    ids = _equal_width(["", *values])[1:]  # "" sets no width, "\x00" may
+    kind = pa.large_string() if large else pa.string()
+    text = pa.array(["pad"] * cut + ids, type=kind).slice(cut)  # an offset
+    got = _equal_width_numbering(text)
+    if len(ids[0].encode()) == 0:  # no bytes: Arrow's dictionary instead
+        assert got is None
+        return
+    codes, distinct = reference(ids)
+    assert got.in_order
+    assert_array_equal(got.codes, codes)
+    assert got.uniques.dtype == object and got.uniques.tolist() == distinct
+
+
+def test_equal_width_numbering_hand_worked_and_refusals(monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io import _dataframe
+
+    # 2 bytes each: "a\x00" (61 00) < "ab" (61 62) < "é" (c3 a9)
+    ids = ["ab", "é", "a\x00", "ab", "é"]
+    got = _dataframe._equal_width_numbering(pa.array(ids))
+    assert got.uniques.tolist() == ["a\x00", "ab", "é"]
+    assert got.codes.tolist() == [1, 2, 0, 1, 2]
+    assert sorted(set(ids)) == ["a\x00", "ab", "é"]  # Python's order agrees
+    # other arrays: left to Arrow's dictionary_encode
+    for other in (
+        pa.array(["ab", "a", "abc"]),  # 6 bytes = 3 x 2, widths differ
+        pa.array(["a", "abc"]),
+        pa.array(["ab", None]),
+        pa.array([], type=pa.string()),
+        pa.array(["", ""]),
+    ):
+        assert _dataframe._equal_width_numbering(other) is None
+    # two ids sharing a hash: refused here, numbered by Arrow, exactly
+    monkeypatch.setattr(
+        _validation, "_row_hashes", lambda q: np.zeros(q.shape[0], np.uint64)
+    )
+    assert _dataframe._equal_width_numbering(pa.array(ids)) is None
+    via_arrow = _dataframe._arrow_factorize(pa.array(ids))
+    assert not via_arrow.in_order
+    assert via_arrow.uniques[via_arrow.codes].tolist() == ids
+
+
+@pytest.mark.parametrize("n", [50, 70_000])
+def test_frames_of_equal_width_text_give_the_array_values(n):
+    # the same as test_frames_of_every_text_storage_give_the_array_values
+    # with ids of one byte length (the in-place path of Arrow text)
+    rng = np.random.default_rng(8)
+    pool = _equal_width(["7", "007", "07", "7\x00", "ß", "é7", "\x007", "a", "A"])
+    values = _draw(rng, pool, n)
+    y = rng.integers(0, 3, n)
+    s = np.round(rng.random(n), 2)
+    want = srm.ranking_report(
+        y, s, query_id=shared_objects(values), k=3, per_query=True, metrics=["ndcg"]
+    )
+    assert list(want["query_id"]) == reference(values)[1]
+    for kind, frame in _frames_of(values, y, s).items():
+        got = srm.ranking_report(
+            frame,
+            query_col="q",
+            label_col="y",
+            score_col="s",
+            k=3,
+            per_query=True,
+            metrics=["ndcg"],
+        )
+        assert list(got["query_id"]) == list(want["query_id"]), kind
+        assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)

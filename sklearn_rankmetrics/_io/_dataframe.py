@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._utils._validation import (
+    _factorize_fixed_width,
     _is_missing,
     _query_groups,
     check_query_id,
@@ -254,6 +255,8 @@ def encode_ids(series, nw, col):
     ids = factorize_ids(series, nw, arrow=True)
     if ids is None:
         return None
+    if ids.in_order:
+        return EncodedIds(ids.codes, ids.uniques)
     return _sorted_codes(ids.codes, ids.uniques, col, all_used=True)
 
 
@@ -451,10 +454,12 @@ def metric_frame_doc(accepted):
 
 class FactorizedIds(NamedTuple):
     """Ids numbered by their library in one hash pass: ``uniques[codes]``
-    are the ids of the rows; ``uniques`` in any order, each used by a row."""
+    are the ids of the rows; ``uniques`` in any order (sorted as
+    ``np.unique`` sorts them when ``in_order``), each used by a row."""
 
     codes: np.ndarray  # intp, one per row
     uniques: np.ndarray  # the distinct ids
+    in_order: bool = False
 
     @property
     def shape(self):
@@ -517,6 +522,9 @@ def _arrow_factorize(native, arrow=False):
         views = getattr(pa.types, "is_string_view", lambda t: False)
         if views(native.type):  # string views: not every kernel takes them
             native = pc.cast(native, pa.large_string())
+        numbered = _equal_width_numbering(native)
+        if numbered is not None:
+            return numbered
         encoded = pc.dictionary_encode(native)
     indices = encoded.indices
     if indices.null_count:
@@ -535,6 +543,48 @@ def _arrow_factorize(native, arrow=False):
             new[keep] = np.arange(keep.shape[0])
             codes, uniques = new[codes], uniques.take(keep)
     return FactorizedIds(codes, uniques)
+
+
+def _equal_width_numbering(text):
+    """:class:`FactorizedIds` (``in_order``) of an Arrow array of text
+    without nulls whose ids all take the same number of bytes (``u0000042``,
+    a UUID, ...); None for other arrays.
+
+    Its bytes are read in place as a numpy ``S`` array and numbered by a
+    hash of each id's bytes, every row then compared with one row of its
+    hash (:func:`~sklearn_rankmetrics._utils._validation._factorize_fixed_width`),
+    about half the time of Arrow's ``dictionary_encode``.  Ids of equal
+    length are equal exactly when their bytes are, and UTF-8 bytes sort as
+    code points: the codes and the order of ``np.unique`` of the ids.  The
+    distinct ids are read as ``str`` from the array (a ``S`` array would
+    drop trailing NUL bytes)."""
+    import pyarrow as pa
+
+    n = len(text)
+    large = pa.types.is_large_string(text.type)
+    if not (large or pa.types.is_string(text.type)) or n == 0 or text.null_count:
+        return None
+    offsets_type = np.dtype(np.int64 if large else np.int32)
+    _, offset_buffer, data_buffer = text.buffers()
+    offsets = np.frombuffer(
+        offset_buffer,
+        dtype=offsets_type,
+        count=n + 1,
+        offset=text.offset * offsets_type.itemsize,
+    )
+    width = int(offsets[1] - offsets[0])
+    if width == 0 or int(offsets[n] - offsets[0]) != n * width:
+        return None
+    if not (np.diff(offsets) == width).all():
+        return None
+    start = int(offsets[0])
+    data = np.frombuffer(data_buffer, dtype=f"S{width}", count=n, offset=start)
+    numbered = _factorize_fixed_width(data, rows=True)
+    if numbered is None:  # two ids share a hash: Arrow numbers them
+        return None
+    codes, _, rows = numbered
+    uniques = text.take(pa.array(rows)).to_numpy(zero_copy_only=False)
+    return FactorizedIds(codes, uniques.astype(object, copy=False), in_order=True)
 
 
 def _typed_text(series, nw):

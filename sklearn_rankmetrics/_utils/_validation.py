@@ -624,9 +624,11 @@ def _row_hashes(qid):
     return hashes
 
 
-def _factorize_fixed_width(qid):
+def _factorize_fixed_width(qid, rows=False):
     """``np.unique(qid, return_inverse=True)`` as ``(codes, uniques)`` for
-    a 1-D ``U`` or ``S`` array, without sorting the rows' strings.
+    a 1-D ``U`` or ``S`` array, without sorting the rows' strings; with
+    ``rows``, ``(codes, uniques, one row of each unique)``, or None if two
+    ids share a hash.
 
     The rows are numbered by a 64-bit hash of their bytes (:func:`_number`),
     every row is then compared with one row of its hash, so the codes are
@@ -636,14 +638,18 @@ def _factorize_fixed_width(qid):
     2,000,000 rows with 100,000 queries: 1.5-2x the numbering of spread
     int64 ids (``np.unique``: 15x).
     """
-    codes, rows = _number(_row_hashes(qid))
-    distinct = qid[rows]
+    codes, first = _number(_row_hashes(qid))
+    distinct = qid[first]
     for start in range(0, qid.shape[0], _HASH_BLOCK_ROWS):
         block = slice(start, start + _HASH_BLOCK_ROWS)
         if not np.array_equal(qid[block], distinct[codes[block]]):
+            if rows:
+                return None
             uniques, codes = np.unique(qid, return_inverse=True)
             return codes.reshape(-1).astype(np.intp, copy=False), uniques
-    return _sorted_numbering(codes, distinct, np.argsort(distinct, kind="stable"))
+    order = np.argsort(distinct, kind="stable")
+    numbered = _sorted_numbering(codes, distinct, order)
+    return (*numbered, first[order]) if rows else numbered
 
 
 # ---------------------------------------------------------------------------
