@@ -48,12 +48,20 @@ import sklearn_rankmetrics as rm
 # ---------------------------------------------------------------------------
 def long_form_data(n_rows, n_queries, rng):
     """Shuffled long form: 1-40 rows per query, exactly ``n_rows`` rows."""
+    if not n_queries <= n_rows <= 40 * n_queries:
+        raise SystemExit("--rows must be between --queries and 40 x --queries")
     sizes = rng.integers(1, 41, n_queries)
     excess = int(sizes.sum()) - n_rows
-    if excess > 0:  # trim one row from random queries that have several
-        sizes[rng.choice(np.flatnonzero(sizes > 1), excess, replace=False)] -= 1
-    elif excess < 0:
-        sizes[rng.choice(np.flatnonzero(sizes < 40), -excess, replace=False)] += 1
+    while excess > 0:  # trim one row from random queries that have several
+        can = np.flatnonzero(sizes > 1)
+        take = min(excess, can.shape[0])
+        sizes[rng.choice(can, take, replace=False)] -= 1
+        excess -= take
+    while excess < 0:
+        can = np.flatnonzero(sizes < 40)
+        take = min(-excess, can.shape[0])
+        sizes[rng.choice(can, take, replace=False)] += 1
+        excess += take
     ids = rng.permutation(n_queries)  # small int ids, not in row order
     query_id = np.repeat(ids, sizes)
     perm = rng.permutation(query_id.shape[0])
