@@ -287,13 +287,14 @@ class _RecordingLibc:
         ({"MALLOC_TRIM_THRESHOLD_": "65536"}, True),  # Dask's nanny
         ({}, False),  # glibc's dynamic threshold in force: left alone
         ({"MALLOC_TRIM_THRESHOLD_": "65536", "MALLOC_MMAP_THRESHOLD_": "1"}, False),
+        ({"MALLOC_TRIM_THRESHOLD_": "lots"}, False),  # not glibc's to read
     ],
 )
 def test_engine_allocations_scoped_to_the_task(monkeypatch, environ, changed):
     """Under the nanny's MALLOC_TRIM_THRESHOLD_ (glibc's dynamic mmap
-    threshold off), the mmap threshold is raised for the task only and set
-    back to glibc's default afterwards, also when the task raises; nothing
-    is touched otherwise."""
+    threshold off), the mmap and trim thresholds are raised for the task
+    only and set back afterwards (to glibc's default, to the variable's
+    value), also when the task raises; nothing is touched otherwise."""
     from sklearn_rankmetrics import dask as rm_dask
 
     libc = _RecordingLibc()
@@ -304,10 +305,11 @@ def test_engine_allocations_scoped_to_the_task(monkeypatch, environ, changed):
         monkeypatch.setenv(name, value)
     with pytest.raises(RuntimeError, match="in the task"):
         with rm_dask._engine_allocations():
-            assert libc.calls == ([(-3, 32 * 1024 * 1024)] if changed else [])
+            raised = [(-3, 32 * 1024 * 1024), (-1, 64 * 1024 * 1024)]
+            assert libc.calls == (raised if changed else [])
             raise RuntimeError("in the task")
-    expected = [(-3, 32 * 1024 * 1024), (-3, 128 * 1024)] if changed else []
-    assert libc.calls == expected
+    restored = [(-1, 65536), (-3, 128 * 1024)]
+    assert libc.calls == (raised + restored if changed else [])
 
 
 def test_same_values_under_the_nanny_malloc_setting(client, monkeypatch):
