@@ -268,7 +268,7 @@ def _long_entries(y, s, user, n_users, item, n_items, k, ties="expected"):
     )
 
 
-def _catalogue_warning(names):
+def _catalogue_warning(names, stacklevel=5):
     warnings.warn(
         f"{', '.join(names)}: in the long form without n_items= the catalogue "
         "is taken to be the distinct item_id, and an item without any row "
@@ -277,7 +277,7 @@ def _catalogue_warning(names):
         "n_items= the catalogue size (item_id then column numbers 0..n_items-1, "
         "or any labels of some of its items).",
         UserWarning,
-        stacklevel=5,  # the user's call (through the function's wrapper)
+        stacklevel=stacklevel,  # the user's call (through the function's wrapper)
     )
 
 
@@ -943,13 +943,23 @@ def _information(counts, denominator, unseen="warn"):
     return info
 
 
+def _unseen_items(lists, counts):
+    """The items never seen in training (count 0) that may be in a list."""
+    return np.unique(lists.item[(lists.p > 0) & (counts[lists.item] == 0)])
+
+
 def _unseen_recommended(lists, counts, unseen):
     """Refuse or warn when an item never seen in training may be in a
     list (its self-information is infinite)."""
     if unseen not in ("warn", "raise"):
         return
-    n_unseen = np.unique(lists.item[(lists.p > 0) & (counts[lists.item] == 0)]).size
-    if n_unseen == 0:
+    refuse_unseen(_unseen_items(lists, counts).size, unseen, stacklevel=5)
+
+
+def refuse_unseen(n_unseen, unseen, stacklevel):
+    """Novelty's ``unseen`` rule ("warn" or "raise") for ``n_unseen`` items
+    never seen in training that may be in a list (nothing if none)."""
+    if n_unseen == 0 or unseen not in ("warn", "raise"):
         return
     message = (
         f"novelty: {n_unseen} item(s) never seen in training (count 0 in "
@@ -960,7 +970,7 @@ def _unseen_recommended(lists, counts, unseen):
     )
     if unseen == "raise":
         raise ValueError(message)
-    warnings.warn(message, undefined_metric_warning(), stacklevel=4)
+    warnings.warn(message, undefined_metric_warning(), stacklevel=stacklevel)
 
 
 @with_convention
@@ -1401,7 +1411,40 @@ class BeyondSums:
         self.n_users += n_users
         return self
 
-    def _part(self, name, lists):
+    def block_parts(self, y_true, y_score, query_id, item_id, n_items):
+        """What one block of users of the long form contributes, for a
+        caller that merges blocks itself (the chunked and distributed
+        reports): ``(parts, n_users, unseen)``.
+
+        ``item_id`` are column numbers of a catalogue of ``n_items`` (the
+        catalogue's, or a numbering of the block's own item labels);
+        ``parts`` is ``{(name, k): part}``, each merged as :meth:`add`
+        merges it; ``unseen`` is ``{k: items}``, the items novelty's
+        ``unseen`` rule is about (count 0 in ``item_popularity``, possibly
+        in a list) when it warns or raises, left to the caller to apply
+        once to the union of the blocks.  Nothing warns here.
+        """
+        parts, unseen = {}, {}
+        n_users = 0
+        for k in self.ks:
+            lists = _lists(
+                y_true,
+                y_score,
+                k,
+                query_id,
+                item_id,
+                n_items,
+                self._catalogue,
+                ties=self.ties,
+            )
+            n_users = lists.n_users
+            for name in self.names:
+                parts[(name, k)] = self._part(name, lists, check_unseen=False)
+            if "novelty" in self.names and self.unseen in ("warn", "raise"):
+                unseen[k] = _unseen_items(lists, self._counts)
+        return parts, n_users, unseen
+
+    def _part(self, name, lists, check_unseen=True):
         kind = SET_KERNELS[name].part
         if kind == "none":
             return _coverage_none(lists)
@@ -1410,7 +1453,8 @@ class BeyondSums:
         if name == "average_popularity":
             v = _item_mean(lists, self._counts)
         elif name == "novelty":
-            _unseen_recommended(lists, self._counts, self.unseen)
+            if check_unseen:
+                _unseen_recommended(lists, self._counts, self.unseen)
             v = _item_mean(lists, self._info)
         elif name == "intra_list_diversity":
             v = _ild_values(lists, self._D, self.single_item)

@@ -164,11 +164,28 @@ def order_arrow_rows(table, query_col, tie_break, partition):
 def check_options(options, func):
     """Refuse an option the report does not take, naming the public
     ``func`` (not the private engine) and listing the accepted ones; check
-    the values given as the metric functions do."""
+    the values given as the metric functions do (``options``: those of the
+    metrics other than beyond-accuracy, see :func:`report_plan`)."""
     from ._report import _check_report_options
 
     options = {o: v for o, v in options.items() if o != "convention"}
     _check_report_options(options, func)
+
+
+def check_item_col(item_col, beyond, func):
+    """Item ids are read for the beyond-accuracy metrics alone: required
+    with them, refused without."""
+    if beyond is not None and item_col is None:
+        raise ValueError(
+            f"{func}: {', '.join(beyond.names)} need the item of each row; "
+            "pass item_col= (the column of item ids)."
+        )
+    if beyond is None and item_col is not None:
+        raise TypeError(
+            f"{func}: item_col= is read by the beyond-accuracy metrics "
+            "(catalog_coverage, gini_index, ...) only, and metrics has none "
+            "of them; drop item_col or add them."
+        )
 
 
 def _error(message, partition):
@@ -226,35 +243,71 @@ def per_row_columns(columns):
     return {n: col for n, col in zip(names, extra, strict=True) if col is not None}
 
 
-def partition_arrays(pdf, columns, partition):
+def partition_arrays(pdf, columns, partition, item_col=None):
     """``(y_true, y_score, query_id, sample_weight, per_row)`` of a pandas
     partition (``per_row``: a dict of the propensity and item-weight arrays
-    given, see :func:`per_row_columns`), with an error naming the column
-    and the partition for a null value."""
+    given, see :func:`per_row_columns`, and with ``item_col`` its item ids
+    as ``"item_id"``), with an error naming the column and the partition
+    for a null value."""
     query_col, label_col, score_col, weight_col = columns[:4]
     per_row = per_row_columns(columns)
     used = [query_col, label_col, score_col] + (
         [] if weight_col is None else [weight_col]
     )
     used += list(per_row.values())
+    used += [] if item_col is None else [item_col]
     check_nulls({col: int(pdf[col].isna().sum()) for col in used}, query_col, partition)
     y = _numeric(pdf[label_col], label_col, partition)
     s = _numeric(pdf[score_col], score_col, partition)
     w = None if weight_col is None else _numeric(pdf[weight_col], weight_col, partition)
     q = pdf[query_col].to_numpy()
     arrays = {n: _numeric(pdf[col], col, partition) for n, col in per_row.items()}
+    if item_col is not None:
+        arrays["item_id"] = _item_ids(pdf[item_col])
     return y, s, q, w, arrays
 
 
-def partition_state(pdf, *, columns, partition, k, metrics, options, tie_break=None):
+def _item_ids(series):
+    """A pandas column of item ids: a numpy array, or for a text column
+    ``(codes, sorted labels)`` numbered by pandas (hashing, rather than
+    ``np.unique`` comparing Python strings)."""
+    import pandas as pd  # only ever called on a pandas partition
+
+    if isinstance(series.dtype, pd.StringDtype):
+        codes, labels = pd.factorize(series, sort=True)
+        return codes.astype(np.intp, copy=False), np.asarray(labels, dtype=object)
+    return series.to_numpy()
+
+
+def partition_state(
+    pdf,
+    *,
+    columns,
+    partition,
+    k,
+    metrics,
+    options,
+    tie_break=None,
+    item_col=None,
+    beyond=None,
+):
     """The :class:`ReportState` of one partition of whole queries; an empty
-    partition gives the empty state."""
+    partition gives the empty state.  ``beyond`` (the plan's
+    beyond-accuracy sums, or None) reads the item ids of ``item_col``."""
     if len(pdf) == 0:
         return ReportState()
     pdf = order_rows(pdf, columns[0], tie_break, partition)
-    y, s, q, w, per_row = partition_arrays(pdf, columns, partition)
+    y, s, q, w, per_row = partition_arrays(pdf, columns, partition, item_col)
     return chunk_state(
-        y, s, query_id=q, sample_weight=w, k=k, metrics=metrics, **per_row, **options
+        y,
+        s,
+        query_id=q,
+        sample_weight=w,
+        k=k,
+        metrics=metrics,
+        beyond=beyond,
+        **per_row,
+        **options,
     )
 
 

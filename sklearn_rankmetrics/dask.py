@@ -28,6 +28,7 @@ import os
 from ._docstrings import fill_doc
 from ._frames import (
     check_columns,
+    check_item_col,
     check_options,
     check_tie_break,
     check_ties_option,
@@ -38,7 +39,7 @@ from ._frames import (
     report_output,
 )
 from ._report import check_per_row_options
-from ._state import report_names
+from ._state import report_plan
 
 __all__ = ["ranking_report"]
 
@@ -238,6 +239,7 @@ def ranking_report(
     tie_break_ascending=True,
     propensity_col=None,
     item_weight_col=None,
+    item_col=None,
     **options,
 ):
     """Report every ranking metric at every cut-off on a Dask DataFrame.
@@ -304,12 +306,15 @@ def ranking_report(
 
     %(frame_row_columns)s
 
+    %(frame_item_col)s
+
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
         (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
         ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...;
         with ``propensity_col``, ``average="micro"`` for the pooled
-        estimates).
+        estimates; with the beyond-accuracy metrics, theirs:
+        ``item_popularity``, ``item_features``, ``n_items``, ...).
 
     Returns
     -------
@@ -369,6 +374,7 @@ def ranking_report(
         weight_col=weight_col,
         propensity_col=propensity_col,
         item_weight_col=item_weight_col,
+        item_col=item_col,
     )
     _check_dtypes(
         df.dtypes,
@@ -380,16 +386,29 @@ def ranking_report(
     )
     func = "sklearn_rankmetrics.dask.ranking_report"
     tie_break = check_tie_break(
-        tie_break_col, tie_break_ascending, list(df.columns), cols, func
+        tie_break_col,
+        tie_break_ascending,
+        list(df.columns),
+        [c for c in cols if c != item_col],  # the item id may break ties
+        func,
     )
     check_ties_option(options, "Dask", tie_break_col)
-    check_options(options, func)
     columns = (query_col, label_col, score_col, weight_col)
     columns += (propensity_col, item_weight_col)
     per_row = tuple(per_row_columns(columns))
     check_per_row_options(options, per_row, func)
-    # checks k, metrics, options
-    names = report_names(k, metrics, options, per_row=per_row)
+    # checks k, metrics, options; the beyond-accuracy metrics' taken out
+    plan = report_plan(
+        k,
+        metrics,
+        options,
+        caller=func,
+        per_row=per_row,
+        per_query=per_query,
+        weighted=weight_col is not None,
+    )
+    check_options(plan.options, func)
+    check_item_col(item_col, plan.beyond, func)
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an int >= 2; got {split_every!r}.")
     if shuffle_method not in ("tasks", "p2p", "disk", None):
@@ -397,22 +416,22 @@ def ranking_report(
             'shuffle_method must be "tasks", "p2p", "disk" or None; '
             f"got {shuffle_method!r}."
         )
-    if tie_break is not None:
+    if tie_break is not None and tie_break[0] not in cols:
         cols = [*cols, tie_break[0]]
     aligned = _by_query(df, query_col, cols, npartitions, shuffle_method)
-    config = dict(columns=columns, k=k, metrics=metrics, options=options)
+    config = dict(columns=columns, k=k, metrics=plan.metrics, options=plan.options)
     if tie_break is not None:
         config["tie_break"] = tie_break
-    if per_query:
-        import pandas as pd
-
-        meta = {query_col: pd.Series(dtype=aligned.dtypes[query_col])}
-        meta.update((n, pd.Series(dtype="float64")) for n in names)
-        return aligned.map_partitions(
-            _per_query_partition, meta=pd.DataFrame(meta), names=names, **config
-        )
     import pandas as pd
 
+    if per_query:
+        meta = {query_col: pd.Series(dtype=aligned.dtypes[query_col])}
+        meta.update((n, pd.Series(dtype="float64")) for n in plan.names)
+        return aligned.map_partitions(
+            _per_query_partition, meta=pd.DataFrame(meta), names=plan.names, **config
+        )
+    if plan.beyond is not None:
+        config.update(item_col=item_col, beyond=plan.beyond)
     states = aligned.map_partitions(
         _state_or_error, meta=pd.Series(dtype=object), **config
     ).to_delayed()
