@@ -11,10 +11,11 @@ pair), where the rows of a query may be in any partitions:
    (its Arrow columns as numpy arrays, without pandas) and emits one small
    row: the partition's state (per metric, the sums of weight * value and
    of weights; per-item counts for the beyond-accuracy metrics), pickled;
-3. the driver collects the partitions' rows and adds the states up, as
-   :class:`~sklearn_rankmetrics.RankingEvaluator` and the Dask report do
-   (one row per partition: with beyond-accuracy metrics, whose states
-   hold per-item arrays, the rows are fetched one partition at a time).
+3. the states are added up as :class:`~sklearn_rankmetrics.RankingEvaluator`
+   and the Dask report add them: the driver collects the partitions' rows
+   (a few numbers each); with beyond-accuracy metrics, whose states hold
+   per-item arrays, the executors merge them in a tree
+   (``treeAggregate``) and the driver receives one.
 
 No row of data is collected to the driver and no Python code loops over
 queries.  With ``per_query=True`` step 3 is skipped and a Spark DataFrame
@@ -222,13 +223,26 @@ def _state_rows(batches, *, names, **config):
     yield pa.RecordBatch.from_pydict({"state": pa.array([data], pa.binary())})
 
 
-def _merged_state(rows):
-    """The states of the partitions' rows added up, and their number."""
-    total, n_partitions = ReportState(), 0
-    for row in rows:
-        total = total.merge(pickle.loads(row[0]))
-        n_partitions += 1
-    return total, n_partitions
+def _add_row(total, row):
+    """``(state, number of partitions)`` with one partition's row added."""
+    return total[0].merge(pickle.loads(row[0])), total[1] + 1
+
+
+def _add_totals(a, b):
+    return a[0].merge(b[0]), a[1] + b[1]
+
+
+def _merged_state(states, tree):
+    """The partitions' states (the rows of ``states``) added up, and their
+    number: on the driver, or with ``tree`` in the executors, level by
+    level, the driver receiving one (states with per-item arrays)."""
+    zero = (ReportState(), 0)
+    if tree:
+        return states.rdd.treeAggregate(zero, _add_row, _add_totals, depth=2)
+    total = zero
+    for row in states.collect():
+        total = _add_row(total, row)
+    return total
 
 
 def _per_query_rows(batches, *, names, **config):
@@ -549,10 +563,8 @@ def ranking_report(
         conf.set(key, value)
     try:
         # One row per partition, added up on the driver (no stage of its
-        # own, unlike an aggregate).  States with per-item arrays are
-        # fetched one partition at a time, so the driver holds two.
-        rows = states.collect() if plan.beyond is None else states.toLocalIterator()
-        state, n_partitions = _merged_state(rows)
+        # own, unlike an aggregate); states with per-item arrays in a tree.
+        state, n_partitions = _merged_state(states, plan.beyond is not None)
     except Exception as exc:
         _reraise_executor_error(exc)
         raise
