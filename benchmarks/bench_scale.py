@@ -36,7 +36,9 @@ read, read + shuffle in the JVM), Spark's own
 the workers, the load average, and the largest relative difference of each
 engine's values from the in-memory report.  Both engines are warmed up
 first (workers started, the package imported in every worker, Spark's JIT
-on the full read and shuffle).
+on the full read and shuffle and the report); Spark's Python workers again
+before every timed call (Spark ends a Python worker idle for a minute, and
+a new one's start-up would be counted in the next call).
 
 ``--repeat N`` runs the timed calls of an engine N times, interleaved (the
 report, then its floor, then the next call, ... and again), and keeps the
@@ -75,6 +77,19 @@ import sklearn_rankmetrics as srm  # noqa: E402
 METRICS = ["ndcg", "map", "gauc"]  # --metrics
 K = 10
 GOAL = 1.15  # issue 31: (report - floor) <= 1.15 x the in-memory engine
+COLUMNS = ["qid", "click", "score"]  # what the reports read
+# the beyond-accuracy report: NDCG and three metrics of the set of lists over
+# a catalogue of N_ITEMS items (the log's "item" column), with popularities
+BEYOND = ["ndcg", "catalog_coverage", "gini_index", "novelty"]
+N_ITEMS = 50_000
+
+
+def item_popularity():
+    """Training interaction counts of the catalogue's items (some 0)."""
+    return np.random.default_rng(31).integers(0, 1000, size=N_ITEMS).astype(float)
+
+
+BEYOND_OPTIONS = {"item_popularity": item_popularity(), "unseen": "one"}
 
 
 def generate_partition(index, n_rows, n_queries, seed):
@@ -87,10 +102,18 @@ def generate_partition(index, n_rows, n_queries, seed):
     qid = rng.integers(0, n_queries, size=n_rows, dtype=np.int64)
     score = np.round(rng.random(n_rows), 3)
     click = (rng.random(n_rows) < 0.02 + 0.2 * score**2).astype(np.int8)
-    return pd.DataFrame({"qid": qid, "click": click, "score": score})
+    frame = pd.DataFrame({"qid": qid, "click": click, "score": score})
+    # an item per row, distinct within a query over every partition: the
+    # (partition, occurrence of the query in it) pairs are distinct offsets,
+    # spread over the catalogue by the query id
+    seen = frame.groupby("qid").cumcount().to_numpy()
+    assert seen.max(initial=0) < 64
+    frame["item"] = (qid * 7919 + index * 64 + seen) % N_ITEMS
+    return frame
 
 
 def write_dataset(path, n_rows, n_queries, n_parts, seed):
+    assert n_parts * 64 <= N_ITEMS  # the items of a query stay distinct
     sizes = np.full(n_parts, n_rows // n_parts)
     sizes[: n_rows % n_parts] += 1
     path.mkdir(parents=True, exist_ok=True)
@@ -120,7 +143,7 @@ def write_aligned_dataset(path, n_rows, n_queries, n_parts, seed):
     return time.perf_counter() - start
 
 
-def in_memory_report(qid, click, score, metrics=None):
+def in_memory_report(qid, click, score, metrics=None, **options):
     return srm.ranking_report(
         click,
         score,
@@ -128,29 +151,44 @@ def in_memory_report(qid, click, score, metrics=None):
         k=K,
         metrics=METRICS if metrics is None else metrics,
         output_dict=True,
+        **options,
     )
+
+
+def _cheapest(func):
+    """The least CPU time of ``REPEAT`` calls of ``func`` in this process,
+    one BLAS/OpenMP thread, and its output."""
+    from threadpoolctl import threadpool_limits
+
+    best, out = None, None
+    with threadpool_limits(limits=1):
+        for _ in range(REPEAT):
+            start = time.process_time()
+            out = func()
+            cpu = time.process_time() - start
+            best = cpu if best is None else min(best, cpu)
+    return best, out
 
 
 def bench_in_memory(path):
     """The in-memory engine on the same rows: every Parquet file read into
     numpy arrays (untimed), then ``ranking_report`` on them in this process
     with one BLAS/OpenMP thread, as in the Dask and Spark workers (both set
-    OMP_NUM_THREADS=1).  The cheapest CPU time of ``REPEAT`` calls, and the
-    values."""
+    OMP_NUM_THREADS=1): the cheapest CPU time of ``REPEAT`` calls and the
+    values, of the report and of the beyond-accuracy report."""
     import pyarrow.parquet as pq
-    from threadpoolctl import threadpool_limits
 
     table = pq.read_table(str(path))
-    qid, click, score = (table.column(c).to_numpy() for c in ("qid", "click", "score"))
+    qid, click, score, item = (table.column(c).to_numpy() for c in (*COLUMNS, "item"))
     del table
-    best, values = None, None
-    with threadpool_limits(limits=1):
-        for _ in range(REPEAT):
-            start = time.process_time()
-            values = in_memory_report(qid, click, score)
-            cpu = time.process_time() - start
-            best = cpu if best is None else min(best, cpu)
-    return qid.size, best, values, (qid, click, score)
+    out = {"rows": qid.size}
+    out["engine"] = _cheapest(lambda: in_memory_report(qid, click, score))
+    out["beyond"] = _cheapest(
+        lambda: in_memory_report(
+            qid, click, score, BEYOND, item_id=item, **BEYOND_OPTIONS
+        )
+    )
+    return out
 
 
 def _tiny(n_rows=2000):
@@ -236,12 +274,15 @@ def _peak_rss_mb():
 REPEAT = 1
 
 
-def interleaved(calls, category):
+def interleaved(calls, category, prepare=None):
     """Run each of ``calls`` (name -> function) once per round, ``REPEAT``
-    rounds; per name, the output and :class:`Timing` of its cheapest run."""
+    rounds; per name, the output and :class:`Timing` of its cheapest run.
+    ``prepare()``, if given, runs untimed before each call."""
     best = {}
     for _ in range(REPEAT):
         for name, func in calls.items():
+            if prepare is not None:
+                prepare()
             pids = _pids()
             before, start = cpu_by_process(category), time.perf_counter()
             out = func()
@@ -252,6 +293,12 @@ def interleaved(calls, category):
             if name not in best or timing.cpu < best[name][1].cpu:
                 best[name] = (out, timing)
     return best
+
+
+def _beyond_report(ranking_report, df, **kwargs):
+    return _report(
+        ranking_report, df, BEYOND, item_col="item", **BEYOND_OPTIONS, **kwargs
+    )
 
 
 def _report(ranking_report, df, metrics=None, **kwargs):
@@ -281,8 +328,8 @@ def _engine_in_worker(path, repeat):
 
     from sklearn_rankmetrics.dask import _engine_allocations
 
-    table = pq.read_table(path)
-    arrays = [table.column(c).to_numpy() for c in ("qid", "click", "score")]
+    table = pq.read_table(path, columns=COLUMNS)
+    arrays = [table.column(c).to_numpy() for c in COLUMNS]
     del table
     best = None
     for _ in range(repeat):
@@ -318,9 +365,10 @@ def bench_dask(path, aligned_path, n_workers, partitions):
     category = _categories("dask")
     try:
         client.run(lambda: sys.path.insert(0, str(ROOT)))
-        df = dd.read_parquet(str(path))
-        if df.npartitions != partitions:
-            df = df.repartition(npartitions=partitions)
+        full = dd.read_parquet(str(path))
+        if full.npartitions != partitions:
+            full = full.repartition(npartitions=partitions)
+        df = full[COLUMNS]
         # every worker imports the package (a report with a task per worker)
         _warm_up(
             ranking_report,
@@ -329,9 +377,9 @@ def bench_dask(path, aligned_path, n_workers, partitions):
         )
         _report(ranking_report, df)  # and runs it at full size once
 
-        def floor(npartitions):
+        def floor(npartitions, frame=df):
             return (
-                df.shuffle(on="qid", npartitions=npartitions, shuffle_method="tasks")
+                frame.shuffle(on="qid", npartitions=npartitions, shuffle_method="tasks")
                 .map_partitions(_count_rows)
                 .sum()
                 .compute()
@@ -344,6 +392,8 @@ def bench_dask(path, aligned_path, n_workers, partitions):
             "floor": lambda: floor(default),
             "few_report": lambda: _report(ranking_report, df, npartitions=few),
             "few_floor": lambda: floor(few),
+            "beyond": lambda: _beyond_report(ranking_report, full),
+            "beyond_floor": lambda: floor(default, full),
         }
         if aligned_path is not None:
             da = dd.read_parquet(
@@ -511,13 +561,20 @@ def bench_spark(path, cores, partitions):
     spark.sparkContext.setLogLevel("ERROR")
     category = _categories("spark")
     try:
-        df = spark.read.parquet(str(path))
-        # every Python worker imports the package: one task per core
-        _warm_up(
-            ranking_report,
-            spark.createDataFrame(_tiny()),
-            num_partitions=cores,
-        )
+        full = spark.read.parquet(str(path))
+        df = full.select(*COLUMNS)
+        # every Python worker imports the package: one task per core.  Spark
+        # kills a Python worker idle for a minute, and a new one costs 0.6-1
+        # CPU s (starting, importing pyarrow and the package): at 2,000,000
+        # rows the report measured 1.2 CPU s in the Python workers after the
+        # long JVM-only jobs of the round, 0.7 after a report.  So this runs
+        # again, untimed, before every timed call.
+        tiny = spark.createDataFrame(_tiny())
+
+        def warm_workers():
+            _warm_up(ranking_report, tiny, num_partitions=cores)
+
+        warm_workers()
         # the JVM's JIT warmed up on the full read and shuffle and the report
         # (untimed): the first full-size job measured about 1.5x the later
         # ones at 5,000,000 rows, which would favour whichever job runs
@@ -526,12 +583,12 @@ def bench_spark(path, cores, partitions):
         _report(ranking_report, df)
         sums = [F.sum(c) for c in ("qid", "click", "score")]
 
-        def floor(*by):
+        def floor(*by, frame=df):
             return _with_conf(
                 spark,
                 REPORT_JOB,
                 lambda: (
-                    df.repartition(*by)
+                    frame.repartition(*by)
                     .mapInArrow(_count_batches, "n long")
                     .agg(F.sum("n").alias("n"))
                     .collect()[0]["n"]
@@ -544,6 +601,8 @@ def bench_spark(path, cores, partitions):
             "floor": lambda: floor("qid"),
             "few_report": lambda: _report(ranking_report, df, num_partitions=few),
             "few_floor": lambda: floor(few, "qid"),
+            "beyond": lambda: _beyond_report(ranking_report, full),
+            "beyond_floor": lambda: floor("qid", frame=full),
             "read": lambda: df.agg(*sums).collect(),
             # spark_partition_id() ties the sums to the shuffled partitions:
             # at 100,000,000 rows the plain sums after repartition measured
@@ -570,7 +629,7 @@ def bench_spark(path, cores, partitions):
             calls[f"ours_{key}"] = lambda names=names: _report(
                 ranking_report, df, metrics=[OURS_OF[n] for n in names]
             )
-        out = interleaved(calls, category)
+        out = interleaved(calls, category, prepare=warm_workers)
         out["few"] = few
         # the report's Python workers: the largest peak over the tasks, on a
         # tenth of the files in a tenth of the partitions (partitions of the
@@ -579,6 +638,7 @@ def bench_spark(path, cores, partitions):
         tenth = max(1, len(files) // 10)
         peak = (
             spark.read.parquet(*files[:tenth])
+            .select(*COLUMNS)
             .repartition(max(1, partitions * tenth // len(files)), "qid")
             .mapInArrow(_report_rss, "rss double")
             .agg(F.max("rss"))
@@ -599,8 +659,9 @@ def _difference(got, want):
     return max(abs(got[n] - want[n]) / abs(want[n]) for n in want)
 
 
-def print_engine(engine, out, n_rows, engine_cpu, want):
+def print_engine(engine, out, memory):
     """The engine's figures (see the module docstring)."""
+    n_rows, (engine_cpu, want) = memory["rows"], memory["engine"]
     report, floor = out["report"][1], out["floor"][1]
     added = report.cpu - floor.cpu
     print(
@@ -663,9 +724,20 @@ def print_engine(engine, out, n_rows, engine_cpu, want):
                 f"{2 if key == 2 else 3}); our floor alone would be "
                 f"{e.cpu / floor.cpu:.2f}x / {u.cpu / floor.cpu:.2f}x cheaper"
             )
+    b_report, b_floor = out["beyond"][1], out["beyond_floor"][1]
+    b_engine, b_want = memory["beyond"]
+    print(
+        f"   with beyond-accuracy metrics ({', '.join(BEYOND)} @{K}; item_col, "
+        f"{N_ITEMS:,} items): the report {b_report.cpu:.2f} CPU s "
+        f"({b_report.by_process()}), its floor (the item column too) "
+        f"{b_floor.cpu:.2f}, the in-memory report {b_engine:.2f}: (report - "
+        f"floor) / in-memory {(b_report.cpu - b_floor.cpu) / b_engine:.2f}x; "
+        "largest relative difference from the in-memory values "
+        f"{_difference(out['beyond'][0], b_want):.1e}"
+    )
     print(f"   {out['report'][0]}")
     print(
-        f"   largest relative difference from the in-memory report: "
+        "   largest relative difference from the in-memory report: "
         f"{_difference(out['report'][0], want):.1e}; {_load()}"
     )
 
@@ -721,12 +793,15 @@ def main():
                 aligned_path, args.rows, args.queries, args.partitions, args.seed
             )
             print(f"the same laid out by query in {t:.1f} s")
-        n_rows, engine_cpu, want, _ = bench_in_memory(path)
+        memory = bench_in_memory(path)
+        n_rows, engine_cpu = memory["rows"], memory["engine"][0]
         assert n_rows == args.rows, (n_rows, args.rows)
         print(
             f"in-memory engine (ranking_report on the {n_rows:,} rows as numpy "
             f"arrays, one process, one thread): {engine_cpu:.2f} CPU s, "
-            f"{n_rows / engine_cpu:,.0f} rows per CPU s; {_load()}"
+            f"{n_rows / engine_cpu:,.0f} rows per CPU s; with beyond-accuracy "
+            f"metrics ({', '.join(BEYOND)}): {memory['beyond'][0]:.2f} CPU s; "
+            f"{_load()}"
         )
         results = {}
         for engine in engines:
@@ -740,10 +815,10 @@ def main():
             else:
                 out = bench_spark(path, args.cores, args.partitions)
                 out["partitions"] = args.partitions
-            for name in ("floor", "few_floor"):
+            for name in ("floor", "few_floor", "beyond_floor"):
                 assert out[name][0] == args.rows, (name, out[name][0], args.rows)
             results[engine] = out["report"][0]
-            print_engine(engine, out, n_rows, engine_cpu, want)
+            print_engine(engine, out, memory)
         if len(results) == 2:
             a, b = results.values()
             print(
