@@ -43,9 +43,9 @@ item_col : str, default=None
     numbers ``0 <= id < n_items`` when the catalogue size is given
     (``n_items``, ``item_popularity`` or ``item_features`` among
     ``options``), otherwise labels (ints or strings).  Their values equal
-    the in-memory report's: bit for bit where they are sums of whole
-    numbers, to rounding (about 1e-16 relative) where the partitions'
-    sums or products of fractions are added in another order.""",
+    the in-memory report's: bit for bit where the partitions' per-item
+    numbers are whole, within 1e-15 relative where their sums or products
+    of fractions are combined in another order.""",
     "y_true": """\
 y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
 array-like of shape (n_rows,) with ``query_id``
