@@ -16,10 +16,12 @@ runs every tool as a separate process on the same files:
 
 Each process's wall time, CPU time (user + system, from ``os.wait4``) and
 peak resident memory are the median of ``--repeat`` interleaved
-repetitions; the table gives the ratios to the trec_eval binary measured in
-the same run, for ``-m ndcg_cut.10 -m map -m P.10`` and for ``-m all_trec``,
-and the start-up cost on a one-query run. The printed means of the three
-measures are checked to agree with trec_eval's.
+repetitions (the cheapest wall and CPU times too); the table gives the
+ratios to the trec_eval binary measured in the same run, for ``-m
+ndcg_cut.10 -m map -m P.10`` and for ``-m all_trec``, and the start-up cost
+on a one-query run. The printed means of the three measures are checked
+to agree with trec_eval's.  The load average is printed before and after
+each set: on a shared machine compare the ratios of one run.
 
     python benchmarks/bench_cli.py                 # 2M lines
     python benchmarks/bench_cli.py --lines 10000000 --repeat 3
@@ -267,27 +269,33 @@ def bench(binary, qrels, run, measure_set, repeat):
             outputs[name] = means(text)
     ref = outputs.get("trec_eval")
     base = np.median(figures["trec_eval"], axis=0) if "trec_eval" in figures else None
+    low = np.min(figures["trec_eval"], axis=0) if "trec_eval" in figures else None
     flags = ", ".join(f for f in MEASURE_SETS[measure_set] if f != "-m")
-    print(f"\n{measure_set} ({flags}):")
+    print(f"\n{measure_set} ({flags}), load average after: {_load()}")
     print(
         f"  {'tool':<12} {'wall s':>8} {'cpu s':>8} {'RSS MB':>8}   "
-        "ratios to trec_eval (wall/cpu/RSS)   3 means agree"
+        "ratios to trec_eval (wall/cpu/RSS)   3 means agree   "
+        "cheapest wall/cpu s (ratios)"
     )
     for name, rows in figures.items():
-        med = np.median(rows, axis=0)
-        ratio = (
-            ""
-            if base is None
-            else "  ".join(f"{m / b:5.2f}x" for m, b in zip(med, base, strict=True))
-        )
+        med, best = np.median(rows, axis=0), np.min(rows, axis=0)
+        ratio = cheapest = ""
+        if base is not None:
+            ratio = "  ".join(f"{m / b:5.2f}x" for m, b in zip(med, base, strict=True))
+            cheapest = f"({best[0] / low[0]:.2f}x / {best[1] / low[1]:.2f}x)"
         ok = (
             agree(name, outputs[name], ref)
             if ref and measure_set == "3 measures"
             else ""
         )
         print(
-            f"  {name:<12} {med[0]:8.2f} {med[1]:8.2f} {med[2]:8.0f}   {ratio:<36} {ok}"
+            f"  {name:<12} {med[0]:8.2f} {med[1]:8.2f} {med[2]:8.0f}   {ratio:<36} "
+            f"{ok:<15} {best[0]:.2f} / {best[1]:.2f} {cheapest}"
         )
+
+
+def _load():
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main(argv=None):
@@ -323,7 +331,8 @@ def main(argv=None):
         size = os.path.getsize(run) / 1e6
         print(
             f"run: {args.lines:,} lines ({size:.0f} MB), written in "
-            f"{time.perf_counter() - start:.1f} s; trec_eval: {binary}"
+            f"{time.perf_counter() - start:.1f} s; trec_eval: {binary}; "
+            f"load average: {_load()}"
         )
         for measure_set in args.sets:
             if measure_set == "start-up":

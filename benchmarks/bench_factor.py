@@ -1,12 +1,19 @@
 """Benchmark: factor_ranking_report against implicit (a benchmark, not a test).
 
-Issue 20, item 4: 100k users x 50k items, 64 float32 factors, 20 training
-items (excluded) and 5 held-out items per user, k=10.  Times
-``factor_ranking_report(..., metrics=["ndcg", "map", "precision", "recall"])``
-against implicit's
-``ranking_metrics_at_k(model, train, test, K=10)`` on the same factors (an
-``AlternatingLeastSquares`` whose factors are set, not fitted), both on the
-CPUs of this process, and asserts equal values:
+Issue 20, item 4 and issue 31, goal 1: 100k users x 50k items, 64 float32
+factors, 20 training items (excluded) and 5 held-out items per user, k=10.
+Times ``factor_ranking_report`` with these metric sets (``--metrics``):
+
+- ``accuracy``: NDCG, MAP, precision, recall;
+- ``beyond``: the same plus catalog coverage, Gini and novelty (each
+  item's training count plus one as ``item_popularity``) -- goal: at most 0.8x
+  implicit's ``ranking_metrics_at_k`` (accuracy only);
+- ``ndcg`` and ``gauc``: NDCG alone, and NDCG with GAUC over each user's
+  candidates (every item not excluded) -- goal: at most 2x NDCG alone;
+
+against implicit's ``ranking_metrics_at_k(model, train, test, K=10)`` on
+the same factors (an ``AlternatingLeastSquares`` whose factors are set, not
+fitted), both on the CPUs of this process, and asserts equal values:
 
 - implicit's NDCG is ours on binary relevance;
 - its MAP is ours with ``ap_denominator="min_k"``;
@@ -15,32 +22,43 @@ CPUs of this process, and asserts equal values:
 
 Both score in float32 (ours keeps the factors' dtype), but not with the same
 products, so two items within an ulp may swap: the values are asserted
-equal to 1e-6.  Also prints the peak memory traced (tracemalloc) by ours,
-against "2 blocks of scores plus the inputs" (the issue's goal), and the
-machine load: the ratios are only meaningful within one run.
+equal to 1e-6.  The calls are interleaved, ``--repeat`` rounds, and the
+cheapest wall (and CPU) time of each is kept; the ratios are of those, all
+measured in this run.  The load average is printed before and after: the
+machine may be shared.
 
-``--coverage`` also times the same report with ``catalog_coverage`` added
-(a beyond-accuracy metric: it selects each user's top k from the whole row,
-not from the candidates) and prints its ratio to the report without it, and
-the coverage.
+Peak memory: each call runs once more in a fresh process (this script with
+``--child``), which builds the data, starts the peak RSS again from there
+(``/proc/self/clear_refs``), imports the library and makes the call, then
+prints the peak RSS (``VmHWM``: the data, the imports and the call), the RSS
+before the call and whether scikit-learn was imported; the peak of ours is
+compared with implicit's (``--no-rss`` skips it).
 
 Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_factor.py [--users 100000]
-        [--items 50000] [--factors 64] [--repeat 1] [--coverage]
+        [--items 50000] [--factors 64] [--repeat 3]
+        [--metrics accuracy beyond ndcg gauc] [--no-rss]
 """
 
 import argparse
+import json
 import os
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
-from _timing import peak_bytes  # benchmarks/ on sys.path
 
-import sklearn_rankmetrics as rm
-from sklearn_rankmetrics._config import _available_cpus, effective_n_threads
-from sklearn_rankmetrics._factor import _chunk_rows, _tile_rows
+ACCURACY = ["ndcg", "map", "precision", "recall"]
+METRIC_SETS = {
+    "accuracy": ACCURACY,
+    "beyond": ACCURACY + ["catalog_coverage", "gini_index", "novelty"],
+    "ndcg": ["ndcg"],
+    "gauc": ["ndcg", "gauc"],
+}
 
 
 def interactions(rng, n_users, n_items, per_user):
@@ -61,11 +79,106 @@ def as_csr(items, n_items):
     return sp.csr_matrix((data, items.ravel(), indptr), shape=(n_users, n_items))
 
 
+def make_data(n, m, d):
+    """Factors and the training / held-out interactions (seeded)."""
+    rng = np.random.default_rng(0)
+    V = rng.normal(size=(m, d)).astype(np.float32)
+    both = interactions(rng, n, m, 25)
+    order = rng.permuted(np.tile(np.arange(25), (n, 1)), axis=1)
+    both = both[np.arange(n)[:, None], order]
+    # a user's factors point towards its items, so that the model finds some
+    U = (0.5 * V[both].sum(axis=1) + rng.normal(size=(n, d))).astype(np.float32)
+    return U, V, as_csr(both[:, :20], m), as_csr(both[:, 20:], m)
+
+
+def ours(data, k, which):
+    from sklearn_rankmetrics import factor_ranking_report
+
+    U, V, train, test = data
+    extra = {}
+    if which == "beyond":  # the training count of each item, plus one
+        extra["item_popularity"] = np.bincount(train.indices, minlength=V.shape[0]) + 1
+    return factor_ranking_report(
+        test,
+        U,
+        V,
+        exclude=train,
+        k=k,
+        metrics=METRIC_SETS[which],
+        ap_denominator="min_k",
+        output_dict=True,
+        **extra,
+    )
+
+
+def implicit_call(data, k, cpus):
+    from implicit.cpu.als import AlternatingLeastSquares
+    from implicit.evaluation import ranking_metrics_at_k
+
+    U, V, train, test = data
+    model = AlternatingLeastSquares(factors=U.shape[1], num_threads=cpus)
+    model.user_factors, model.item_factors = U, V
+    return ranking_metrics_at_k(
+        model, train, test, K=k, show_progress=False, num_threads=cpus
+    )
+
+
+def cpus_of_process():
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+
+
+def memory_mib():
+    """``(current, peak)`` RSS of this process, MiB (Linux's VmRSS and
+    VmHWM; ``ru_maxrss`` for the peak elsewhere)."""
+    try:
+        with open("/proc/self/status") as f:
+            fields = dict(line.split(":", 1) for line in f)
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return float("nan"), peak
+    return (int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
+
+
+def reset_peak():
+    """Start the peak RSS again from the current RSS (Linux >= 4.0), so that
+    the data's construction does not count; False if it cannot."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def child(args):
+    """One call in this fresh process, after the data are built: print its
+    memory as JSON (the libraries are imported by the call)."""
+    data = make_data(args.users, args.items, args.factors)
+    reset = reset_peak()
+    before, _ = memory_mib()
+    if args.child == "implicit":
+        implicit_call(data, args.k, cpus_of_process())
+    else:
+        ours(data, args.k, args.child)
+    _, peak = memory_mib()
+    out = {
+        "before": before,
+        "peak": peak,
+        "reset": reset,
+        "sklearn": "sklearn" in sys.modules,
+    }
+    print(json.dumps(out))
+
+
 def timed(func):
     """Wall and CPU seconds of one call, and its result."""
     wall, cpu = time.perf_counter(), time.process_time()
     out = func()
     return time.perf_counter() - wall, time.process_time() - cpu, out
+
+
+def load():
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def main():
@@ -74,105 +187,110 @@ def main():
     parser.add_argument("--items", type=int, default=50_000)
     parser.add_argument("--factors", type=int, default=64)
     parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--coverage", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        choices=list(METRIC_SETS),
+        default=list(METRIC_SETS),
+        help="the metric sets of ours to time (default: all)",
+    )
+    parser.add_argument("--no-rss", action="store_true")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        return child(args)
     n, m, d, k = args.users, args.items, args.factors, args.k
-    rng = np.random.default_rng(0)
-    V = rng.normal(size=(m, d)).astype(np.float32)
-    both = interactions(rng, n, m, 25)
-    order = rng.permuted(np.tile(np.arange(25), (n, 1)), axis=1)
-    both = both[np.arange(n)[:, None], order]
-    # a user's factors point towards its items, so that the model finds some
-    U = (0.5 * V[both].sum(axis=1) + rng.normal(size=(n, d))).astype(np.float32)
-    train, test = as_csr(both[:, :20], m), as_csr(both[:, 20:], m)
-    cpus = _available_cpus()
+    data = make_data(n, m, d)
+    cpus = cpus_of_process()
     print(
         f"{n} users x {m} items, {d} float32 factors, 20 training / 5 held-out "
-        f"items per user, k={k}; load average {os.getloadavg()[0]:.1f} on "
-        f"{cpus} CPUs"
+        f"items per user, k={k}; {cpus} CPUs; load average {load()}"
     )
-    metrics = ["ndcg", "map", "precision", "recall"]
-
-    def ours(extra=()):
-        return rm.factor_ranking_report(
-            test,
-            U,
-            V,
-            exclude=train,
-            k=k,
-            metrics=metrics + list(extra),
-            ap_denominator="min_k",
-            output_dict=True,
-        )
-
     try:
-        from implicit.cpu.als import AlternatingLeastSquares
-        from implicit.evaluation import ranking_metrics_at_k
+        import implicit  # noqa: F401
     except ImportError:
-        AlternatingLeastSquares = None
+        have_implicit = False
         print("implicit is not installed: timing ours only")
+    else:
+        have_implicit = True
 
-    rows = []
-    for _ in range(args.repeat):
-        wall, cpu, got = timed(ours)
-        rows.append(("ours", wall, cpu))
-        if args.coverage:
-            wall, cpu, with_cov = timed(lambda: ours(["catalog_coverage"]))
-            rows.append(("+coverage", wall, cpu))
-            assert all(with_cov[name] == got[name] for name in got)
-        if AlternatingLeastSquares is not None:
-            model = AlternatingLeastSquares(factors=d, num_threads=cpus)
-            model.user_factors, model.item_factors = U, V
-
-            def theirs(model=model):
-                return ranking_metrics_at_k(
-                    model, train, test, K=k, show_progress=False, num_threads=cpus
-                )
-
-            wall, cpu, ref = timed(theirs)
-            rows.append(("implicit", wall, cpu))
-    for name, wall, cpu in rows:
-        print(f"  {name:9s} wall {wall:7.2f} s  CPU {cpu:7.2f} s")
-    t_ours = min(w for name, w, _ in rows if name == "ours")
-    print(f"report: {got}")
-    if args.coverage:
-        t_cov = min(w for name, w, _ in rows if name == "+coverage")
+    calls = {name: (lambda w=name: ours(data, k, w)) for name in args.metrics}
+    if have_implicit:
+        calls["implicit"] = lambda: implicit_call(data, k, cpus)
+    times = {name: [] for name in calls}
+    results = {}
+    for _ in range(args.repeat):  # interleaved rounds
+        for name, func in calls.items():
+            wall, cpu, results[name] = timed(func)
+            times[name].append((wall, cpu))
+    best = {name: min(t) for name, t in times.items()}
+    cpu_best = {name: min(c for _, c in t) for name, t in times.items()}
+    print(f"cheapest of {args.repeat} interleaved rounds (load average {load()}):")
+    for name in calls:
+        label = name if name == "implicit" else f"ours {name}"
         print(
-            f"catalog_coverage@{k} {with_cov[f'catalog_coverage@{k}']:.4f}; wall "
-            f"ratio with coverage / without: {t_cov / t_ours:.2f}"
+            f"  {label:14s} wall {best[name][0]:7.2f} s  CPU {cpu_best[name]:7.2f} s"
+            f"  ({', '.join(METRIC_SETS.get(name, ['ranking_metrics_at_k']))})"
         )
-    if AlternatingLeastSquares is not None:
-        t_theirs = min(w for name, w, _ in rows if name == "implicit")
-        print(f"implicit: {ref}")
-        pairs = {
-            "ndcg": got[f"ndcg@{k}"],
-            "map": got[f"map@{k}"],
-            "precision": got[f"recall@{k}"],  # hits / (5 n): min(K, 5) = 5
-        }
-        for name, value in pairs.items():
-            diff = abs(value - ref[name])
-            print(
-                f"  {name:9s} ours {value:.9f} implicit {ref[name]:.9f} diff {diff:.1e}"
-            )
-            assert diff < 1e-6, (name, value, ref[name])
-        print(f"wall ratio ours / implicit: {t_ours / t_theirs:.2f}")
 
-    peak = peak_bytes(ours)
-    inputs = U.nbytes + V.nbytes
-    for X in (train, test):
-        inputs += X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-    threads = effective_n_threads(n)
-    tile = _tile_rows(4 * m)
-    chunk = max(tile, _chunk_rows(24 * m * threads, n, None) // tile * tile)
-    block = chunk * m * 4  # one block of float32 scores
-    print(
-        f"peak memory traced {peak / 2**20:.0f} MiB; inputs {inputs / 2**20:.0f} "
-        f"MiB; a block of scores ({chunk} users, {threads} thread(s), "
-        f"computed {tile} at a time) "
-        f"{block / 2**20:.0f} MiB; ratio to 2 blocks + inputs "
-        f"{peak / (2 * block + inputs):.2f}"
-    )
+    def ratio(a, b, goal=None):
+        if a in best and b in best:
+            wall = best[a][0] / best[b][0]
+            cpu = cpu_best[a] / cpu_best[b]
+            target = "" if goal is None else f"  (goal <= {goal})"
+            print(f"  {a} / {b}: wall {wall:.2f}  CPU {cpu:.2f}{target}")
+
+    print("ratios:")
+    ratio("accuracy", "implicit")
+    ratio("beyond", "implicit", 0.8)
+    ratio("beyond", "accuracy")
+    ratio("gauc", "ndcg", 2.0)
+
+    for name in args.metrics:
+        print(f"ours {name}: {results[name]}")
+    if have_implicit:
+        ref = results["implicit"]
+        print(f"implicit: {ref}")
+        got = next((results[w] for w in ("accuracy", "beyond") if w in results), None)
+        if got is not None:
+            pairs = {
+                "ndcg": got[f"ndcg@{k}"],
+                "map": got[f"map@{k}"],
+                "precision": got[f"recall@{k}"],  # hits / (5 n): min(K, 5) = 5
+            }
+            for name, value in pairs.items():
+                diff = abs(value - ref[name])
+                print(
+                    f"  {name:9s} ours {value:.9f} implicit {ref[name]:.9f} "
+                    f"diff {diff:.1e}"
+                )
+                assert diff < 1e-6, (name, value, ref[name])
+
+    if args.no_rss:
+        return
+    print("peak RSS of a fresh process, MiB (before the call: the data built):")
+    base = [sys.executable, __file__, "--users", str(n), "--items", str(m)]
+    base += ["--factors", str(d), "--k", str(k), "--child"]
+    peaks = {}
+    for name in list(args.metrics) + (["implicit"] if have_implicit else []):
+        out = subprocess.run(
+            base + [name], capture_output=True, text=True, check=True
+        ).stdout
+        mem = json.loads(out.strip().splitlines()[-1])
+        peaks[name] = mem["peak"]
+        label = name if name == "implicit" else f"ours {name}"
+        reset = "" if mem["reset"] else "  (peak not reset: the data's)"
+        print(
+            f"  {label:14s} peak {mem['peak']:6.0f}  before the call "
+            f"{mem['before']:6.0f}  scikit-learn imported: {mem['sklearn']}{reset}"
+        )
+    if "implicit" in peaks:
+        for name in args.metrics:
+            print(
+                f"  ours {name} / implicit: {peaks[name] / peaks['implicit']:.2f}"
+                "  (goal <= 1)"
+            )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from _timing import best_time  # benchmarks/ is on sys.path
 from bench_forms import long_form_data
 
 from sklearn_rankmetrics import QueryRanker
-from sklearn_rankmetrics._ltr import _group_rows
+from sklearn_rankmetrics._scoring._ltr import _group_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 

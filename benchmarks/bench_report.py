@@ -32,8 +32,8 @@ from _timing import best_time, paired_times  # benchmarks/ is on sys.path
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import sklearn_rankmetrics as rm  # noqa: E402
-from sklearn_rankmetrics import _compare  # noqa: E402
-from sklearn_rankmetrics._report import (  # noqa: E402
+from sklearn_rankmetrics._evaluation import _compare  # noqa: E402
+from sklearn_rankmetrics._evaluation._per_query import (
     _per_query_report,
     default_metrics,
 )

@@ -425,7 +425,7 @@ def _report_rss(batches):
     """The report's per-partition work, then the worker's peak RSS."""
     import pyarrow as pa
 
-    from sklearn_rankmetrics._state import report_names
+    from sklearn_rankmetrics._evaluation._state import report_names
     from sklearn_rankmetrics.spark import _state_rows
 
     list(

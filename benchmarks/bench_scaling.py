@@ -37,8 +37,8 @@ import numpy as np
 from _timing import best_time, peak_bytes  # benchmarks/ is on sys.path
 
 import sklearn_rankmetrics as rm
-from sklearn_rankmetrics._auc import _gauc_long, gauc_per_query
-from sklearn_rankmetrics._engine import check_inputs
+from sklearn_rankmetrics._metrics._auc import _gauc_long, gauc_per_query
+from sklearn_rankmetrics._utils._validation import check_inputs
 
 
 def long_form(n_rows, rng):

@@ -23,7 +23,7 @@ import numpy as np
 from _timing import best_time, paired_times, peak_bytes  # benchmarks/ on sys.path
 
 import sklearn_rankmetrics as rm
-from sklearn_rankmetrics._config import _available_cpus
+from sklearn_rankmetrics._utils._config import _available_cpus
 
 
 def main():

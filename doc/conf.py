@@ -110,7 +110,8 @@ API_GROUPS = [
         "model_selection",
         "Evaluation protocol",
         "Leakage-safe splitters, strong generalisation for recommenders and "
-        "corrected sampled metrics, in :mod:`sklearn_rankmetrics.model_selection` "
+        "corrected sampled metrics, in "
+        ":mod:`sklearn_rankmetrics.model_selection` "
         "(see :ref:`evaluation_protocol`).",
     ),
     (

@@ -7,7 +7,8 @@ With no arguments, or with the demo's options, it runs the tuning demo;
 import sys
 
 from . import _cli
+from ._cli import _common
 
 if __name__ == "__main__":
-    _cli.PROG = "python -m sklearn_rankmetrics"  # how the user called it
+    _common.PROG = "python -m sklearn_rankmetrics"  # how the user called it
     sys.exit(_cli.main())

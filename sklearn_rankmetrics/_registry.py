@@ -3,7 +3,7 @@
 :data:`METRICS` maps each metric's report and scorer name (``"ndcg"``,
 ``"map"``, ``"gauc"``, ...) to a :class:`MetricSpec`: its public function,
 its per-query kernel (how it reads a
-:class:`~sklearn_rankmetrics._engine.Ranking`), the options that kernel
+:class:`~sklearn_rankmetrics._engine._rank.Ranking`), the options that kernel
 takes, what else it needs, whether it takes a cut-off, whether it has a
 scorer, and its trec_eval measures.  The scorers (:func:`get_scorer`,
 :func:`get_scorer_names`, :func:`make_scoring`), :func:`ranking_report`,
@@ -13,18 +13,37 @@ added here is available everywhere, and ``tests/test_registry.py`` walks
 the table through every surface to prove that each gives the metric
 function's number.
 
-``_ranking.KERNELS`` (name -> kernel) is a view of this table, kept for
-the code that reads it.  Every surface reads metric names with
-:func:`parse_metric` (one rule, one set of messages) and its default
-metrics from :func:`default_metrics` (the ``default`` flags).
+Every surface reads metric names with :func:`parse_metric` (one rule, one
+set of messages), its default metrics from :func:`default_metrics` (the
+``default`` flags) and what a metric reads of each query from
+:attr:`MetricSpec.reads`; :func:`kernels` is the name -> kernel view.
 
-Developer note -- adding a metric:
+This module sits above the metrics (``_metrics/``, which never import it)
+and below every surface (``_evaluation/`` and up); see
+``doc/developers.rst``.
 
-1. write its per-query kernel in ``_ranking.py`` (a few vectorised lines
-   over a ``Ranking``) and its public function;
-2. add one :class:`MetricSpec` below;
-3. run ``tests/test_registry.py``: it fails until every surface gives the
-   public function's value.
+Developer note -- adding a metric, in three steps:
+
+1. In ``_metrics/``, write its per-query kernel -- a few vectorised lines
+   over a :class:`~sklearn_rankmetrics._engine._rank.Ranking` and one
+   :class:`~sklearn_rankmetrics._metrics._kernels.Kernel` naming what
+   defines a query, the kernel's options and what else it requires, in
+   ``_kernels.py`` -- and its public function in ``_ranking.py``: the
+   explicit signature and numpydoc docstring, ``@with_convention`` and
+   ``@fill_doc``, and a body that checks the metric's own options and
+   returns ``metric_value(name, KERNEL, locals())``
+   (:func:`~sklearn_rankmetrics._metrics._driver.metric_value` reads the
+   options every metric shares, ranks, applies the kernel and the
+   undefined rule, and averages).
+2. Add one :class:`MetricSpec` to :data:`METRICS` below: its name, its
+   function, its kernel, whether it takes a cut-off, has a scorer, is a
+   default, and its trec_eval measures.  Nothing else lists it: the
+   package root exports its function, and the scorers, reports, states,
+   comparison, Displays, Dask/Spark and the command line read it here.
+3. Run ``tests/test_registry.py`` and ``tests/test_common.py``: they walk
+   the table through every surface and fail until each gives the
+   function's value (``tests/test_recipe.py`` follows these steps with a
+   throwaway metric).
 """
 
 import difflib
@@ -34,9 +53,15 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ._auc import group_auc_score
-from ._beyond import (
-    SET_KERNELS,
+from ._metrics._auc import group_auc_score
+from ._metrics._beyond import (
+    AVERAGE_POPULARITY_KERNEL,
+    CATALOG_COVERAGE_KERNEL,
+    EXPOSURE_ENTROPY_KERNEL,
+    GINI_INDEX_KERNEL,
+    INTRA_LIST_DIVERSITY_KERNEL,
+    NOVELTY_KERNEL,
+    SERENDIPITY_KERNEL,
     average_popularity_at_k,
     catalog_coverage_at_k,
     exposure_entropy_at_k,
@@ -45,23 +70,25 @@ from ._beyond import (
     novelty_at_k,
     serendipity_at_k,
 )
-from ._engine import weighted_mean
-from ._ranking import (
+from ._metrics._kernels import (
+    AVERAGE_PRECISION_KERNEL,
+    BPREF_KERNEL,
+    DCG_KERNEL,
+    ERR_KERNEL,
+    F1_KERNEL,
+    FALLOUT_KERNEL,
+    FBETA_KERNEL,
+    HIT_RATE_KERNEL,
+    NDCG_KERNEL,
+    PRECISION_KERNEL,
+    R_PRECISION_KERNEL,
+    RBP_KERNEL,
+    RBP_RESIDUAL_KERNEL,
+    RECALL_KERNEL,
+    RECIPROCAL_RANK_KERNEL,
     Kernel,
-    _average_precision_values,
-    _bpref_values,
-    _dcg_values,
-    _err_values,
-    _fallout_values,
-    _fbeta_values,
-    _hit_rate_values,
-    _ndcg_values,
-    _precision_values,
-    _r_precision_values,
-    _rbp_residual_values,
-    _rbp_values,
-    _recall_values,
-    _reciprocal_rank_values,
+)
+from ._metrics._ranking import (
     average_precision_at_k,
     bpref_score,
     dcg_at_k,
@@ -81,9 +108,6 @@ from ._ranking import (
 )
 
 __all__ = []  # private module
-
-# The one mean over queries of every surface (re-exported here).
-weighted_mean = weighted_mean
 
 # trec_eval's default cut-offs (m_P.c, m_recall.c, m_ndcg_cut.c, m_map_cut.c)
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -117,7 +141,7 @@ class MetricSpec(NamedTuple):
     function
         The public metric function; every surface gives its value.
     kernel
-        The per-query kernel (:class:`~sklearn_rankmetrics._ranking.Kernel`:
+        The per-query kernel (:class:`~sklearn_rankmetrics._metrics._kernels.Kernel`:
         ``values``, ``defined_by``, ``needs_ideal``, ``options`` and
         ``requires``, e.g. ``"whole_list"``, ``"n_items"``,
         ``"exponential_gain"``; later ``"judged"``, ``"item_id"``,
@@ -137,7 +161,10 @@ class MetricSpec(NamedTuple):
     Derived from the function's signature (not stored, so it cannot
     disagree with the function): :attr:`propensity` and
     :attr:`item_weight`, whether the function has an inverse-propensity
-    estimator (takes ``propensity=``) or per-item weights.
+    estimator (takes ``propensity=``) or per-item weights.  Derived from
+    the kernel: :attr:`options`, :attr:`requires` and :attr:`reads`, what
+    the metric reads of each query (its top k, its whole list, every item,
+    or every pair of items).
     """
 
     name: str
@@ -157,6 +184,27 @@ class MetricSpec(NamedTuple):
     def requires(self):
         """What the kernel needs besides a ranking (see :class:`Kernel`)."""
         return () if self.kernel is None else self.kernel.requires
+
+    @property
+    def reads(self):
+        """What the metric reads of each query (derived from its kernel):
+
+        - ``"top_k"``: its top k entries, with its relevant items and its
+          ideal ranking -- so the items below the k best-scored and not
+          relevant can be dropped before ranking (``factor_ranking_report``
+          does); the beyond-accuracy metrics read the top-k lists too;
+        - ``"whole_list"``: every ranked item (R-precision, bpref);
+        - ``"all_items"``: its top k and a count over all its items, ranked
+          or not (fall-out's non-relevant candidates);
+        - ``"pairs"``: every pair of its items (GAUC, no kernel).
+        """
+        if self.kernel is None:
+            return "pairs"
+        if "whole_list" in self.requires:
+            return "whole_list"
+        if {"n_items", "n_negatives"} & set(self.requires):
+            return "all_items"
+        return "top_k"
 
     @property
     def propensity(self):
@@ -179,13 +227,7 @@ def function_parameters(function):
     return tuple(inspect.signature(function).parameters)
 
 
-def _graded_rbp(rbp_gain="binary", **_):
-    """Graded RBP reads each query's top grade: the ideal ranking."""
-    return rbp_gain != "binary"
-
-
 _P = TrecMeasure("P", TREC_CUTOFFS, "P_")
-_WHOLE = ("whole_list",)
 
 # In the order of the report's rows and of available_metrics().
 METRICS = {
@@ -194,14 +236,14 @@ METRICS = {
         MetricSpec(
             "precision",
             precision_at_k,
-            Kernel(_precision_values, "n_rel", options=("precision_denominator",)),
+            PRECISION_KERNEL,
             default=True,
             trec=(_P, TrecMeasure("set_P", None, "set_P")),
         ),
         MetricSpec(
             "recall",
             recall_at_k,
-            Kernel(_recall_values, "n_rel"),
+            RECALL_KERNEL,
             default=True,
             trec=(
                 TrecMeasure("recall", TREC_CUTOFFS, "recall_"),
@@ -211,32 +253,32 @@ METRICS = {
         MetricSpec(
             "f1",
             f1_at_k,
-            Kernel(_fbeta_values, "n_rel"),
+            F1_KERNEL,
             default=True,
             trec=(TrecMeasure("set_F", None, "set_F", (("beta", 1.0),)),),
         ),
         MetricSpec(
             "fbeta",
             fbeta_at_k,
-            Kernel(_fbeta_values, "n_rel", options=("beta",)),
+            FBETA_KERNEL,
         ),
         MetricSpec(
             "hit_rate",
             hit_rate_at_k,
-            Kernel(_hit_rate_values, "n_rel"),
+            HIT_RATE_KERNEL,
             default=True,
         ),
         MetricSpec(
             "mrr",
             reciprocal_rank_at_k,
-            Kernel(_reciprocal_rank_values, "n_rel"),
+            RECIPROCAL_RANK_KERNEL,
             default=True,
             trec=(TrecMeasure("recip_rank", None, "recip_rank"),),
         ),
         MetricSpec(
             "map",
             average_precision_at_k,
-            Kernel(_average_precision_values, "n_rel", options=("ap_denominator",)),
+            AVERAGE_PRECISION_KERNEL,
             default=True,
             trec=(
                 TrecMeasure("map", None, "map"),
@@ -246,18 +288,13 @@ METRICS = {
         MetricSpec(
             "dcg",
             dcg_at_k,
-            Kernel(_dcg_values, "n_pos", options=("log_base", "discount")),
+            DCG_KERNEL,
             default=True,
         ),
         MetricSpec(
             "ndcg",
             ndcg_at_k,
-            Kernel(
-                _ndcg_values,
-                "n_pos",
-                needs_ideal=True,
-                options=("log_base", "discount", "ideal"),
-            ),
+            NDCG_KERNEL,
             default=True,
             trec=(
                 TrecMeasure("ndcg", None, "ndcg"),
@@ -267,36 +304,25 @@ METRICS = {
         MetricSpec(
             "r_precision",
             r_precision_score,
-            Kernel(_r_precision_values, "n_rel", requires=_WHOLE),
+            R_PRECISION_KERNEL,
             cutoff=False,
             trec=(TrecMeasure("Rprec", None, "Rprec"),),
         ),
         MetricSpec(
             "fallout",
             fallout_at_k,
-            Kernel(_fallout_values, "n_negatives", requires=("n_negatives",)),
+            FALLOUT_KERNEL,
             scorer=False,  # lower is better
         ),
         MetricSpec(
             "err",
             expected_reciprocal_rank_at_k,
-            Kernel(
-                _err_values,
-                "n_pos",
-                needs_ideal=True,
-                options=("max_grade",),
-                requires=("exponential_gain",),
-            ),
+            ERR_KERNEL,
         ),
         MetricSpec(
             "rbp",
             rank_biased_precision_at_k,
-            Kernel(
-                _rbp_values,
-                "n_rel",
-                needs_ideal=_graded_rbp,
-                options=("persistence", "rbp_gain"),
-            ),
+            RBP_KERNEL,
             # trec_eval 10's rbp weighs a document by grade / top grade
             trec=(
                 TrecMeasure(
@@ -310,7 +336,7 @@ METRICS = {
         MetricSpec(
             "rbp_residual",
             rbp_residual_at_k,
-            Kernel(_rbp_residual_values, "n_rel", options=("persistence",)),
+            RBP_RESIDUAL_KERNEL,
             scorer=False,  # an uncertainty, not a quality
             # trec_eval's rbp_resid counts unjudged documents, which the long
             # form does not mark yet: no trec measure until it does.
@@ -318,14 +344,14 @@ METRICS = {
         MetricSpec(
             "bpref",
             bpref_score,
-            Kernel(_bpref_values, "n_rel", requires=("whole_list", "n_items")),
+            BPREF_KERNEL,
             cutoff=False,
             trec=(TrecMeasure("bpref", None, "bpref"),),
         ),
         MetricSpec(
             "success",
             success_at_k,
-            Kernel(_hit_rate_values, "n_rel"),
+            HIT_RATE_KERNEL,
             trec=(TrecMeasure("success", TREC_SUCCESS_CUTOFFS, "success_"),),
         ),
         # a default of the long form only (see default_metrics)
@@ -333,25 +359,34 @@ METRICS = {
     )
 }
 
-# Beyond-accuracy metrics (_beyond.py): read from the set of every user's
+# Beyond-accuracy metrics (_metrics/_beyond.py): read from the set of every user's
 # list, not averaged from per-query kernels, so they are a table of their
 # own that the surfaces walking METRICS do not see.  Their "kernel" is a
-# _beyond.SetKernel (how a block of users contributes and how blocks merge,
-# and which report option it requires: item_popularity / item_features).
-# ranking_report accepts them by name; they have no scorer (they are
-# reported, not optimised: make_scoring with a stated objective if need be).
+# _metrics._beyond.SetKernel (how a block of users contributes and how blocks
+# merge, which report option it requires: item_popularity / item_features,
+# and whether it reads the catalogue size).  ranking_report accepts them by
+# name; they have no scorer (they are reported, not optimised: make_scoring
+# with a stated objective if need be).
 BEYOND_METRICS = {
     spec.name: spec
     for spec in (
-        MetricSpec(name, function, SET_KERNELS[name], scorer=False)
-        for name, function in (
-            ("catalog_coverage", catalog_coverage_at_k),
-            ("gini_index", gini_index_at_k),
-            ("exposure_entropy", exposure_entropy_at_k),
-            ("average_popularity", average_popularity_at_k),
-            ("novelty", novelty_at_k),
-            ("intra_list_diversity", intra_list_diversity_at_k),
-            ("serendipity", serendipity_at_k),
+        MetricSpec(name, function, kernel, scorer=False)
+        for name, function, kernel in (
+            ("catalog_coverage", catalog_coverage_at_k, CATALOG_COVERAGE_KERNEL),
+            ("gini_index", gini_index_at_k, GINI_INDEX_KERNEL),
+            ("exposure_entropy", exposure_entropy_at_k, EXPOSURE_ENTROPY_KERNEL),
+            (
+                "average_popularity",
+                average_popularity_at_k,
+                AVERAGE_POPULARITY_KERNEL,
+            ),
+            ("novelty", novelty_at_k, NOVELTY_KERNEL),
+            (
+                "intra_list_diversity",
+                intra_list_diversity_at_k,
+                INTRA_LIST_DIVERSITY_KERNEL,
+            ),
+            ("serendipity", serendipity_at_k, SERENDIPITY_KERNEL),
         )
     )
 }
@@ -517,6 +552,5 @@ def trec_measures():
 
 
 def kernels():
-    """Name -> kernel of every metric read from a ranking: the view
-    ``_ranking.KERNELS``."""
+    """Name -> kernel of every metric read from a ranking (not GAUC)."""
     return {name: spec.kernel for name, spec in METRICS.items() if spec.kernel}

@@ -25,21 +25,23 @@ import contextlib
 import functools
 import os
 
-from ._docstrings import fill_doc
-from ._frames import (
-    check_columns,
+from ._evaluation._partitions import (
     check_item_col,
     check_options,
-    check_tie_break,
-    check_ties_option,
     merge_states,
     partition_per_query,
     partition_state,
-    per_row_columns,
     report_output,
 )
-from ._report import check_per_row_options
-from ._state import report_plan
+from ._evaluation._per_query import check_per_row_options
+from ._evaluation._state import report_plan
+from ._io._columns import (
+    check_columns,
+    check_tie_break,
+    check_ties_option,
+    per_row_columns,
+)
+from ._utils._docstrings import fill_doc
 
 __all__ = ["ranking_report"]
 

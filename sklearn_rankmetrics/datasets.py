@@ -9,9 +9,9 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._validation import check_real
+from ._utils._validation import check_real
 
-__all__ = ["make_click_log"]
+__all__ = ["make_click_log", "make_interactions", "make_ranking_dataset"]
 
 
 def _check_int(name, value, low):
@@ -363,9 +363,6 @@ def make_ranking_dataset(
     return X, y, query_id
 
 
-__all__ += ["make_ranking_dataset"]
-
-
 def make_interactions(
     n_users=1000,
     n_items=500,
@@ -485,6 +482,3 @@ def make_interactions(
         return sp.csr_matrix((data, (rows[mask], cols[mask])), shape=(n_users, n_items))
 
     return part(~held), part(held)
-
-
-__all__ += ["make_interactions"]

@@ -35,21 +35,19 @@ import re
 
 import numpy as np
 
-from ._docstrings import fill_doc
-from ._frames import (
+from ._evaluation._partitions import check_item_col, check_options, report_output
+from ._evaluation._per_query import check_per_row_options
+from ._evaluation._state import ReportState, chunk_state, report_plan
+from ._io._columns import (
     check_columns,
-    check_item_col,
     check_nulls,
-    check_options,
     check_tie_break,
     check_ties_option,
     not_numeric_error,
     order_arrow_rows,
     per_row_columns,
-    report_output,
 )
-from ._report import check_per_row_options
-from ._state import ReportState, chunk_state, report_plan
+from ._utils._docstrings import fill_doc
 
 __all__ = ["ranking_report"]
 

@@ -15,6 +15,7 @@ several cut-offs with each preset.
 """
 
 import io
+import os
 import pickle
 import sys
 import warnings
@@ -22,6 +23,7 @@ from contextlib import redirect_stdout
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
 
 
 def _cases():
@@ -76,6 +78,9 @@ def _record(out, key, fn, *args, **kwargs):
 
 def _plain(value):
     """Something picklable and comparable bit for bit."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "O":
+        # (the bytes of an object array are pointers: compare the objects)
+        return ("ndarray", "O", value.shape, [repr(v) for v in value.ravel()])
     if isinstance(value, np.ndarray):
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, dict):
@@ -94,6 +99,9 @@ def _plain(value):
 
 
 def dump(path):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import _peer  # tests/_peer.py: the one way to the peers' data
+
     import sklearn_rankmetrics as srm
     from sklearn_rankmetrics import _registry
 
@@ -102,7 +110,7 @@ def dump(path):
     out = {}
     conventions = [None]
     try:
-        from sklearn_rankmetrics._conventions import CONVENTIONS
+        from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
         conventions += sorted(CONVENTIONS)
     except Exception:  # noqa: BLE001
@@ -302,13 +310,10 @@ def dump(path):
         [[2, 5, 1], [3, 10]],
         [[3, 10, 7], [3]],
     )
-    import os
     import subprocess
 
-    peer = os.path.join(
-        os.path.dirname(__file__), "..", "..", "shared", "peer-data", "trec_eval"
-    )
-    if os.path.isdir(peer):
+    peer = _peer.peer_path("trec_eval")  # the one way to the peers' data
+    if peer is not None:
         for args in (
             [],
             ["-q", "-m", "all_trec"],
@@ -450,6 +455,7 @@ def dump(path):
         )
     except ImportError:
         pass
+    _more_surfaces(out, c, long, peer)
     for name in sorted(getattr(srm, "__all__", [])):
         out[("exported", name)] = ("ok", ("scalar", name), "")
     for name in sorted(srm.get_scorer_names()):
@@ -457,6 +463,404 @@ def dump(path):
     with open(path, "wb") as f:
         pickle.dump(out, f)
     print(f"{len(out)} values written to {path}")
+
+
+class _Fixed(ClassifierMixin, BaseEstimator):
+    """An estimator whose scores are a fixed linear function of X (a
+    multilabel one for 2-D y, a binary classifier for the long form)."""
+
+    def __init__(self, w=None):
+        self.w = w
+        self.classes_ = np.array([0, 1])
+
+    def fit(self, X, y=None, **fit_params):
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X, dtype=np.float64) @ np.asarray(self.w, dtype=float)
+
+
+def _more_surfaces(out, c, long, peer):
+    """The scorers, Displays, estimators, readers, generators and splitters
+    (whose output is not a metric value), and the command line's other
+    modes."""
+    import os
+    import subprocess
+    import tempfile
+
+    import sklearn_rankmetrics as srm
+    from sklearn_rankmetrics import datasets, model_selection
+
+    rng = np.random.default_rng(7)
+    y, s = c["y"], c["s"]
+    X2 = rng.normal(size=(y.shape[0], 4))
+    W2 = rng.normal(size=(4, y.shape[1]))
+    est2 = _Fixed(W2)
+    Xl = rng.normal(size=(long["y_true"].shape[0], 3))
+    estl = _Fixed(rng.normal(size=3))
+    yl = (long["y_true"] > 0).astype(int)
+    for name in sorted(srm.get_scorer_names()):
+        cut = [name, f"{name}@5"]
+        for label in cut:
+            try:
+                scorer = srm.get_scorer(label)
+            except Exception as exc:  # noqa: BLE001
+                out[("scorer", label)] = ("error", type(exc).__name__, str(exc))
+                continue
+            if "calibration" in label or "entropy" in label:
+                continue
+            _record(out, ("scorer-2d", label), scorer, est2, X2, y)
+            _record(
+                out,
+                ("scorer-long", label),
+                scorer,
+                estl,
+                Xl,
+                long["y_true"],
+                query_id=long["query_id"],
+            )
+    _record(out, ("scorer-unknown",), srm.get_scorer, "ndgc@10")
+    _record(out, ("scorer-bad-k",), srm.get_scorer, "ndcg@010")
+    _record(
+        out,
+        ("make-scoring",),
+        lambda: sorted(srm.make_scoring(["ndcg@5", "map@10", "roc_auc"])),
+    )
+    _record(
+        out,
+        ("scorer-exclude-seen",),
+        lambda: srm.get_scorer("ndcg@3", exclude_seen=True)(
+            _Fixed(rng.normal(size=(y.shape[1], y.shape[1]))),
+            (rng.random(y.shape) < 0.2).astype(float),
+            y,
+        ),
+    )
+    # Displays: their computed attributes, and one drawing
+    for kw in ({}, {"metric": "map", "convention": "trec_eval"}):
+        _record(
+            out,
+            ("display-k", str(kw)),
+            lambda kw=kw: vars(
+                srm.MetricAtKDisplay.from_predictions(
+                    y, s, k=range(1, 6), plot=False, **kw
+                )
+            ),
+        )
+    _record(
+        out,
+        ("display-diff",),
+        lambda: vars(
+            srm.PerQueryDifferenceDisplay.from_predictions(
+                y, s, np.where(np.isinf(s), s, -s), k=3, plot=False
+            )
+        ),
+    )
+    _record(
+        out,
+        ("display-k-estimator",),
+        lambda: vars(
+            srm.MetricAtKDisplay.from_estimator(est2, X2, y, k=(1, 3), plot=False)
+        ),
+    )
+    pr = 1 / (1 + np.exp(-long["y_score"].clip(-5, 5)))
+    _record(
+        out,
+        ("display-calibration",),
+        lambda: vars(
+            srm.GroupCalibrationDisplay.from_predictions(
+                yl, pr, groups=long["int_ids"] % 4, plot=False
+            )
+        ),
+    )
+    try:
+        import matplotlib
+
+        matplotlib.use("agg")
+
+        def drawn():
+            d = srm.MetricAtKDisplay.from_predictions(y, s, k=range(1, 4))
+            return d.line_.get_xydata(), d.ax_.get_xlabel(), d.ax_.get_ylabel()
+
+        _record(out, ("display-drawn",), drawn)
+    except ImportError:
+        pass
+    # calibration state
+    ev = srm.CalibrationEvaluator(window=2)
+    _record(
+        out,
+        ("calibration-state",),
+        lambda: [
+            ev.update(yl[:200], pr[:200], groups=long["int_ids"][:200] % 3),
+            ev.update(yl[200:], pr[200:], groups=long["int_ids"][200:] % 3),
+            ev.result(),
+            ev.result(window=True),
+        ],
+    )
+    # propensity estimates
+    clicks = (rng.random((30, 12)) < 0.2).astype(int)
+    _record(
+        out, ("popularity-propensity",), srm.popularity_propensity, clicks, gamma=0.5
+    )
+    _record(
+        out,
+        ("position-propensity",),
+        srm.position_propensity,
+        np.arange(1, 11),
+        eta=0.8,
+    )
+    # estimators
+    Xr, yr, qr = datasets.make_ranking_dataset(
+        n_queries=20, n_docs=(3, 8), random_state=0
+    )[:3]
+    from sklearn.linear_model import Ridge
+
+    def ranker():
+        model = srm.QueryRanker(Ridge(alpha=1.0)).fit(Xr, yr, query_id=qr)
+        return model.predict(Xr), model.score(Xr, yr, query_id=qr)
+
+    _record(out, ("query-ranker",), ranker)
+    # data generators
+    _record(out, ("make-click-log",), datasets.make_click_log, 30, random_state=0)
+    _record(
+        out,
+        ("make-ranking-dataset",),
+        datasets.make_ranking_dataset,
+        10,
+        random_state=0,
+    )
+    _record(
+        out, ("make-interactions",), datasets.make_interactions, 20, 60, random_state=0
+    )
+    # splitters and recommenders
+    users, _, times = (
+        rng.integers(0, 8, 80),
+        rng.integers(0, 20, 80),
+        rng.random(80),
+    )
+
+    def folds(splitter, *args, **kw):
+        return [(a.tolist(), b.tolist()) for a, b in splitter.split(*args, **kw)]
+
+    X80 = np.zeros((80, 1))
+    _record(
+        out,
+        ("split-global",),
+        folds,
+        model_selection.GlobalTemporalSplit(test_size=0.25),
+        X80,
+        groups=users,
+        time=times,
+    )
+    _record(
+        out,
+        ("split-range",),
+        folds,
+        model_selection.TimeRangeSplit(n_splits=2, test_size=0.2),
+        X80,
+        groups=users,
+        time=times,
+    )
+    _record(
+        out,
+        ("split-last",),
+        folds,
+        model_selection.LeaveLastNOut(n=1),
+        X80,
+        groups=users,
+        time=times,
+    )
+    _record(
+        out,
+        ("split-user",),
+        folds,
+        model_selection.PerUserHoldout(test_size=0.3, random_state=0),
+        X80,
+        groups=users,
+    )
+    R = (rng.random((12, 10)) < 0.3).astype(float)
+    kf = model_selection.UserKFold(n_splits=3, random_state=0, shuffle=True)
+    _record(out, ("user-kfold",), lambda: kf.input_target(R))
+    _record(out, ("user-kfold-split",), folds, kf, R)
+
+    def recommender():
+        from sklearn.decomposition import TruncatedSVD
+
+        Xi, yi = kf.input_target(R)
+        model = model_selection.DecompositionRecommender(
+            TruncatedSVD(n_components=2, random_state=0)
+        ).fit(Xi, yi)
+        return model.predict(Xi)
+
+    _record(out, ("decomposition",), recommender)
+    # TREC readers
+    if peer is not None:
+        qrels = os.path.join(peer, "qrels.test")
+        run = os.path.join(peer, "results.test")
+        _record(out, ("read-qrels",), srm.read_trec_qrels, qrels)
+        _record(out, ("read-run",), srm.read_trec_run, run)
+        _record(out, ("trec-long",), srm.trec_to_long_form, qrels, run)
+        _record(
+            out,
+            ("trec-long-judged",),
+            srm.trec_to_long_form,
+            qrels,
+            run,
+            all_queries=True,
+            return_judged=True,
+        )
+    # beyond-accuracy metrics in the long form
+    for name, spec in __import__(
+        "sklearn_rankmetrics._registry", fromlist=["x"]
+    ).BEYOND_METRICS.items():
+        _record(
+            out,
+            ("beyond-long", name),
+            spec.function,
+            long["y_true"],
+            long["y_score"],
+            k=3,
+            query_id=long["query_id"],
+            item_id=long["item_id"],
+            **(
+                {"item_popularity": np.arange(1, c["n_items"] + 1)}
+                if name in ("average_popularity", "novelty", "serendipity")
+                else {"item_features": np.eye(c["n_items"])[:, :5]}
+                if name == "intra_list_diversity"
+                else {}
+            ),
+        )
+    # the command line's other modes: a table of impressions, comparisons,
+    # output formats, errors
+    with tempfile.TemporaryDirectory() as tmp:
+        table = os.path.join(tmp, "log.csv")
+        with open(table, "w") as f:
+            f.write("user,click,a,b\n")
+            for q, yy, ss in zip(
+                long["query_id"], long["y_true"], long["y_score"], strict=True
+            ):
+                a = "-inf" if np.isinf(ss) else repr(float(ss))
+                b = "-inf" if np.isinf(ss) else repr(float(-ss))
+                f.write(f"{q},{yy},{a},{b}\n")
+        runs = []
+        if peer is not None:
+            runs = [
+                os.path.join(peer, "qrels.test"),
+                os.path.join(peer, "results.test"),
+            ]
+        for args in (
+            [
+                "--long",
+                table,
+                "--query-col",
+                "user",
+                "--label-col",
+                "click",
+                "--score-col",
+                "a",
+            ],
+            [
+                "--long",
+                table,
+                "--query-col",
+                "user",
+                "--label-col",
+                "click",
+                "--score-col",
+                "a",
+                "b",
+                "-m",
+                "ndcg@5",
+                "-m",
+                "map@10",
+                "-m",
+                "gauc",
+                "--n-resamples",
+                "99",
+                "--n-bootstrap",
+                "99",
+            ],
+            [
+                "--long",
+                table,
+                "--query-col",
+                "user",
+                "--label-col",
+                "click",
+                "--score-col",
+                "a",
+                "--format",
+                "json",
+                "-q",
+            ],
+            [
+                "--long",
+                table,
+                "--query-col",
+                "user",
+                "--label-col",
+                "click",
+                "--score-col",
+                "a",
+                "b",
+                "--format",
+                "csv",
+                "--no-compare",
+            ],
+            [
+                "--long",
+                table,
+                "--query-col",
+                "nope",
+                "--label-col",
+                "click",
+                "--score-col",
+                "a",
+            ],
+            ["-m", "ndcg@", *runs],
+            ["--format", "json", "-m", "P.5", *runs],
+            ["-m", "map", "-m", "ndcg_cut.5", *runs, runs[-1].replace("test", "trunc")]
+            if runs
+            else [],
+        ):
+            if not args:
+                continue
+            cmd = [sys.executable, "-m", "sklearn_rankmetrics", "evaluate", *args]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            text = (r.stdout + r.stderr).replace(tmp, "TMP")
+            out[("cli-more",) + tuple(a.replace(tmp, "TMP") for a in args)] = (
+                "ok",
+                ("scalar", r.returncode),
+                text,
+            )
+        r = subprocess.run(
+            [sys.executable, "-m", "sklearn_rankmetrics", "evaluate", "--help"],
+            capture_output=True,
+            text=True,
+        )
+        out[("cli-help",)] = ("ok", ("scalar", r.returncode), r.stdout + r.stderr)
+    try:
+        import dask.dataframe as dd
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {"q": long["query_id"], "y": long["y_true"], "s": long["y_score"]}
+        )
+        ddf = dd.from_pandas(frame, npartitions=3)
+        from sklearn_rankmetrics import dask as srm_dask
+
+        _record(
+            out,
+            ("dask-report",),
+            srm_dask.ranking_report,
+            ddf,
+            query_col="q",
+            label_col="y",
+            score_col="s",
+            k=(1, 5),
+            output_dict=True,
+        )
+    except ImportError:
+        pass
 
 
 def compare(a, b):

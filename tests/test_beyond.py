@@ -575,7 +575,7 @@ def test_form_errors():
 # ---------------------------------------------------------------------------
 
 from sklearn_rankmetrics import ndcg_at_k, ranking_report  # noqa: E402
-from sklearn_rankmetrics._beyond import BeyondSums  # noqa: E402
+from sklearn_rankmetrics._evaluation._beyond_report import BeyondSums  # noqa: E402
 from sklearn_rankmetrics._registry import BEYOND_METRICS, METRICS  # noqa: E402
 
 

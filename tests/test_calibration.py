@@ -532,7 +532,7 @@ def test_calibration_scorer_bad_options():
 def test_wilson_interval_against_scipy():
     from scipy.stats import binomtest
 
-    from sklearn_rankmetrics._calibration_plot import wilson_interval
+    from sklearn_rankmetrics._plot._group_calibration import wilson_interval
 
     for k, n, conf in [(0, 5, 0.95), (1, 3, 0.95), (7, 20, 0.9), (20, 20, 0.99)]:
         ci = binomtest(k, n).proportion_ci(confidence_level=conf, method="wilson")

@@ -26,7 +26,7 @@ def _arrow_reader_on_small_files(monkeypatch):
     """The tests' small files go through pyarrow's reader, as large files
     do (by default files under 1 MB are read in Python); the Python reader
     is compared with it in test_small_files_read_in_python_print_the_same."""
-    from sklearn_rankmetrics import _trec
+    from sklearn_rankmetrics._io import _trec
 
     monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", 0)
 
@@ -336,12 +336,12 @@ def test_usage_errors(tmp_path, capsys):
 
 def test_dispatch_demo_version_and_help(monkeypatch, capsys):
     calls = []
-    fake = types.ModuleType("sklearn_rankmetrics._demo")
+    fake = types.ModuleType("sklearn_rankmetrics._cli._demo")
     fake.main = lambda argv=None: calls.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "sklearn_rankmetrics._demo", fake)
-    import sklearn_rankmetrics
+    monkeypatch.setitem(sys.modules, "sklearn_rankmetrics._cli._demo", fake)
+    import sklearn_rankmetrics._cli
 
-    monkeypatch.setattr(sklearn_rankmetrics, "_demo", fake, raising=False)
+    monkeypatch.setattr(sklearn_rankmetrics._cli, "_demo", fake, raising=False)
     assert main([]) == 0
     assert main(["--folds", "3"]) == 0
     assert main(["demo", "--n-users", "50"]) == 0
@@ -679,7 +679,7 @@ def test_long_in_chunks_needs_rows_grouped_by_query(tmp_path, capsys):
 
 
 def test_long_fits_in_one_chunk_counts_rows_not_lines(tmp_path):
-    from sklearn_rankmetrics._cli import _fits_in_one_chunk
+    from sklearn_rankmetrics._cli._evaluate import _fits_in_one_chunk
 
     path = tmp_path / "t.csv"
     path.write_text("q,y,s\n1,1,0.5\n1,0,0.2\n2,1,0.3")  # no final newline
@@ -904,10 +904,12 @@ def test_trec_evaluation_does_not_import_pandas_or_sklearn(tmp_path):
 
 def test_measures_sharing_a_report_equal_each_measure_alone():
     # per_query_values merges option sets no metric of the other reads
-    # (set_F's beta joins map, P, bpref...; graded rbp stays apart): every
-    # measure's per-query values equal the measure evaluated alone
-    from sklearn_rankmetrics._cli import _merged_groups, parse_measures
-    from sklearn_rankmetrics._cli import per_query_values as pqv
+    # (set_F's beta joins map, P, bpref...; graded rbp stays apart), and
+    # keeps the measures of the whole list apart from those with a cut-off:
+    # every measure's per-query values and weights equal the measure
+    # evaluated alone
+    from sklearn_rankmetrics._cli._measures import _merged_groups, parse_measures
+    from sklearn_rankmetrics._cli._measures import per_query_values as pqv
 
     rng = np.random.default_rng(3)
     n_q, per = 40, 25
@@ -918,8 +920,9 @@ def test_measures_sharing_a_report_equal_each_measure_alone():
     )
     judged = rng.random(codes.size) < 0.7
     judged |= y_true > 0
-    names = ["all_trec", "rbp.p=0.5", "ndcg@5"]
-    measures = [m for m in parse_measures(names, default=[], notes=[]) if m.k is None]
+    names = ["all_trec", "rbp.p=0.5", "ndcg@5", "map@3", "mrr", "gauc"]
+    measures = parse_measures(names, default=[], notes=[])
+    assert {m.k for m in measures} > {None, 5}  # whole lists and cut-offs
     options = dict(n_queries=n_q, no_relevant=0.0, judged=judged)
     for ignore_ties, threshold in [(True, 1), (False, 2)]:
         options.update(ignore_ties=ignore_ties, relevance_threshold=threshold)
@@ -927,14 +930,21 @@ def test_measures_sharing_a_report_equal_each_measure_alone():
         for m in measures:
             if m.metric in ("runid", "num_q"):
                 continue
-            alone = pqv([m], y_true, y_score, codes, **options)[m.label]
-            np.testing.assert_array_equal(together[m.label], alone, err_msg=m.label)
+            alone = pqv([m], y_true, y_score, codes, **options)
+            np.testing.assert_array_equal(
+                together.values[m.label], alone.values[m.label], err_msg=m.label
+            )
+            assert together.weights.keys() >= alone.weights.keys()
+            if m.label in alone.weights:
+                np.testing.assert_array_equal(
+                    together.weights[m.label], alone.weights[m.label]
+                )
     # set_F's option joins the shared report; rbp's (graded) does not
     groups = {}
     for m in measures:
-        if m.metric in ("f1", "map", "rbp"):
+        if m.metric in ("f1", "map", "rbp") and m.k is None:
             graded = dict(m.options).get("rbp_gain", "binary") != "binary"
-            groups.setdefault((m.options, graded), []).append(m)
+            groups.setdefault((m.options, graded, True), []).append(m)
     merged = _merged_groups(groups)
     assert sorted(len(g) for g in merged.values()) == [1, 2]
 
@@ -945,7 +955,7 @@ def test_small_files_read_in_python_print_the_same(tmp_path, monkeypatch, capsys
     # byte for byte, on files with ties, -inf scores, unjudged and
     # unretrieved documents, queries out of order, blank lines and CRLF
     pytest.importorskip("pyarrow")
-    from sklearn_rankmetrics import _trec
+    from sklearn_rankmetrics._io import _trec
 
     qrels, run = random_files(tmp_path, seed, neg_inf=seed == 1)
     if seed == 2:  # CRLF line ends, blank lines, a comment

@@ -226,7 +226,8 @@ def test_blank_text_id_is_an_error(tmp_path, capsys, cell, what, chunk_rows):
         (["a", "a", "b", None, "c"], "string", "is empty"),
         (["a", "a", "b", "", "c"], "string", "is empty"),
         (["a", "a", "b", " ", "c"], "string", "is blank (' ')"),
-        ([1.0, 1.0, 2.0, float("nan"), 3.0], "float64", "is empty"),
+        ([1.0, 1.0, 2.0, float("nan"), 3.0], "float64", "is NaN (not a number)"),
+        ([1.0, 1.0, 2.0, None, 3.0], "float64", "is empty"),
     ],
 )
 def test_missing_parquet_id_is_an_error(
@@ -311,7 +312,7 @@ def test_text_ids_in_byte_order_parquet_numbers_in_numeric_order(tmp_path, capsy
 def test_trec_look_alike_ids_on_the_command_line(
     tmp_path, capsys, monkeypatch, small_file_bytes
 ):
-    from sklearn_rankmetrics import _trec
+    from sklearn_rankmetrics._io import _trec
     from tests.test_trec import LOOK_ALIKE_QRELS, LOOK_ALIKE_RUN
 
     monkeypatch.setattr(_trec, "_SMALL_FILE_BYTES", small_file_bytes)

@@ -21,7 +21,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._registry import METRICS as REGISTRY
+from sklearn_rankmetrics import _registry
 from tests._reference import random_case, random_weights
 
 RTOL = ATOL = 1e-12
@@ -73,7 +73,8 @@ HIGH = {"dcg": np.inf}
 def _facts(name, k):
     """(perfect, only_relevant) of a registry metric at ``k``."""
     key = (name, k)
-    if not REGISTRY[name].scorer and (key not in PERFECT or key not in ONLY_RELEVANT):
+    stated = key in PERFECT and key in ONLY_RELEVANT
+    if not _registry.METRICS[name].scorer and not stated:
         raise AssertionError(
             f"{name} is not a quality (its registry entry has no scorer): "
             f"state its perfect and only-relevant values at k={k} in "
@@ -83,8 +84,10 @@ def _facts(name, k):
 
 
 def _registry_cases():
+    """The cases of every registry metric (read when called: a metric added
+    to the registry is a case, tests/test_recipe.py)."""
     cases = {}
-    for name, spec in REGISTRY.items():
+    for name, spec in _registry.METRICS.items():
         for k in (3, None) if spec.cutoff else (None,):
             label = name if k is None else f"{name}@{k}"
             kwargs = {} if k is None else {"k": k}
@@ -95,7 +98,7 @@ def _registry_cases():
 
 
 def _variant(name, kwargs, perfect=1.0, only_relevant=1.0, per_query=True):
-    func = REGISTRY[name].function
+    func = _registry.METRICS[name].function
     return Metric(func, kwargs, 0, HIGH.get(name, 1), per_query, perfect, only_relevant)
 
 
@@ -140,7 +143,7 @@ RANKING = [name for name in ALL if METRICS[name].func is not srm.group_auc_score
 
 def test_every_registry_metric_is_walked():
     walked = {m.func for m in METRICS.values()}
-    assert walked == {spec.function for spec in REGISTRY.values()}
+    assert walked == {spec.function for spec in _registry.METRICS.values()}
 
 
 def _call(name, y_true, y_score, **kwargs):

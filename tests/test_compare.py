@@ -9,14 +9,16 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics import _compare
-from sklearn_rankmetrics._compare import (
+from sklearn_rankmetrics._cli import _demo
+from sklearn_rankmetrics._evaluation import _compare
+from sklearn_rankmetrics._evaluation._compare import (
     _bootstrap_means,
     _scipy_rng_kwarg,
     _sign_flip_pvalues,
     adjust_pvalues,
 )
-from sklearn_rankmetrics._engine import weighted_mean
+from sklearn_rankmetrics._evaluation._per_query import _per_query_report
+from sklearn_rankmetrics._utils._averaging import weighted_mean
 
 
 def _data(seed=0, n=60, m=20, n_models=3):
@@ -44,7 +46,7 @@ def test_means_and_intervals_equal_scipy_bootstrap_on_the_per_query_values():
     for i, model in enumerate(res.models):
         for j, name in enumerate(res.metrics):
             metric, _, k = name.partition("@")
-            func = srm._report._per_query_report
+            func = _per_query_report
             report = func(
                 Y,
                 scores[model],
@@ -298,22 +300,17 @@ def test_long_form_and_identical_models():
 
 def test_report_and_compare_text_for_the_demo():
     Y, scores = _data(6)
-    text = _compare._report_and_compare(
+    text = _demo._report_and_compare(
         Y, scores, best="model2", baseline="model0", k=(1, 10), random_state=0
     )
     assert text.startswith("Ranking report of 'model2'\n\n")
     assert srm.ranking_report(Y, scores["model2"], k=(1, 10)) in text
-    comparison = srm.compare_rankings(
-        Y,
-        scores,
-        k=10,
-        metrics=("ndcg", "map", "mrr", "recall"),
-        baseline="model0",
-        random_state=0,
+    comparison = srm.compare_rankings(  # the registry's default metrics
+        Y, scores, k=10, baseline="model0", random_state=0
     )
     assert text.endswith(f"Every model against 'model0'\n\n{comparison}\n")
     with pytest.raises(ValueError, match="best='x' is not a model"):
-        _compare._report_and_compare(Y, scores, best="x", baseline="model0")
+        _demo._report_and_compare(Y, scores, best="x", baseline="model0")
 
 
 def test_a_single_query_warns_and_has_no_interval():
@@ -346,7 +343,7 @@ def test_compare_values_is_the_engine_of_compare_rankings():
     # The private entry point (used by the command line with per-query
     # values computed under trec_eval's conventions) gives the same result
     # as compare_rankings from the same per-query values.
-    from sklearn_rankmetrics._compare import _compare_values
+    from sklearn_rankmetrics._evaluation._compare import _compare_values
 
     rng = np.random.default_rng(3)
     y_true = rng.random((60, 12)) < 0.2

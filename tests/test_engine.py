@@ -12,19 +12,20 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
-from sklearn_rankmetrics import _ranking
-from sklearn_rankmetrics._engine import rank
+from sklearn_rankmetrics._engine._rank import rank
+from sklearn_rankmetrics._metrics import _kernels
+from sklearn_rankmetrics._registry import kernels
 from tests._reference import random_case
 
 KERNELS = {
-    "precision": _ranking._precision_values,
-    "recall": _ranking._recall_values,
-    "f1": _ranking._fbeta_values,
-    "hit_rate": _ranking._hit_rate_values,
-    "mrr": _ranking._reciprocal_rank_values,
-    "map": _ranking._average_precision_values,
-    "dcg": _ranking._dcg_values,
-    "ndcg": _ranking._ndcg_values,
+    "precision": _kernels._precision_values,
+    "recall": _kernels._recall_values,
+    "f1": _kernels._fbeta_values,
+    "hit_rate": _kernels._hit_rate_values,
+    "mrr": _kernels._reciprocal_rank_values,
+    "map": _kernels._average_precision_values,
+    "dcg": _kernels._dcg_values,
+    "ndcg": _kernels._ndcg_values,
 }
 
 
@@ -87,11 +88,11 @@ def test_kernel_table_matches_the_public_functions():
     }
     # The kernels of issue 12 (R-precision, ERR, ...) need more than a
     # ranking at k (see Kernel.requires): tests/test_new_metrics.py.
-    assert set(public) <= set(_ranking.KERNELS)
+    assert set(public) <= set(kernels())
     Y, S = random_case(3, 7, 9, score_levels=4)
     options = {"beta": 2.0, "ap_denominator": "min_k", "log_base": 3.0}
     for name in public:
-        kernel = _ranking.KERNELS[name]
+        kernel = kernels()[name]
         opts = {o: options[o] for o in kernel.options if o in options}
         rk = rank(Y, S, k=4, query_id=None, sample_weight=None, need_ideal=True)
         values = kernel.values(rk, **opts)
@@ -133,7 +134,7 @@ def test_whole_row_sort_order_of_ties_changes_no_value(seed, gain):
 
 
 def test_sums_exact_only_for_small_integer_gains():
-    from sklearn_rankmetrics._engine import _sums_exact
+    from sklearn_rankmetrics._engine._select import _sums_exact
 
     Y = np.array([[0, 3, 1]])
     assert _sums_exact(Y, None, "linear")
@@ -166,10 +167,10 @@ def test_whole_row_placed_grades_equal_the_argsort_path(
     seed, ignore_ties, gain, monkeypatch
 ):
     # k=None with few graded items sorts the scores' values and places the
-    # graded items (_engine._sort_values_place_graded): every per-query
+    # graded items (_select._sort_values_place_graded): every per-query
     # value must equal, bit for bit, the argsort path's and the long
     # form's, with integer and float grades, ties or none.
-    from sklearn_rankmetrics import _engine
+    from sklearn_rankmetrics._engine import _select
 
     rng = np.random.default_rng(seed)
     m = int(rng.integers(4, 80))
@@ -190,7 +191,7 @@ def test_whole_row_placed_grades_equal_the_argsort_path(
         }
         for y, s in cases
     ]
-    monkeypatch.setattr(_engine, "_sort_values_place_graded", lambda *a: None)
+    monkeypatch.setattr(_select, "_sort_values_place_graded", lambda *a: None)
     for case, (y, s) in enumerate(cases):
         rk = rank(y, s, query_id=None, **opts)
         for name, kernel in KERNELS.items():
@@ -207,7 +208,7 @@ def test_relevant_runs_kernels_equal_the_per_rank_fields(seed, form, monkeypatch
     # values of their per-rank formulas over every rank, with integer,
     # float and boolean grades, -inf, signed zeros and rows without
     # relevant items.
-    from sklearn_rankmetrics import _engine
+    from sklearn_rankmetrics._engine import _rank
 
     rng = np.random.default_rng(seed)
     n, m = 9, int(rng.integers(2, 60))
@@ -217,9 +218,9 @@ def test_relevant_runs_kernels_equal_the_per_rank_fields(seed, form, monkeypatch
     S[2] = 0.25  # one run: ties in every case
     qid = np.repeat(np.arange(n), m) if form == "long" else None
     kernels = {
-        "mrr": _ranking._reciprocal_rank_values,
-        "map": _ranking._average_precision_values,
-        "map min_k": lambda rk: _ranking._average_precision_values(rk, "min_k"),
+        "mrr": _kernels._reciprocal_rank_values,
+        "map": _kernels._average_precision_values,
+        "map min_k": lambda rk: _kernels._average_precision_values(rk, "min_k"),
     }
     opts = dict(k=None, sample_weight=None, gain="linear", need_ideal=True)
     for y in (Y, Y.astype(np.float64) / 2, Y > 0):
@@ -233,7 +234,7 @@ def test_relevant_runs_kernels_equal_the_per_rank_fields(seed, form, monkeypatch
             assert rk.groups.runs() is not None
             sparse = {name: kern(rk) for name, kern in kernels.items()}
             with monkeypatch.context() as patch:
-                patch.setattr(_engine.TieGroups, "runs", lambda self: None)
+                patch.setattr(_rank.TieGroups, "runs", lambda self: None)
                 for name, kern in kernels.items():
                     assert_array_equal(sparse[name], kern(rk), err_msg=name)
 

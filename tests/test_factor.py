@@ -10,8 +10,8 @@ from numpy.testing import assert_array_equal
 from threadpoolctl import threadpool_limits
 
 from sklearn_rankmetrics import factor_ranking_report, precision_at_k, ranking_report
-from sklearn_rankmetrics._conventions import CONVENTIONS
-from sklearn_rankmetrics._report import available_metrics
+from sklearn_rankmetrics._evaluation._per_query import available_metrics
+from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
 # exclusions that remove held-out items warn; the tests of that warning use
 # pytest.warns, which sees it anyway
@@ -186,7 +186,7 @@ _TOP_K = ["precision", "recall", "f1", "hit_rate", "mrr", "map", "dcg", "ndcg", 
 
 def _count_packed(monkeypatch):
     """Count the blocks (or tiles) that took the candidate path."""
-    from sklearn_rankmetrics import _factor
+    from sklearn_rankmetrics._evaluation import _factor
 
     calls = {"packed": 0, "full": 0}
     original = _factor._candidates
@@ -239,6 +239,28 @@ def test_candidate_path_bit_for_bit(seed, options, monkeypatch):
             for name in ref:
                 np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
     assert calls["packed"] > 1 and calls["full"] == 0  # several blocks, packed
+
+
+@pytest.mark.parametrize("name", available_metrics())
+def test_candidate_path_follows_the_registry_reads_fact(name, monkeypatch):
+    # Only the metrics that read each user's top k (MetricSpec.reads, from
+    # the kernel) take the packed candidates; the others (R-precision and
+    # bpref: the whole list; fall-out: every item's grade; GAUC: every
+    # pair) rank the whole rows.  Either way the report's value, bit for bit.
+    from sklearn_rankmetrics._registry import METRICS
+
+    U, V, Y, train = _catalogue(2, n_users=40)
+    S = _dense(U, V, train.toarray() != 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ranking_report(Y, S, k=3, metrics=[name], output_dict=True)
+        calls = _count_packed(monkeypatch)
+        got = factor_ranking_report(
+            Y, U, V, exclude=train, k=3, metrics=[name], output_dict=True
+        )
+    np.testing.assert_equal(got, ref)
+    # (the other metrics never reach the candidates: calls stay 0)
+    assert (calls["packed"] > 0) == (METRICS[name].reads == "top_k")
 
 
 def test_candidate_path_callable_and_fallback(monkeypatch):
@@ -316,7 +338,7 @@ def test_float32_factors_score_in_float32():
 def test_working_memory_bounds_all_threads(wm, n_threads, monkeypatch):
     # The blocks in flight take working_memory together (24 bytes per score:
     # scores, grades, selection), in whole product tiles, at least one.
-    from sklearn_rankmetrics import _factor
+    from sklearn_rankmetrics._evaluation import _factor, _tiling
 
     seen = []
     original = _factor._per_query_report
@@ -331,7 +353,7 @@ def test_working_memory_bounds_all_threads(wm, n_threads, monkeypatch):
     factor_ranking_report(
         Y, U, V, k=5, metrics=["fallout"], working_memory=wm, n_threads=n_threads
     )
-    tile = _factor._tile_rows(8 * n_items)
+    tile = _tiling._tile_rows(8 * n_items)
     rows = wm * 2**20 // n_threads // (24 * n_items)
     assert sum(seen) == 1000
     assert max(seen) == max(tile, rows // tile * tile)
@@ -757,9 +779,15 @@ def test_beyond_refusals():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_beyond_with_candidate_path(seed, monkeypatch):
-    """Beside the top-k metrics, which keep the candidate path, the
-    beyond-accuracy metrics read each tile's whole rows: still bit for bit
-    (ties and -inf from rounded factors and exclusions)."""
+    """The beyond-accuracy metrics select their lists from the candidates
+    the top-k metrics rank (the top k and the tie group k cuts are all
+    there), never from the whole rows: still bit for bit (ties and -inf
+    from rounded factors and exclusions)."""
+    from sklearn_rankmetrics._evaluation._beyond_report import BeyondSums
+
+    def whole_rows(*args, **kwargs):
+        raise AssertionError("a beyond-accuracy list selected from whole rows")
+
     U, V, Y, train = _catalogue(seed)
     S = _dense(U, V, train.toarray() != 0)
     rng = np.random.default_rng(seed)
@@ -771,6 +799,7 @@ def test_beyond_with_candidate_path(seed, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = ranking_report(Y, S, k=k, metrics=metrics, output_dict=True, **opts)
+        monkeypatch.setattr(BeyondSums, "lists", whole_rows)
         calls = _count_packed(monkeypatch)
         for y, n_threads in ((Y, 1), (sp.csr_matrix(Y), 2)):
             got = factor_ranking_report(
@@ -949,3 +978,199 @@ def srm_err(Y, S):
     from sklearn_rankmetrics import expected_reciprocal_rank_at_k
 
     return {k: expected_reciprocal_rank_at_k(Y, S, k=k, average=None) for k in (3, 10)}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_beyond_alone_reads_candidates(seed, monkeypatch):
+    # Without ranking metrics too: the lists come from the candidates
+    # (hypothesis-free adversarial data: rounded factors, exclusions, a
+    # user whose best items all tie), bit for bit.
+    U, V, Y, train = _catalogue(seed)
+    U[7] = 0  # every item scores 0: one tie group of all (its block: whole rows)
+    S = _dense(U, V, train.toarray() != 0)
+    metrics = ["catalog_coverage", "gini_index", "exposure_entropy"]
+    ref = ranking_report(Y, S, k=(1, 10), metrics=metrics, output_dict=True)
+    calls = _count_packed(monkeypatch)
+    for ties in ({}, {"ignore_ties": True}):
+        ref = ranking_report(Y, S, k=(1, 10), metrics=metrics, output_dict=True, **ties)
+        got = factor_ranking_report(
+            Y,
+            U,
+            V,
+            exclude=train,
+            k=(1, 10),
+            metrics=metrics,
+            output_dict=True,
+            working_memory=0.3,
+            **ties,
+        )
+        _assert_same(got, ref)
+    assert calls["packed"] > 1 and calls["full"] == 2  # user 7's block, twice
+
+
+def test_no_scikit_learn_import_on_the_factor_path():
+    # issue 31: the factor report does not need scikit-learn (about 80 MiB
+    # and a second to import); the blocks follow SKLEARN_WORKING_MEMORY,
+    # scikit-learn's own setting, while scikit-learn is not loaded.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import json, sys
+import numpy as np, scipy.sparse as sp
+from sklearn_rankmetrics import factor_ranking_report
+from sklearn_rankmetrics._evaluation import _tiling
+rng = np.random.default_rng(0)
+U, V = rng.normal(size=(500, 8)), rng.normal(size=(3000, 8))
+test = sp.random(500, 3000, density=0.003, format="csr", random_state=0)
+train = sp.random(500, 3000, density=0.01, format="csr", random_state=1)
+report = factor_ranking_report(
+    test, U, V, exclude=train, k=10, n_threads=2,
+    metrics=["ndcg", "map", "precision", "recall", "gauc",
+             "catalog_coverage", "gini_index", "novelty"],
+    item_popularity=np.arange(3000) + 1, output_dict=True)
+print(json.dumps({"sklearn": sorted(m for m in sys.modules
+                                    if m.split(".")[0] == "sklearn"),
+                  "working_memory": _tiling._working_memory(),
+                  "n": len(report)}))
+"""
+    env = dict(os.environ, SKLEARN_WORKING_MEMORY="7")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result == {"sklearn": [], "working_memory": 7, "n": 8}
+
+
+def test_working_memory_follows_scikit_learn_when_loaded(monkeypatch):
+    # With scikit-learn loaded, its config_context applies, as before.
+    import sklearn
+
+    from sklearn_rankmetrics._evaluation import _factor
+
+    U, V, Y, train = _catalogue(0, n_users=300)
+    seen = []
+    original = _factor.block_bounds
+
+    def spy(*args):
+        out = original(*args)
+        seen.append(len(out))
+        return out
+
+    monkeypatch.setattr(_factor, "block_bounds", spy)
+    with sklearn.config_context(working_memory=0.05):
+        factor_ranking_report(Y, U, V, k=5, n_threads=1)
+    factor_ranking_report(Y, U, V, k=5, n_threads=1, working_memory=0.05)
+    factor_ranking_report(Y, U, V, k=5, n_threads=1)
+    # 300 users in tiles of 128: 3 blocks of one tile, or 256 + 44 users
+    assert seen == [3, 3, 2]
+
+
+# ---------------------------------------------------------------------------
+# One exclusion rule (issue 27): exclude= removes candidates, not relevance
+# ---------------------------------------------------------------------------
+def _pairs(X):
+    X = sp.coo_matrix(X)
+    return {"user_id": X.row, "item_id": X.col, "label": X.data}
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n_items", [50, 900])  # 900: the candidate path
+def test_top_k_table_reevaluated_with_the_same_exclude(seed, n_items):
+    # Held-out pairs that are also excluded (trained on) stay relevant and
+    # are never recommended in both reports: the table report on the
+    # factor report's own top-k table, with the same exclude, gives its
+    # values (continuous scores: no ties at the cut).
+    from sklearn_rankmetrics import recommendation_table_report
+
+    rng = np.random.default_rng(seed)
+    n_users = 120
+    U, V = rng.normal(size=(n_users, 5)), rng.normal(size=(n_items, 5))
+    Y = rng.integers(1, 4, size=(n_users, n_items)) * (
+        rng.random((n_users, n_items)) < 0.05
+    )
+    # every user has a held-out item: the table report evaluates those
+    # users only, and fall-out is defined for the others too
+    Y[np.arange(n_users), rng.integers(0, n_items, n_users)] = 1
+    train = rng.random((n_users, n_items)) < 0.1
+    train[:10] |= Y[:10] > 0  # users whose every held-out item is excluded
+    assert (train & (Y > 0)).sum() > 10
+    metrics = ["precision", "recall", "ndcg", "map", "mrr", "hit_rate", "fallout"]
+    k = (1, 5)
+    with pytest.warns(UserWarning, match="stay relevant") as rec:
+        report, top = factor_ranking_report(
+            sp.csr_matrix(Y),
+            U,
+            V,
+            exclude=sp.csr_matrix(train),
+            k=k,
+            metrics=metrics,
+            output_dict=True,
+            return_top_k=True,
+        )
+    n_removed = int((train & (Y > 0)).sum())
+    assert f"removes {n_removed} held-out relevant" in str(rec[0].message)
+    with pytest.warns(UserWarning, match=f"removes {n_removed} held-out relevant"):
+        again = recommendation_table_report(
+            top,
+            _pairs(Y),
+            rank_col="rank",
+            label_col="label",
+            exclude=_pairs(train),
+            catalog=np.arange(n_items),
+            k=k,
+            metrics=metrics,
+            output_dict=True,
+        )
+    for name, value in report.items():
+        assert again[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
+    # every user with a held-out item is evaluated, the excluded ones too
+    assert again["n_queries"] == n_users
+    # a user whose held-out items are all excluded: relevant, never found
+    per_user = factor_ranking_report(
+        Y,
+        U,
+        V,
+        exclude=train,
+        k=5,
+        metrics=["recall"],
+        per_query=True,
+        output_dict=True,
+    )
+    assert (per_user["recall@5"][:10] == 0.0).all()
+
+
+def test_one_refusal_of_beyond_options():
+    # factor_ranking_report and recommendation_table_report refuse the
+    # beyond-accuracy options without those metrics, and per_query with
+    # them, with one function (the table report names itself)
+    from sklearn_rankmetrics import recommendation_table_report
+
+    U, V, Y, _ = _data(0)
+    reco = {"user_id": [0, 0], "item_id": [1, 2], "rank": [1, 2]}
+    held = {"user_id": [0], "item_id": [2]}
+    msg = "item_popularity: options of the beyond-accuracy metrics"
+    with pytest.raises(TypeError, match=f"^{msg}"):
+        factor_ranking_report(Y, U, V, metrics=["ndcg"], item_popularity=[1] * 9)
+    with pytest.raises(TypeError, match=f"^recommendation_table_report: {msg}"):
+        recommendation_table_report(
+            reco, held, rank_col="rank", metrics=["ndcg"], item_popularity=[1, 2]
+        )
+    for call in (
+        lambda: factor_ranking_report(
+            Y, U, V, metrics=["catalog_coverage"], per_query=True
+        ),
+        lambda: recommendation_table_report(
+            reco,
+            held,
+            rank_col="rank",
+            metrics=["catalog_coverage"],
+            catalog=[0, 1, 2],
+            per_query=True,
+        ),
+    ):
+        with pytest.raises(ValueError, match="catalog_coverage: these beyond"):
+            call()

@@ -14,6 +14,7 @@ The reference is the array form on numpy arrays built before any frame
 reader that re-typed or re-ordered the ids would fail.
 """
 
+import inspect
 import subprocess
 import sys
 import warnings
@@ -24,7 +25,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._dataframe import frame_library
+from sklearn_rankmetrics._io._dataframe import (
+    FactorizedIds,
+    frame_library,
+    read_table,
+)
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("narwhals")
@@ -538,6 +543,75 @@ def test_frame_detection_by_module_name():
         assert frame_library(cls()) == expected
 
 
+@pytest.mark.parametrize("frame_kind", [*FRAME_KINDS, "dict"])
+@pytest.mark.parametrize("id_kind", ID_KINDS)
+def test_read_table_gives_the_columns(frame_kind, id_kind):
+    # the table reader of the recommendation tables: every column as the
+    # array form sees it; id columns numbered by their library hold the ids
+    # of the rows, each distinct id once and used by a row
+    rows, frame = make_case(
+        3, "pandas" if frame_kind == "dict" else frame_kind, id_kind
+    )
+    if frame_kind == "dict":
+        frame = dict(rows)
+    roles = {"query": "user", "label": "clicked", "score": "score", "item": "item"}
+    read = read_table(frame, roles, caller="f", arg="t", ids=("query", "item"))
+    assert read.n_rows == rows["user"].shape[0]
+    for role, col in roles.items():
+        got = read.columns[role]
+        if isinstance(got, FactorizedIds):
+            assert role == "query"
+            assert len(set(got.uniques.tolist())) == got.uniques.shape[0]
+            assert np.array_equal(np.unique(got.codes), np.arange(got.uniques.shape[0]))
+            got = got.uniques[got.codes]
+        assert got.tolist() == rows[col].tolist()
+    # typed as text: by the library, never by looking at Python objects
+    typed = id_kind != "int" and frame_kind != "dict"
+    if frame_kind.startswith("pandas"):
+        kind = frame["user"].dtype
+        if isinstance(kind, pd.CategoricalDtype):
+            kind = kind.categories.dtype
+        typed = isinstance(kind, pd.StringDtype)  # not object (pandas < 3)
+    assert read.text == ({"query"} if typed else set())
+
+
+def test_read_table_drops_unused_dictionary_entries():
+    pa = pytest.importorskip("pyarrow")
+    column = pa.DictionaryArray.from_arrays(
+        pa.array([2, 0, 2]), pa.array(["b", "unused", "a"])
+    )
+    table = pa.table({"u": column})
+    read = read_table(table, {"user": "u"}, caller="f", arg="t", ids=("user",))
+    ids = read.columns["user"]
+    assert ids.uniques.tolist() == ["b", "a"]  # the dictionary's order
+    assert ids.uniques[ids.codes].tolist() == ["a", "b", "a"]
+    pl = pytest.importorskip("polars")
+    enum = pl.Series(["z", "x", "z"], dtype=pl.Enum(["x", "y", "z"]))
+    read = read_table(
+        pl.DataFrame({"u": enum}), {"user": "u"}, caller="f", arg="t", ids=("user",)
+    )
+    ids = read.columns["user"]
+    assert sorted(ids.uniques.tolist()) == ["x", "z"]
+    assert ids.uniques[ids.codes].tolist() == ["z", "x", "z"]
+
+
+def test_read_table_errors_name_table_column_and_row():
+    table = {"u": np.array(["a", None, "b"], dtype=object), "s": [1.0, 2.0, np.nan]}
+    with pytest.raises(ValueError, match=r"f: column 'u' \(user\) of t has 1 null "):
+        read_table(table, {"user": "u"}, caller="f", arg="t")
+    with pytest.raises(ValueError, match=r"column 's' \(score\) of t .* at row 2"):
+        read_table(table, {"score": "s"}, caller="f", arg="t")
+    with pytest.raises(ValueError, match="score='x' is not a column of t; available"):
+        read_table(table, {"score": "x"}, caller="f", arg="t")
+    with pytest.raises(ValueError, match="different lengths"):
+        read_table({"a": [1, 2], "b": [1]}, {"x": "a", "y": "b"}, caller="f", arg="t")
+    with pytest.raises(TypeError, match="t must be a table"):
+        read_table([[1, 2]], {"x": "a"}, caller="f", arg="t")
+    frame = pd.DataFrame({"u": pd.Series(["a", None], dtype="string"), "s": [1, 2]})
+    with pytest.raises(ValueError, match=r"'u' \(user\) of t has 1 null .* row 1"):
+        read_table(frame, {"user": "u"}, caller="f", arg="t", ids=("user",))
+
+
 def test_dask_frame_runs_the_dask_engine():
     dd = pytest.importorskip("dask.dataframe")
     pytest.importorskip("sklearn_rankmetrics.dask")
@@ -553,6 +627,56 @@ def test_dask_frame_runs_the_dask_engine():
         assert got[name] == pytest.approx(expected[name], rel=1e-12)
     with pytest.raises(TypeError, match="does not take group_col="):
         srm.ranking_report(ddf, **COLS, group_col="user")
+
+
+def test_engine_frames_dispatched_at_the_public_layer(monkeypatch):
+    # sklearn_rankmetrics.ranking_report (the public layer) hands a Spark
+    # DataFrame to sklearn_rankmetrics.spark.ranking_report with the same
+    # keywords; the in-memory report below it refuses the frame, naming that
+    # report, and never imports an engine
+    pytest.importorskip("sklearn_rankmetrics.spark")
+    from sklearn_rankmetrics import spark as rm_spark
+    from sklearn_rankmetrics._evaluation._report import ranking_report as in_memory
+
+    calls = []
+
+    def engine_report(frame, **kwargs):
+        calls.append((frame, kwargs))
+        return "the Spark report"
+
+    monkeypatch.setattr(rm_spark, "ranking_report", engine_report)
+    frame = type("DataFrame", (), {"__module__": "pyspark.sql.dataframe"})()
+    got = srm.ranking_report(
+        frame, **COLS, k=3, metrics=["ndcg"], convention="trec_eval", gain="linear"
+    )
+    assert got == "the Spark report"
+    ((given, kwargs),) = calls
+    assert given is frame
+    assert kwargs == dict(
+        **COLS,
+        k=3,
+        metrics=["ndcg"],
+        output_dict=False,
+        per_query=False,
+        digits=4,
+        tie_break_ascending=True,
+        convention="trec_eval",
+        gain="linear",
+    )
+    with pytest.raises(TypeError, match="does not take query_id=, item_group_col="):
+        srm.ranking_report(frame, **COLS, query_id=[1], item_group_col="g")
+    with pytest.raises(TypeError, match="got a data frame and y_score"):
+        srm.ranking_report(frame, [0.5], **COLS)
+    with pytest.raises(
+        TypeError,
+        match=r"ranking_report in memory does not take a spark DataFrame; call "
+        r"sklearn_rankmetrics.spark.ranking_report",
+    ):
+        in_memory(frame, **COLS)
+    assert len(calls) == 1
+    # the public function is the in-memory one's signature and documentation
+    assert srm.ranking_report.__doc__ == in_memory.__doc__
+    assert inspect.signature(srm.ranking_report) == inspect.signature(in_memory)
 
 
 @pytest.mark.parametrize("frame_kind", ["pandas", "polars", "pyarrow"])

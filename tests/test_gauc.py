@@ -256,11 +256,12 @@ def _many_runs_log(seed, n_rows=6000, n_users=400):
 def _one_pass_gauc(y, s, qid, w, weighting, skip):
     """The previous long-form implementation: the rows sorted in the same
     (query, score) order, then one running sum over all of them."""
-    from sklearn_rankmetrics import _auc, _engine
+    from sklearn_rankmetrics._engine import _rank
+    from sklearn_rankmetrics._metrics import _auc
 
     ids, codes = np.unique(qid, return_inverse=True)
     n_q = ids.size
-    order = _engine.sorted_by_query(codes, n_q, s)
+    order = _rank.sorted_by_query(codes, n_q, s)
     q = np.repeat(np.arange(n_q), np.bincount(codes, minlength=n_q))
     s_sorted, pos = s[order], y[order] > 0
     if w is None:
@@ -293,12 +294,12 @@ def test_long_form_in_runs_equals_one_pass_bit_for_bit(
     per-query values and weights are those of one pass over all the rows
     in the same order (the previous implementation), bit for bit; the
     weighted running sum carries over from run to run."""
-    from sklearn_rankmetrics import _engine
+    from sklearn_rankmetrics._engine import _rank
 
-    monkeypatch.setattr(_engine, "_PART_CELLS", cells)
+    monkeypatch.setattr(_rank, "_PART_CELLS", cells)
     y, s, qid, w = _many_runs_log(0)
     w = w if weighted else None
-    runs = _engine.query_runs(np.bincount(np.unique(qid, return_inverse=True)[1]))
+    runs = _rank.query_runs(np.bincount(np.unique(qid, return_inverse=True)[1]))
     assert (runs is None) == (cells == 1 << 30)
     assert runs is None or len(runs) > 2
     expected, query_w = _one_pass_gauc(y, s, qid, w, weighting, skip)
@@ -317,13 +318,13 @@ def test_long_form_values_do_not_depend_on_the_runs(monkeypatch, weighted):
     """Unweighted, the counts are integers: bit for bit whatever the run
     size.  Weighted, rows tied within a query may be summed in another
     order when the runs change: equal to rounding."""
-    from sklearn_rankmetrics import _engine
+    from sklearn_rankmetrics._engine import _rank
 
     y, s, qid, w = _many_runs_log(2)
     w = w if weighted else None
     results = []
     for cells in (1 << 30, 1, 64, 1000):
-        monkeypatch.setattr(_engine, "_PART_CELLS", cells)
+        monkeypatch.setattr(_rank, "_PART_CELLS", cells)
         results.append(
             srm.group_auc_score(y, s, query_id=qid, sample_weight=w, average=None)
         )
@@ -336,9 +337,9 @@ def test_long_form_values_do_not_depend_on_the_runs(monkeypatch, weighted):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "row_weights"])
 def test_long_form_in_runs_equals_roc_auc_per_query(monkeypatch, weighted):
-    from sklearn_rankmetrics import _engine
+    from sklearn_rankmetrics._engine import _rank
 
-    monkeypatch.setattr(_engine, "_PART_CELLS", 100)
+    monkeypatch.setattr(_rank, "_PART_CELLS", 100)
     y, s, qid, w = _many_runs_log(1, n_rows=1500, n_users=120)
     w = w if weighted else None
     values, mean = reference_gauc(y, s, qid, weighting="impressions", sample_weight=w)
@@ -351,14 +352,15 @@ def test_long_form_in_runs_equals_roc_auc_per_query(monkeypatch, weighted):
 def test_long_form_runs_of_empty_groups(monkeypatch):
     """A run holding only queries without rows (trailing empty groups of
     the calibration report) gives nan, as in one pass."""
-    from sklearn_rankmetrics import _auc, _engine
+    from sklearn_rankmetrics._engine import _rank
+    from sklearn_rankmetrics._metrics import _auc
 
     codes = np.repeat(np.arange(6), 3)
     y = np.tile([0.0, 1.0, 0.0], 6)
     p = np.linspace(0, 1, 18)
     expected = [0.5] * 6 + [np.nan] * 3
     for cells in (4, 1 << 18):
-        monkeypatch.setattr(_engine, "_PART_CELLS", cells)
+        monkeypatch.setattr(_rank, "_PART_CELLS", cells)
         auc, w = _auc.gauc_per_query("long", y, p, codes, 9, None, None, "impressions")
         assert_allclose(auc, expected)
         assert_allclose(w, [3.0] * 6 + [0.0] * 3)
@@ -392,7 +394,7 @@ def test_hashed_buckets_equal_one_pass_bit_for_bit(
     one pass over all the rows, bit for bit, for every kind of integer id
     and whatever the bucket and block sizes; string ids (numbered first,
     the same buckets over the codes) give the same bits."""
-    from sklearn_rankmetrics import _auc
+    from sklearn_rankmetrics._metrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
     monkeypatch.setattr(_auc, "_SPLIT_ROWS", split_rows)
@@ -412,7 +414,7 @@ def test_hashed_buckets_equal_roc_auc_per_query(monkeypatch, seed):
     """Many buckets (8 rows each) on a shuffled log with ties, -inf and
     single-class users, against the per-query roc_auc_score reference; the
     inputs are not modified."""
-    from sklearn_rankmetrics import _auc
+    from sklearn_rankmetrics._metrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", 8)
     monkeypatch.setattr(_auc, "_SPLIT_ROWS", 256)
@@ -430,7 +432,7 @@ def test_hashed_buckets_equal_roc_auc_per_query(monkeypatch, seed):
 
 def test_hashed_buckets_many_buckets_in_16_bit_keys(monkeypatch):
     """More than 128 buckets: the (bucket, positive) key takes 16 bits."""
-    from sklearn_rankmetrics import _auc
+    from sklearn_rankmetrics._metrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", 2)
     monkeypatch.setattr(_auc, "_SPLIT_ROWS", 1000)
@@ -448,7 +450,7 @@ def test_report_codes_hashed_equal_the_runs(monkeypatch, bucket_rows, weighting,
     in the hashed path when unweighted: per-query values and weights equal
     the run-by-run path's bit for bit, queries without rows included (nan,
     weight 0; 1 when uniform)."""
-    from sklearn_rankmetrics import _auc
+    from sklearn_rankmetrics._metrics import _auc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
     monkeypatch.setattr(_auc, "_SPLIT_ROWS", 512)

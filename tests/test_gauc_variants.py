@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics import _auc
+from sklearn_rankmetrics._metrics import _auc
 from tests._reference import auc_of_row, random_case, random_weights
 
 

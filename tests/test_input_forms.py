@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._engine import _argsort_desc, _group_order
+from sklearn_rankmetrics._engine._select import _argsort_desc, _group_order
 
 # ---------------------------------------------------------------------------
 # Data

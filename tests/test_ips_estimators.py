@@ -26,7 +26,7 @@ from sklearn_rankmetrics import (
     ranking_report,
     recall_at_k,
 )
-from sklearn_rankmetrics._propensity import ESTIMATORS
+from sklearn_rankmetrics._metrics._ips import ESTIMATORS
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402

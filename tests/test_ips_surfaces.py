@@ -29,10 +29,14 @@ from sklearn_rankmetrics import (
     propensity_diagnostics,
     ranking_report,
 )
-from sklearn_rankmetrics._engine import weighted_mean
-from sklearn_rankmetrics._propensity import ESTIMATORS
+from sklearn_rankmetrics._evaluation._per_query import (
+    DIAGNOSTICS_KEY,
+    default_metrics,
+    scorer_name,
+)
+from sklearn_rankmetrics._metrics._ips import ESTIMATORS
 from sklearn_rankmetrics._registry import METRICS
-from sklearn_rankmetrics._report import DIAGNOSTICS_KEY, default_metrics, scorer_name
+from sklearn_rankmetrics._utils._averaging import weighted_mean
 
 IPS = [name for name, spec in METRICS.items() if spec.propensity]
 NO_IPS = [name for name, spec in METRICS.items() if not spec.propensity]
@@ -703,7 +707,7 @@ def test_dask_item_weight_col_is_the_function(name):
 def test_report_with_a_convention_is_the_function(name):
     """Each preset resolved by the report as the function resolves it, the
     propensities passed with it: the function's value or its own error."""
-    from sklearn_rankmetrics._conventions import CONVENTIONS
+    from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
     y, s, p, w = _data(17)
     for convention in CONVENTIONS:

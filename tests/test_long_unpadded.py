@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics import _engine
-from sklearn_rankmetrics._engine import row_sum
+from sklearn_rankmetrics._engine import _rank
+from sklearn_rankmetrics._engine._rank import row_sum
 
 # Widths on both sides of numpy's pairwise steps: 8 partial sums, blocks of
 # 128 items, halves of longer rows.
@@ -98,7 +98,7 @@ def _skewed_long_form(rng, sizes, ties):
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_long_form_k_none_equals_2d_per_query(monkeypatch, part_cells, ties, name):
     if part_cells is not None:
-        monkeypatch.setattr(_engine, "_PART_CELLS", part_cells)
+        monkeypatch.setattr(_rank, "_PART_CELLS", part_cells)
     rng = np.random.default_rng(len(name) + 10 * ties)
     sizes = rng.permutation(np.array([*SIZES, 3, 9, 130, 300]))
     y_true, y_score, qid = _skewed_long_form(rng, sizes, ties)
@@ -139,10 +139,10 @@ def test_err_and_weights_over_parts(monkeypatch, part_cells):
     }
     whole = {}
     with monkeypatch.context() as m:
-        m.setattr(_engine, "_PART_CELLS", 1 << 40)  # one ranking, padded
+        m.setattr(_rank, "_PART_CELLS", 1 << 40)  # one ranking, padded
         for name, call in calls.items():
             whole[name] = (call(average=None), call(sample_weight=w))
-    monkeypatch.setattr(_engine, "_PART_CELLS", part_cells)
+    monkeypatch.setattr(_rank, "_PART_CELLS", part_cells)
     for name, call in calls.items():
         np.testing.assert_array_equal(call(average=None), whole[name][0])
         assert call(sample_weight=w) == whole[name][1]
@@ -164,13 +164,13 @@ def test_long_form_with_k_over_parts(monkeypatch, k, ignore_ties):
     funcs += [srm.reciprocal_rank_at_k, srm.hit_rate_at_k]
     funcs += [srm.fallout_at_k, srm.rank_biased_precision_at_k]
     whole = {}
-    monkeypatch.setattr(_engine, "_PART_CELLS", 1 << 40)
+    monkeypatch.setattr(_rank, "_PART_CELLS", 1 << 40)
     for f in funcs:
         whole[f] = (
             f(y_true, y_score, average=None, **options),
             f(y_true, y_score, sample_weight=w, **options),
         )
-    monkeypatch.setattr(_engine, "_PART_CELLS", 100)
+    monkeypatch.setattr(_rank, "_PART_CELLS", 100)
     for f in funcs:
         np.testing.assert_array_equal(
             f(y_true, y_score, average=None, **options), whole[f][0]
@@ -184,9 +184,9 @@ def test_report_whole_list_metrics_over_parts(monkeypatch):
     y_true, y_score, qid = _skewed_long_form(rng, sizes, ties=True)
     options = dict(query_id=qid, k=5, metrics=["r_precision", "bpref", "ndcg"])
     options.update(per_query=True, output_dict=True)
-    monkeypatch.setattr(_engine, "_PART_CELLS", 1 << 40)
+    monkeypatch.setattr(_rank, "_PART_CELLS", 1 << 40)
     whole = srm.ranking_report(y_true, y_score, **options)
-    monkeypatch.setattr(_engine, "_PART_CELLS", 64)
+    monkeypatch.setattr(_rank, "_PART_CELLS", 64)
     parts = srm.ranking_report(y_true, y_score, **options)
     assert whole.keys() == parts.keys()
     for name in whole:
@@ -231,14 +231,14 @@ def test_gauc_over_runs_of_queries(monkeypatch, part_cells):
     key = np.round(rng.random(codes.size), 1)
     y = (rng.random(codes.size) < 0.3).astype(np.float64)
     w = rng.random(sizes.size)[codes]
-    monkeypatch.setattr(_engine, "_PART_CELLS", 1 << 40)
-    one = _engine.sorted_by_query(codes, sizes.size, key)
+    monkeypatch.setattr(_rank, "_PART_CELLS", 1 << 40)
+    one = _rank.sorted_by_query(codes, sizes.size, key)
     whole = [
         srm.group_auc_score(y, key, query_id=codes, average=None),
         srm.group_auc_score(y, key, query_id=codes, sample_weight=w),
     ]
-    monkeypatch.setattr(_engine, "_PART_CELLS", part_cells)
-    runs = _engine.sorted_by_query(codes, sizes.size, key)
+    monkeypatch.setattr(_rank, "_PART_CELLS", part_cells)
+    runs = _rank.sorted_by_query(codes, sizes.size, key)
     np.testing.assert_array_equal(np.sort(runs), np.arange(codes.size))
     np.testing.assert_array_equal(codes[runs], codes[one])
     np.testing.assert_array_equal(key[runs], key[one])

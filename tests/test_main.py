@@ -9,7 +9,7 @@ import sklearn
 from threadpoolctl import threadpool_limits
 
 import sklearn_rankmetrics
-from sklearn_rankmetrics._demo import METRICS, main
+from sklearn_rankmetrics._cli._demo import METRICS, main
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -66,6 +66,11 @@ def test_main_logreg_prints_progress_table_and_choice(capsys):
     assert "Every model against 'default parameters'" in out
     assert re.search(r"^ndcg@10\s+a default parameters\s", out, re.M)
     assert re.search(r"^\s+b chosen by gauc\s", out, re.M)
+    # ... on the metrics of the search that are the package's (the registry
+    # reads them from METRICS), at their cut-off
+    compared = re.findall(r"^(\S+)\s+a default parameters\s", out, re.M)
+    assert compared == ["ndcg@10", "map@10", "mrr@10", "gauc"]
+    assert compared == [m for m in METRICS if m not in ("roc_auc", "neg_log_loss")]
     assert re.search(r"^Done in \d+\.\d s\.$", out, re.M)
 
 

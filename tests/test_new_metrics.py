@@ -16,13 +16,12 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._ranking import (
-    KERNELS,
-    candidate_negatives,
-    items_per_query,
-    query_defined,
-)
+from sklearn_rankmetrics._metrics._driver import candidate_negatives, items_per_query
+from sklearn_rankmetrics._metrics._kernels import query_defined
+from sklearn_rankmetrics._registry import kernels
 from tests._reference import NAIVE_MORE, random_case, random_weights
+
+KERNELS = kernels()  # registry name -> kernel
 
 RTOL = ATOL = 1e-12
 
@@ -333,7 +332,7 @@ def test_trec_eval_rprec_bpref_success(seed):
 def test_new_kernels_match_the_public_functions():
     """Each new KERNELS entry, read as its ``requires`` says, is its public
     metric function."""
-    from sklearn_rankmetrics._engine import rank
+    from sklearn_rankmetrics._engine._rank import rank
 
     public = {
         "r_precision": srm.r_precision_score,

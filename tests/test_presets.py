@@ -12,7 +12,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._conventions import CONVENTIONS
+from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 from tests._reference import random_case, random_weights
 
 RTOL = ATOL = 1e-12

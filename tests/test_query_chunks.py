@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics import _engine, _ranking
+from sklearn_rankmetrics._engine import _per_query, _select
 from tests._reference import random_case
 
 N, M = 29, 12
@@ -68,8 +68,8 @@ def test_query_chunks_are_bit_identical(monkeypatch, seed, levels):
     W = np.random.default_rng(seed).random(N)
     want = _all_values(Y, S, W)
     # chunks of 3 rows (the last one of 2), on 2 threads
-    monkeypatch.setattr(_ranking, "_CHUNK_RANKING_ABOVE", 0)
-    monkeypatch.setattr(_engine, "_CHUNK_BYTES", 3 * M * 8)
+    monkeypatch.setattr(_per_query, "_CHUNK_RANKING_ABOVE", 0)
+    monkeypatch.setattr(_select, "_CHUNK_BYTES", 3 * M * 8)
     with srm.config_context(n_threads=2):
         got = _all_values(Y, S, W)
     assert len(got) == len(want)
@@ -80,8 +80,8 @@ def test_query_chunks_are_bit_identical(monkeypatch, seed, levels):
 def test_query_chunks_errors(monkeypatch):
     """Errors do not depend on the chunks."""
     Y, S = random_case(0, N, M, score_levels=3)
-    monkeypatch.setattr(_ranking, "_CHUNK_RANKING_ABOVE", 0)
-    monkeypatch.setattr(_engine, "_CHUNK_BYTES", 3 * M * 8)
+    monkeypatch.setattr(_per_query, "_CHUNK_RANKING_ABOVE", 0)
+    monkeypatch.setattr(_select, "_CHUNK_BYTES", 3 * M * 8)
     with pytest.raises(ValueError, match="k has 3 cut-offs for 29 queries"):
         srm.ndcg_at_k(Y, S, k=[1, 2, 3])
     bad = Y.copy()
@@ -99,7 +99,10 @@ def test_query_chunks_errors(monkeypatch):
 @pytest.mark.parametrize("levels", [None, 3])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_report_query_chunks_are_bit_identical(monkeypatch, levels, sparse):
-    from sklearn_rankmetrics._report import _per_query_report, available_metrics
+    from sklearn_rankmetrics._evaluation._per_query import (
+        _per_query_report,
+        available_metrics,
+    )
 
     Y, S = random_case(2, N, M, score_levels=levels, p_unretrieved=0.2)
     y = sp.csr_matrix(Y) if sparse else Y
@@ -112,8 +115,8 @@ def test_report_query_chunks_are_bit_identical(monkeypatch, levels, sparse):
         )
 
     want = report()
-    monkeypatch.setattr(_ranking, "_CHUNK_RANKING_ABOVE", 0)
-    monkeypatch.setattr(_engine, "_CHUNK_BYTES", 3 * M * 8)
+    monkeypatch.setattr(_per_query, "_CHUNK_RANKING_ABOVE", 0)
+    monkeypatch.setattr(_select, "_CHUNK_BYTES", 3 * M * 8)
     with srm.config_context(n_threads=2):
         got = report()
     assert list(got[1]) == list(want[1])

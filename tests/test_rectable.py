@@ -25,8 +25,8 @@ from sklearn_rankmetrics import (
     ranking_report,
     recommendation_table_report,
 )
-from sklearn_rankmetrics._conventions import CONVENTIONS
 from sklearn_rankmetrics._registry import METRICS
+from sklearn_rankmetrics._utils._conventions import CONVENTIONS
 
 # ---------------------------------------------------------------------------
 # Random cases: tables as lists of tuples, turned into any table kind
@@ -149,8 +149,9 @@ def quiet(func, *args, **kwargs):
 
 
 def user_lists(case, by):
-    """Per user: the list [(item, score)] in table order, the held-out
-    grades {item: grade} and the excluded items, after exclusion."""
+    """Per user: the list [(item, score)] in table order, after exclusion,
+    and the held-out grades {item: grade} (an excluded held-out pair stays
+    relevant: it is only never recommended)."""
     excluded = set(case.exclude)
     lists = defaultdict(list)
     for u, i, r, s in case.reco:
@@ -158,8 +159,7 @@ def user_lists(case, by):
             lists[u].append((i, -float(r) if by == "rank" else s))
     held = defaultdict(dict)
     for u, i, g in case.held:
-        if (u, i) not in excluded:
-            held[u][i] = g
+        held[u][i] = g
     return lists, held
 
 
@@ -175,7 +175,7 @@ def orderings(scored):
         yield [item for block in perm for item in block]
 
 
-def per_ranking(ranking, grades, k, n_items=None, ap_denominator="relevant"):
+def per_ranking(ranking, grades, k, n_negatives=None, ap_denominator="relevant"):
     """Metric values of one user for one ordering (``grades``: held-out)."""
     rel = {i for i, g in grades.items() if g > 0}
     R = len(rel)
@@ -200,8 +200,8 @@ def per_ranking(ranking, grades, k, n_items=None, ap_denominator="relevant"):
     idcg = sum(g / math.log2(j + 2) for j, g in enumerate(ideal))
     out["dcg"] = dcg
     out["ndcg"] = dcg / idcg
-    if n_items is not None:
-        out["fallout"] = (len(top) - hits) / (n_items - R)
+    if n_negatives is not None:
+        out["fallout"] = (len(top) - hits) / n_negatives
     return out
 
 
@@ -216,13 +216,15 @@ def reference(case, k, *, by="rank", catalog=False, **kw):
         if not any(g > 0 for g in grades.values()):
             out[u] = None
             continue
-        n_items = None
-        if catalog:
+        n_negatives = None
+        if catalog:  # the candidates (excluded items are not) not relevant
             items = (set(case.catalog) | set(grades)) - {
                 i for (v, i) in excluded if v == u
             }
-            n_items = len(items)
-        runs = [per_ranking(o, grades, k, n_items, **kw) for o in orderings(lists[u])]
+            n_negatives = len(items - {i for i, g in grades.items() if g > 0})
+        runs = [
+            per_ranking(o, grades, k, n_negatives, **kw) for o in orderings(lists[u])
+        ]
         out[u] = {m: float(np.mean([run[m] for run in runs])) for m in runs[0]}
     return out
 
@@ -313,6 +315,11 @@ def test_fallout_over_the_catalogue(seed):
             assert got[f"fallout@{k}"][j] == pytest.approx(ref[u]["fallout"], rel=1e-12)
 
 
+def counter_keys(*ks):
+    keys = ["n_queries", "n_evaluated", "n_skipped", "n_empty"]
+    return [*keys, *(f"n_short@{k}" for k in ks), "n_lists_without_held_out"]
+
+
 def test_hand_worked_example():
     # u1 ranks a, b, c and liked b; u2 ranks a, d and liked d and e; u3 has
     # no list and liked a.
@@ -341,10 +348,16 @@ def test_hand_worked_example():
     # fall-out@2 over 6 items: u1 a is 1 of 5 non-relevant, u2 a is 1 of 4,
     # u3 retrieves nothing: (1/5 + 1/4 + 0) / 3
     assert got["fallout@2"] == pytest.approx((1 / 5 + 1 / 4) / 3)
-    assert got["n_users"] == 3
-    assert got["n_users_without_list"] == 1
-    assert got["n_short_lists@2"] == 0
-    assert got["n_lists_without_held_out"] == 0
+    # counters: 3 users, each with a relevant item; u3 has no list; no list
+    # is shorter than 2 (u1 has 3 items, u2 has 2)
+    assert {c: got[c] for c in counter_keys(2)} == {
+        "n_queries": 3,
+        "n_evaluated": 3,
+        "n_skipped": 0,
+        "n_empty": 1,
+        "n_short@2": 0,
+        "n_lists_without_held_out": 0,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -355,10 +368,10 @@ def test_hand_worked_example():
 def long_form(case, by, labels=False):
     """The rows the report builds, made here: the recommended pairs of the
     evaluated users (table order) and the held-out pairs not recommended
-    (table order) at -inf; excluded pairs dropped."""
+    (table order) at -inf; excluded recommendations dropped (an excluded
+    held-out pair is then never recommended)."""
     excluded = set(case.exclude)
     held = {(u, i): (g if labels else 1) for u, i, g in case.held}
-    held = {p: g for p, g in held.items() if p not in excluded}
     evaluated = {u for u, _ in held}
     y, s, q, recommended = [], [], [], set()
     for u, i, r, score in case.reco:
@@ -696,10 +709,12 @@ def test_rectools_shared_case():
     got = ours_as_rectools(RT_RECO, RT_TEST, RT_TRAIN, RT_CATALOG, (3, 5))
     for name, value in RECTOOLS_0_19_0.items():
         assert got[name] == pytest.approx(value, rel=1e-13), name
-    assert got["n_users"] == 6  # u1..u6
-    assert got["n_users_without_list"] == 1  # u6
-    assert got["n_short_lists@3"] == 1  # u4
-    assert got["n_short_lists@5"] == 3  # u2, u4, u5
+    assert got["n_queries"] == 6  # u1..u6
+    assert got["n_evaluated"] == 6  # each with a held-out item
+    assert got["n_skipped"] == 0
+    assert got["n_empty"] == 1  # u6
+    assert got["n_short@3"] == 1  # u4
+    assert got["n_short@5"] == 3  # u2, u4, u5
     assert got["n_lists_without_held_out"] == 1  # u7
 
 
@@ -901,7 +916,7 @@ def test_beyond_with_ranking_metrics_and_text():
     )
     assert got.splitlines()[1].split() == ["recall", "0.4722"]
     assert got.splitlines()[2].split() == ["catalog_coverage", "0.7500"]
-    assert "6 users evaluated, 6 with a relevant item." in got
+    assert "6 users: 6 evaluated, 0 skipped (no relevant item)." in got
     assert "Lists: 1 empty, 1 shorter than 3 items." in got
     assert "1 list of users without held-out interactions" in got
 
@@ -912,20 +927,56 @@ def test_beyond_with_ranking_metrics_and_text():
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_counters(seed):
-    case = Case(seed, exclude=True, minus_inf=True)
+@pytest.mark.parametrize("no_relevant", ["skip", 0.0])
+def test_counters(seed, no_relevant):
+    # graded held-out rows: users whose held-out grades are all 0 have no
+    # relevant item (skipped, unless no_relevant scores them)
+    case = Case(seed, exclude=True, minus_inf=True, labels=True)
     lists, held = user_lists(case, "score")
-    evaluated = {u for u in held if held[u]}
+    queries = {u for u in held if held[u]}
+    relevant = {u for u in queries if any(g > 0 for g in held[u].values())}
     length = {u: sum(s > -np.inf for _, s in v) for u, v in lists.items()}
-    got = quiet(report, case, by="score", k=(1, 3, 5), output_dict=True)
-    assert got["n_users"] == len(evaluated)
-    assert got["n_users_without_list"] == sum(length.get(u, 0) == 0 for u in evaluated)
-    for k in (1, 3, 5):
-        short = sum(0 < length.get(u, 0) < k for u in evaluated)
-        assert got[f"n_short_lists@{k}"] == short
-    assert got["n_lists_without_held_out"] == sum(
-        n > 0 and u not in evaluated for u, n in length.items()
+    kw = dict(by="score", labels=True, k=(1, 3, 5), output_dict=True)
+    got = quiet(report, case, no_relevant=no_relevant, **kw)
+    n_evaluated = len(relevant) if no_relevant == "skip" else len(queries)
+    want = {
+        "n_queries": len(queries),
+        "n_evaluated": n_evaluated,
+        "n_skipped": len(queries) - n_evaluated,
+        "n_empty": sum(length.get(u, 0) == 0 for u in queries),
+        **{
+            f"n_short@{k}": sum(0 < length.get(u, 0) < k for u in queries)
+            for k in (1, 3, 5)
+        },
+        "n_lists_without_held_out": sum(
+            n > 0 and u not in queries for u, n in length.items()
+        ),
+    }
+    assert list(got)[-len(want) :] == list(want)  # after the values, in order
+    assert {c: got[c] for c in want} == want
+    # the counters of the reports by segment on the same rows: one set
+    y, s, q = long_form(case, "score", labels=True)
+    segments = ranking_report(
+        y,
+        s,
+        query_id=q,
+        k=(1, 3, 5),
+        metrics=["ndcg", "recall"],
+        groups=np.zeros(y.shape[0]),
+        no_relevant=no_relevant,
+        output_dict=True,
     )
+    assert segments["coverage"]["overall"] == {
+        c: v for c, v in want.items() if c != "n_lists_without_held_out"
+    }
+    # the beyond-accuracy metrics alone: evaluated are the users with a
+    # relevant held-out item, as the ranking metrics' default counts them
+    alone = quiet(
+        report, case, metrics=["catalog_coverage"], catalog=case.catalog, **kw
+    )
+    want["n_evaluated"] = len(relevant)
+    want["n_skipped"] = len(queries) - len(relevant)
+    assert {c: alone[c] for c in want} == want
 
 
 def test_exclusion_warns_with_the_count():
@@ -943,10 +994,11 @@ def test_exclusion_warns_with_the_count():
             metrics=["precision", "recall"],
         )
     # a's list closes up: y is first (P@1 = 1, R@1 = 1/2); b's only held-out
-    # pair is excluded: b is not evaluated
-    assert got["precision@1"] == 1.0
-    assert got["recall@1"] == 0.5
-    assert got["n_users"] == 1
+    # pair is excluded: still relevant, never found (P@1 = R@1 = 0), as in
+    # factor_ranking_report; means (1 + 0) / 2 and (1/2 + 0) / 2
+    assert got["precision@1"] == 0.5
+    assert got["recall@1"] == 0.25
+    assert got["n_queries"] == 2
 
 
 # ---------------------------------------------------------------------------
@@ -1027,6 +1079,10 @@ def test_mixed_id_types_in_a_column():
 def convert(table, kind):
     if kind == "dict":
         return table
+    if kind.startswith("polars"):  # from the columns: no pandas, no pyarrow
+        pl = pytest.importorskip("polars")
+        out = pl.DataFrame({c: list(v) for c, v in table.items()})
+        return out.lazy() if kind == "polars-lazy" else out
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({c: list(v) for c, v in table.items()})
     if kind == "pandas":
@@ -1039,10 +1095,6 @@ def convert(table, kind):
         for c in ("user_id", "item_id"):
             frame[c] = frame[c].astype("string")
         return frame
-    if kind.startswith("polars"):
-        pl = pytest.importorskip("polars")
-        out = pl.from_pandas(frame)
-        return out.lazy() if kind == "polars-lazy" else out
     pa = pytest.importorskip("pyarrow")
     out = pa.Table.from_pandas(frame, preserve_index=False)
     if kind == "pyarrow-dictionary":
@@ -1099,6 +1151,108 @@ def test_table_kinds_give_the_same_values(kind):
     )
     assert got == want
     assert want["serendipity@5"] > 0
+
+
+def test_dictionary_columns_chunked_and_with_unused_entries():
+    # Arrow dictionary columns whose chunks carry different dictionaries, and
+    # dictionaries holding ids no row uses (a polars categorical of a global
+    # string cache, a filtered Arrow table): the values of plain columns.
+    pa = pytest.importorskip("pyarrow")
+    case = Case(5, exclude=True, ties=True)
+    reco, held, excl = tables(case)
+    kw = dict(score_col="score", k=(1, 3), metrics=["ndcg", "mrr", "catalog_coverage"])
+    kw.update(catalog=case.catalog, output_dict=True)
+    want = quiet(recommendation_table_report, reco, held, exclude=excl, **kw)
+    unused = pa.array(["never used", "nor this"])
+
+    def chunked_dictionary(values):
+        values = pa.array(list(values))
+        half = len(values) // 2
+        chunks = [  # each chunk encoded alone, then padded with unused ids
+            pa.DictionaryArray.from_arrays(
+                part.dictionary_encode().indices,
+                pa.concat_arrays([part.dictionary_encode().dictionary, unused]),
+            )
+            for part in (values.slice(0, half), values.slice(half))
+        ]
+        return pa.chunked_array(chunks)
+
+    def arrow(table):
+        cols = {
+            c: chunked_dictionary(v) if c in ("user_id", "item_id") else v
+            for c, v in table.items()
+        }
+        return pa.table(cols)
+
+    got = quiet(
+        recommendation_table_report, arrow(reco), arrow(held), exclude=arrow(excl), **kw
+    )
+    assert got == want
+    pl = pytest.importorskip("polars")
+    got = quiet(
+        recommendation_table_report,
+        pl.from_arrow(arrow(reco)),
+        pl.from_arrow(arrow(held)),
+        exclude=pl.from_arrow(arrow(excl)),
+        **kw,
+    )
+    assert got == want
+
+
+def test_record_batch_and_unused_duplicate_columns():
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    case = Case(3)
+    reco, held, _ = tables(case)
+    kw = dict(rank_col="rank", k=3, metrics=["recall"], output_dict=True)
+    want = recommendation_table_report(reco, held, **kw)
+    batch = pa.RecordBatch.from_pydict({c: list(v) for c, v in reco.items()})
+    assert recommendation_table_report(batch, held, **kw) == want
+    # a column name repeated among the columns not read is no error
+    frame = convert(reco, "pandas")
+    frame = pd.concat([frame, frame[["score", "score"]]], axis=1)
+    assert recommendation_table_report(frame, held, **kw) == want
+    arrow = pa.table(
+        [pa.array(list(reco[c])) for c in ("user_id", "item_id", "rank", "rank")],
+        names=["user_id", "item_id", "rank", "rank"],
+    )
+    with pytest.raises(ValueError, match="several columns named 'rank'"):
+        recommendation_table_report(arrow, held, **kw)
+
+
+def test_object_ids_are_not_merged_by_equality():
+    # a pandas column of Python objects is read as it is, not hashed:
+    # True == 1 and 1.0 == 1 would merge in a hash pass
+    pd = pytest.importorskip("pandas")
+    held = pd.DataFrame({"user_id": [1], "item_id": [1]})
+    for odd in (True, 1.0):
+        reco = pd.DataFrame(
+            {
+                "user_id": pd.Series([1, odd], dtype=object),
+                "item_id": pd.Series([1, 2], dtype=object),
+                "rank": [1, 2],
+            }
+        )
+        kind = type(odd).__name__
+        with pytest.raises(TypeError, match=f"mixes ids of types {kind}, int|int, "):
+            recommendation_table_report(reco, held, rank_col="rank")
+
+
+def test_categorical_of_ints_meets_int_ids():
+    # a pandas categorical of ints holds numbers: they meet int ids
+    pd = pytest.importorskip("pandas")
+    reco = pd.DataFrame(
+        {
+            "user_id": pd.Series([7, 7, 8], dtype="category"),
+            "item_id": pd.Series([1, 2, 1], dtype="category"),
+            "rank": [1, 2, 1],
+        }
+    )
+    held = {"user_id": np.array([7, 8]), "item_id": np.array([2, 3])}
+    got = recommendation_table_report(
+        reco, held, rank_col="rank", k=2, metrics=["mrr"], output_dict=True
+    )
+    assert got["mrr@2"] == 0.25  # user 7: item 2 at rank 2; user 8: not found
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])
@@ -1306,7 +1460,7 @@ def test_options_and_metrics_checked():
         call(bogus=1)
     with pytest.raises(TypeError, match="item_popularity: options of the beyond"):
         call(metrics=["recall"], item_popularity=[1, 2])
-    with pytest.raises(ValueError, match="no per-user value"):
+    with pytest.raises(ValueError, match="no per-query value"):
         call(metrics=["recall", "catalog_coverage"], catalog=["x", "y"], per_query=True)
     with pytest.raises(TypeError, match="gain: options of the ranking"):
         call(metrics=["catalog_coverage"], catalog=["x", "y"], gain="exponential")

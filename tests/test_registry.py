@@ -10,6 +10,7 @@ import sklearn_rankmetrics as srm
 from sklearn_rankmetrics._registry import (
     BEYOND_METRICS,
     METRICS,
+    MetricSpec,
     metric_names,
     parse_metric,
 )
@@ -52,7 +53,7 @@ def test_report_gives_the_function_value(name, seed):
 # Conventions and every option through the report: each metric equals its
 # function called with the same convention and options, bit for bit
 # ---------------------------------------------------------------------------
-from sklearn_rankmetrics._conventions import CONVENTIONS  # noqa: E402
+from sklearn_rankmetrics._utils._conventions import CONVENTIONS  # noqa: E402
 
 # Option sets that each change some metric's value (and its ranking).
 OPTION_SETS = [
@@ -140,16 +141,16 @@ def test_report_checks_given_options_whatever_the_metrics():
 
 def test_report_shares_rankings_between_metrics_with_equal_options(monkeypatch):
     # Two tie rules -> two rankings at the largest cut-off, not one per metric.
-    from sklearn_rankmetrics import _report
+    from sklearn_rankmetrics._evaluation import _per_query
 
     calls = []
-    real = _report.rank_per_query
+    real = _per_query.rank_per_query
 
     def spy(*args, **kwargs):
         calls.append(kwargs["ignore_ties"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_report, "rank_per_query", spy)
+    monkeypatch.setattr(_per_query, "rank_per_query", spy)
     Y, S = _case(1)
     srm.ranking_report(
         Y, S, k=(1, 3), metrics=["precision", "ndcg", "map"], convention="torchmetrics"
@@ -757,3 +758,24 @@ def test_dask_default_metric_set():
         output_dict=True,
     )
     assert list(got) == [METRICS[n].label(3) for n in _registry_defaults(True)]
+
+
+def test_reads_says_what_each_metric_reads_of_a_query():
+    # derived from the kernel, not written by hand
+    reads = {name: spec.reads for name, spec in METRICS.items()}
+    assert reads["ndcg"] == reads["map"] == reads["err"] == "top_k"
+    assert reads["r_precision"] == reads["bpref"] == "whole_list"
+    assert reads["fallout"] == "all_items"  # non-relevant candidates: every item
+    assert reads["gauc"] == "pairs"  # no kernel: every pair of items
+    assert set(reads.values()) == {"top_k", "whole_list", "all_items", "pairs"}
+    from sklearn_rankmetrics._metrics._kernels import Kernel
+
+    def toy(rk, n_items):
+        return rk.hits / rk.of_queries(n_items)
+
+    spec = MetricSpec("toy", srm.precision_at_k, Kernel(toy, "n_rel"))
+    assert spec.reads == "top_k"
+    spec = MetricSpec(
+        "toy", srm.precision_at_k, Kernel(toy, "n_rel", requires=("n_items",))
+    )
+    assert spec.reads == "all_items"

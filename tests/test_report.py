@@ -11,7 +11,11 @@ from numpy.testing import assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._report import PerQueryReport, _means, _per_query_report
+from sklearn_rankmetrics._evaluation._per_query import (
+    PerQueryReport,
+    _means,
+    _per_query_report,
+)
 from tests._reference import random_case, random_weights
 
 PUBLIC = {
@@ -311,12 +315,13 @@ def test_import_needs_neither_matplotlib_nor_pandas():
 def test_a_metric_added_to_the_kernel_table_appears_in_the_report(monkeypatch):
     """The report reads the registry: a new metric (with an option the
     report does not know, left at its default) is there by name."""
-    from sklearn_rankmetrics import _ranking, _registry
+    from sklearn_rankmetrics import _registry
+    from sklearn_rankmetrics._metrics import _kernels
 
     def _hits_values(rk, scale=2.0):
         return scale * rk.hits
 
-    kernel = _ranking.Kernel(_hits_values, "n_rel", options=("scale",))
+    kernel = _kernels.Kernel(_hits_values, "n_rel", options=("scale",))
     spec = _registry.MetricSpec("hits", srm.precision_at_k, kernel)
     monkeypatch.setitem(_registry.METRICS, "hits", spec)
     Y, S = random_case(0, 6, 7)

@@ -13,8 +13,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rankmetrics import RankingEvaluator, ndcg_at_k, ranking_report
-from sklearn_rankmetrics._report import _means, _per_query_report
-from sklearn_rankmetrics._state import ReportState, chunk_state
+from sklearn_rankmetrics._evaluation._per_query import _means, _per_query_report
+from sklearn_rankmetrics._evaluation._state import ReportState, chunk_state
 
 RTOL = 1e-12
 K = (1, 3, 10)
@@ -309,7 +309,7 @@ def test_core_import_pulls_no_dataframe_library():
     imports pandas when it is installed)."""
     code = (
         "import sys; import sklearn.metrics; before = set(sys.modules); "
-        "import sklearn_rankmetrics, sklearn_rankmetrics._state; "
+        "import sklearn_rankmetrics, sklearn_rankmetrics._evaluation._state; "
         "print(sorted({m.split('.')[0] for m in set(sys.modules) - before} & "
         "{'pandas', 'dask', 'distributed', 'pyspark', 'pyarrow', 'polars'}))"
     )

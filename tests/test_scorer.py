@@ -949,7 +949,10 @@ def test_sklearn_names_are_not_shadowed(name):
     from sklearn.metrics import get_scorer as sklearn_get_scorer
 
     assert repr(get_scorer(name)) == repr(sklearn_get_scorer(name))
-    assert type(get_scorer(f"{name}@5")).__module__ == "sklearn_rankmetrics._scorer"
+    assert (
+        type(get_scorer(f"{name}@5")).__module__
+        == "sklearn_rankmetrics._scoring._scorer"
+    )
 
 
 # ---------------------------------------------------------------------------

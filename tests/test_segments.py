@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics._compare import _scipy_rng_kwarg
+from sklearn_rankmetrics._evaluation._compare import _scipy_rng_kwarg
 
 
 def assert_same(a, b):
@@ -200,23 +200,67 @@ def test_coverage_counters_hand_worked():
             output_dict=True,
         )  # fmt: skip
     cov = out["coverage"]
-    assert cov["overall"] == dict(
-        n_queries=5, n_evaluated=3, n_skipped=2, n_empty=2, n_short=1
-    )
-    assert cov["groups"]["a"] == dict(
-        n_queries=2, n_evaluated=2, n_skipped=0, n_empty=0, n_short=1
-    )
-    assert cov["groups"]["b"] == dict(
-        n_queries=3, n_evaluated=1, n_skipped=2, n_empty=2, n_short=0
-    )
+    # short@2: 1 retrieved item only, none; short@4: 1 to 3 items, user 2
+    assert cov["overall"] == {
+        "n_queries": 5,
+        "n_evaluated": 3,
+        "n_skipped": 2,
+        "n_empty": 2,
+        "n_short@2": 0,
+        "n_short@4": 1,
+    }
+    assert cov["groups"]["a"] == {
+        "n_queries": 2,
+        "n_evaluated": 2,
+        "n_skipped": 0,
+        "n_empty": 0,
+        "n_short@2": 0,
+        "n_short@4": 1,
+    }
+    assert cov["groups"]["b"] == {
+        "n_queries": 3,
+        "n_evaluated": 1,
+        "n_skipped": 2,
+        "n_empty": 2,
+        "n_short@2": 0,
+        "n_short@4": 0,
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         text = srm.ranking_report(
             y_true, y_score, k=(2, 4), metrics=["ndcg"], groups=groups
         )
     lines = text.splitlines()
-    assert any(line.split() == ["overall", "5", "3", "2", "2", "1"] for line in lines)
-    assert any(line.split() == ["b", "3", "1", "2", "2", "0"] for line in lines)
+    head = ["queries", "evaluated", "skipped", "empty", "list", "short@2", "short@4"]
+    assert any(line.split() == head for line in lines)
+    row = ["overall", "5", "3", "2", "2", "0", "1"]
+    assert any(line.split() == row for line in lines)
+    assert any(line.split() == ["b", "3", "1", "2", "2", "0", "0"] for line in lines)
+
+
+def test_coverage_text_at_k_one():
+    # no list is shorter than 1 item: the text shows no short column, the
+    # dict keeps n_short@1 (always 0)
+    y_true = [[1, 0], [0, 1]]
+    y_score = [[1.0, -np.inf], [-np.inf, -np.inf]]
+    text = srm.ranking_report(y_true, y_score, k=1, metrics=["mrr"], groups=["a", "b"])
+    lines = text.splitlines()
+    assert any(
+        line.split() == ["queries", "evaluated", "skipped", "empty", "list"]
+        for line in lines
+    )
+    assert any(line.split() == ["overall", "2", "2", "0", "1"] for line in lines)
+    assert "short@" not in text and "(every score -inf)." in text.replace("\n", " ")
+    out = srm.ranking_report(
+        y_true, y_score, k=1, metrics=["mrr"], groups=["a", "b"], output_dict=True
+    )
+    assert out["coverage"]["groups"]["b"] == {
+        "n_queries": 1,
+        "n_evaluated": 1,
+        "n_skipped": 0,
+        "n_empty": 1,
+        "n_short@1": 0,
+    }
 
 
 def test_segment_varying_within_a_query_is_an_error():

@@ -21,13 +21,9 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, KFold, cross_valid
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.neighbors import KNeighborsClassifier
 
-from sklearn_rankmetrics import (
-    _scorer,
-    _sklearn_compat,
-    average_precision_at_k,
-    get_scorer,
-    make_scoring,
-)
+from sklearn_rankmetrics import average_precision_at_k, get_scorer, make_scoring
+from sklearn_rankmetrics._scoring import _scorer
+from sklearn_rankmetrics._utils import _sklearn_compat
 from sklearn_rankmetrics.datasets import make_click_log
 
 pytestmark = pytest.mark.filterwarnings(
@@ -359,7 +355,9 @@ def no_private_scorer(name, *args, **kwargs):
 
 
 importlib.import_module = no_private_scorer
-from sklearn_rankmetrics import _scorer, _sklearn_compat, make_scoring
+from sklearn_rankmetrics import make_scoring
+from sklearn_rankmetrics._scoring import _scorer
+from sklearn_rankmetrics._utils import _sklearn_compat
 from sklearn_rankmetrics.datasets import make_click_log
 
 importlib.import_module = real_import
@@ -411,8 +409,8 @@ def test_fallback_runs_for_real_when_the_private_scorer_module_is_missing(clicks
 
 
 def test_private_scikit_learn_names_stay_in_the_adapter():
-    # _scorer.py speaks its own protocol (_metric, _options, _methods,
-    # _relevant_class, predict_fn); only _sklearn_compat.py names
+    # _scoring/_scorer.py speaks its own protocol (_metric, _options, _methods,
+    # _relevant_class, predict_fn); only _utils/_sklearn_compat.py names
     # scikit-learn's private scorer API.
     import re
     from pathlib import Path

@@ -208,8 +208,8 @@ def test_spark_preset_matches_spark_ranking_metrics(spark):
 # ---------------------------------------------------------------------------
 pa = pytest.importorskip("pyarrow")
 
-from sklearn_rankmetrics._state import ReportState  # noqa: E402
-from sklearn_rankmetrics._state import report_names as _report_names  # noqa: E402
+from sklearn_rankmetrics._evaluation._state import ReportState  # noqa: E402
+from sklearn_rankmetrics._evaluation._state import report_names as _report_names  # noqa: E402
 from sklearn_rankmetrics.spark import _per_query_rows, _state_rows  # noqa: E402
 
 
@@ -441,7 +441,7 @@ def test_assume_grouped(spark):
 # Beyond-accuracy metrics (item_col=): merged per-item counts and per-user
 # sums equal to the in-memory report
 # ---------------------------------------------------------------------------
-from sklearn_rankmetrics._state import report_plan  # noqa: E402
+from sklearn_rankmetrics._evaluation._state import report_plan  # noqa: E402
 from tests._beyond_data import BEYOND, COUNTS, N_ITEMS, RANKING, make_log  # noqa: E402
 from tests._beyond_data import K as BK  # noqa: E402
 from tests._beyond_data import assert_same as assert_beyond  # noqa: E402

@@ -16,8 +16,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 import sklearn_rankmetrics as srm
 from sklearn_rankmetrics import RankingEvaluator
-from sklearn_rankmetrics._frames import merge_states
-from sklearn_rankmetrics._state import chunk_state, report_plan
+from sklearn_rankmetrics._evaluation._partitions import merge_states
+from sklearn_rankmetrics._evaluation._state import chunk_state, report_plan
 from tests._beyond_data import (
     BEYOND,
     COUNTS,

@@ -17,8 +17,9 @@ import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics import _config, _engine
-from sklearn_rankmetrics._engine import _sort_rows
+from sklearn_rankmetrics._engine import _rank, _select
+from sklearn_rankmetrics._engine._select import _sort_rows
+from sklearn_rankmetrics._utils import _config
 from tests._reference import random_case
 
 METRICS = [
@@ -36,7 +37,7 @@ METRICS = [
 def tiny_chunks(monkeypatch):
     """Chunks of a few rows each (the row size of the cases below is
     ``12 * 8`` bytes), so that small inputs cross many chunk boundaries."""
-    monkeypatch.setattr(_engine, "_CHUNK_BYTES", 3 * 12 * 8)
+    monkeypatch.setattr(_select, "_CHUNK_BYTES", 3 * 12 * 8)
 
 
 def _values(metric, y_true, y_score, **kw):
@@ -59,7 +60,7 @@ def test_threads_and_chunks_give_bit_identical_values(
             expected[metric, sp.issparse(y)] = _values(
                 metric, y, S, k=k, ignore_ties=ignore_ties, sample_weight=W
             )
-    monkeypatch.setattr(_engine, "_CHUNK_BYTES", 3 * 12 * 8)
+    monkeypatch.setattr(_select, "_CHUNK_BYTES", 3 * 12 * 8)
     for n_threads in (1, 2, 5):
         with srm.config_context(n_threads=n_threads):
             for (metric, sparse), want in expected.items():
@@ -133,14 +134,14 @@ def test_full_sort_orders_ties_by_column(levels):
 
 def test_row_chunks_bound_the_scores_and_the_per_rank_arrays():
     row_bytes = 5000 * 8
-    top_k = _engine._row_chunks(2000, row_bytes, 10)  # per-rank arrays small
-    whole = _engine._row_chunks(2000, row_bytes, 5000)  # as wide as the rows
-    assert top_k[0] == (0, _engine._CHUNK_BYTES // row_bytes)
-    assert whole[0] == (0, _engine._RANK_CHUNK_BYTES // row_bytes)
+    top_k = _select._row_chunks(2000, row_bytes, 10)  # per-rank arrays small
+    whole = _select._row_chunks(2000, row_bytes, 5000)  # as wide as the rows
+    assert top_k[0] == (0, _select._CHUNK_BYTES // row_bytes)
+    assert whole[0] == (0, _select._RANK_CHUNK_BYTES // row_bytes)
     for chunks in (top_k, whole):  # every row once, in order
         rows = np.concatenate([np.arange(a, b) for a, b in chunks])
         assert_array_equal(rows, np.arange(2000))
-    assert _engine._row_chunks(3, 10**9, 10**9) == [(0, 1), (1, 2), (2, 3)]
+    assert _select._row_chunks(3, 10**9, 10**9) == [(0, 1), (1, 2), (2, 3)]
 
 
 def test_full_sort_says_when_there_is_no_tie():
@@ -154,7 +155,7 @@ def test_tie_statistics_are_built_only_when_read():
     """NDCG reads the mean gains of the tie groups; the other statistics of
     the ranking (running counts of relevant items, ...) are never built."""
     Y, S = random_case(0, 6, 12, score_levels=3)
-    rk = _engine.rank(Y, S, k=None, query_id=None, sample_weight=None)
+    rk = _rank.rank(Y, S, k=None, query_id=None, sample_weight=None)
     assert rk.groups._built == {}
     mean_gain = rk.mean_gain
     assert set(rk.groups._built) == {"mean_gain"}
@@ -255,8 +256,8 @@ def test_grid_search_with_n_jobs_runs_one_thread_per_worker(monkeypatch):
         used.append(original(1000))
         return original(n_tasks)
 
-    monkeypatch.setattr(_engine, "effective_n_threads", spy)
-    monkeypatch.setattr(_engine, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(_select, "effective_n_threads", spy)
+    monkeypatch.setattr(_select, "_CHUNK_BYTES", 64)
     rng = np.random.default_rng(0)
     X, y = rng.random((60, 3)), rng.random((60, 4))
     scorer = srm.get_scorer("ndcg@3")
@@ -272,7 +273,7 @@ def test_the_package_never_needs_pandas():
     code = (
         "import sys; sys.modules['pandas'] = None\n"
         "import numpy as np, sklearn_rankmetrics as srm\n"
-        "from sklearn_rankmetrics import _validation\n"
+        "from sklearn_rankmetrics._utils import _validation\n"
         "_validation._HASH_MIN_ROWS = 0\n"
         "ids = np.array(['b', 'a', 'b'], dtype=object)\n"
         "print(srm.ndcg_at_k([1, 0, 1], [0.3, 0.2, 0.1], query_id=ids))\n"
@@ -303,7 +304,7 @@ def _id_cases(rng, n_rows, n_queries):
 
 @pytest.mark.parametrize("hash_min_rows", [0, 10**9])  # pandas / np.unique
 def test_factorised_ids_match_np_unique(monkeypatch, hash_min_rows):
-    from sklearn_rankmetrics import _validation
+    from sklearn_rankmetrics._utils import _validation
 
     monkeypatch.setattr(_validation, "_HASH_MIN_ROWS", hash_min_rows)
     rng = np.random.default_rng(0)
@@ -318,7 +319,7 @@ def test_factorised_ids_match_np_unique(monkeypatch, hash_min_rows):
 
 @pytest.mark.parametrize("hash_min_rows", [0, 10**9])
 def test_long_form_ids_of_any_kind_give_the_same_values(monkeypatch, hash_min_rows):
-    from sklearn_rankmetrics import _validation
+    from sklearn_rankmetrics._utils import _validation
 
     monkeypatch.setattr(_validation, "_HASH_MIN_ROWS", hash_min_rows)
     rng = np.random.default_rng(1)

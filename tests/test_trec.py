@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sklearn_rankmetrics as srm
-from sklearn_rankmetrics import _trec
+from sklearn_rankmetrics._io import _trec
 
 
 @pytest.fixture(params=["pyarrow", "python"])

@@ -338,7 +338,7 @@ def test_factorize_ints_equals_unique_on_codes_and_near_codes():
     # the fast path for ids that are codes 0..n-1 already (sorted, every
     # value present) and the inputs next to it (a gap, unsorted, not from
     # 0, one value, unsigned and 32-bit ints) all equal np.unique
-    from sklearn_rankmetrics._validation import _factorize_ints
+    from sklearn_rankmetrics._utils._validation import _factorize_ints
 
     rng = np.random.default_rng(0)
     cases = [

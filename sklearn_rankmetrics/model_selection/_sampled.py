@@ -20,6 +20,7 @@ from sklearn import get_config
 from sklearn.utils import check_random_state
 
 from .._registry import METRICS
+from .._utils._averaging import EVERY_QUERY, weighted_mean
 
 __all__ = ["sampled_metrics"]
 
@@ -572,7 +573,9 @@ def sampled_metrics(
     for (name, kk), per_estimator in tables.items():
         for estimator, table in per_estimator.items():
             value = _mean_over_ties(table, low, high)
-            result[estimator][f"{name}@{kk}"] = float(np.average(value, weights=w))
+            result[estimator][f"{name}@{kk}"] = weighted_mean(
+                value, w, keep=EVERY_QUERY
+            )
     if return_negatives:
         return result, drawn
     return result

@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from .._validation import _as_array, check_query_id
+from .._utils._validation import _as_array, check_query_id
 
 __all__ = ["GlobalTemporalSplit", "LeaveLastNOut", "PerUserHoldout", "TimeRangeSplit"]
 

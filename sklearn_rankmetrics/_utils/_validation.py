@@ -1,0 +1,785 @@
+"""Validation of options and inputs shared by every metric.
+
+Every check raises a ``ValueError`` or ``TypeError`` that names the argument
+and says how to fix it.  No check modifies its input.
+"""
+
+import numbers
+import sys
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = []  # private module
+
+
+def issparse(x):
+    """``scipy.sparse.issparse(x)`` without importing scipy.sparse.
+
+    A sparse array can only exist once ``scipy.sparse`` is imported, so the
+    metric and command-line paths skip its import (~0.3-0.8 s, it pulls in
+    ``scipy._lib._array_api``) for dense inputs.
+    """
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(x)
+
+
+_NUMERIC_KINDS = "biuf"
+# np.exceptions exists from numpy 1.25; older releases have np.VisibleDeprecationWarning
+_VisibleDeprecationWarning = getattr(np, "exceptions", np).VisibleDeprecationWarning
+
+
+def undefined_metric_warning():
+    """scikit-learn's ``UndefinedMetricWarning`` class, imported on first use.
+
+    Users filter the warnings of this package with scikit-learn's class, so
+    it is the class warned with; importing scikit-learn costs about a second,
+    which the metric functions and the command line pay only when they warn.
+    """
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    return UndefinedMetricWarning
+
+
+def check_k(k):
+    """Return ``k`` as a Python int (or None), or raise."""
+    if k is None:
+        return None
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(
+            f"k must be a positive int or None (the whole ranked list), got "
+            f"{k!r} of type {type(k).__name__}."
+        )
+    if k < 1:
+        raise ValueError(
+            f"k must be >= 1, or None for the whole ranked list; got k={k}."
+        )
+    return int(k)
+
+
+def check_option(name, value, options):
+    """Raise unless ``value`` is one of the strings in ``options``."""
+    if not isinstance(value, str) or value not in options:
+        choices = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
+    return value
+
+
+def check_real(name, value, *, low, allow_none=False):
+    """Return ``value`` as a finite float greater than ``low``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a real number, got {value!r} of type "
+            f"{type(value).__name__}."
+        )
+    value = float(value)
+    if not (np.isfinite(value) and value > low):
+        raise ValueError(f"{name} must be a finite number > {low}; got {value}.")
+    return value
+
+
+def check_no_relevant(value):
+    """``no_relevant`` is "skip", "raise" or a finite real number."""
+    if isinstance(value, str):
+        if value not in ("skip", "raise"):
+            raise ValueError(
+                "no_relevant must be 'skip', 'raise' or a number such as 0.0 "
+                f"or 1.0; got {value!r}."
+            )
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            "no_relevant must be 'skip', 'raise' or a number such as 0.0 or "
+            f"1.0; got {value!r}."
+        )
+    if not np.isfinite(value):
+        raise ValueError(f"no_relevant must be a finite number; got {value}.")
+    return float(value)
+
+
+def check_average(value, options):
+    """``average`` is None or one of ``options``."""
+    if value is None:
+        return None
+    allowed = ", ".join(repr(o) for o in options) + " or None"
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"average must be {allowed}; got {value!r}.")
+    return value
+
+
+def _as_array(name, x):
+    """``np.asarray`` that turns pandas/polars objects and lists into arrays."""
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    try:
+        with warnings.catch_warnings():
+            # numpy < 1.24 only warns on ragged lists and makes an object array
+            warnings.simplefilter("error", _VisibleDeprecationWarning)
+            arr = np.asarray(x)
+    except (ValueError, _VisibleDeprecationWarning) as exc:  # ragged nested lists
+        raise ValueError(
+            f"{name} could not be read as a rectangular array ({exc}); pass "
+            "equal-length rows, or the long form with query_id."
+        ) from None
+    return arr
+
+
+def _as_numeric(name, arr, hint):
+    """Check the dtype is numeric; convert object arrays of numbers."""
+    if arr.dtype.kind == "O":
+        try:
+            if any(isinstance(v, (str, bytes)) for v in arr.flat):
+                raise TypeError  # astype would parse "1" as 1.0
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric; {hint}") from None
+    if arr.dtype.kind not in _NUMERIC_KINDS:
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}; {hint}")
+    return arr
+
+
+def check_y_score(y_score, ndim, check_nan=True):
+    """Return ``y_score`` as a float64 array of the given ndim, without NaN.
+
+    ``check_nan=False`` leaves the NaN check to the caller (the dense
+    engine finds NaN among each row's best candidates, see
+    :func:`raise_nan_scores`).
+    """
+    if issparse(y_score):
+        raise TypeError(
+            "y_score must be a dense array; a sparse y_score would treat "
+            "unstored entries as score 0. Pass y_score.toarray(), or a dense "
+            "score array chunk by chunk."
+        )
+    arr = _as_numeric(
+        "y_score", _as_array("y_score", y_score), "pass predicted scores."
+    )
+    if arr.ndim != ndim:
+        raise ValueError(f"y_score must be {ndim}-D, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError("y_score is empty; pass at least one query and one item.")
+    scores = np.asarray(arr, dtype=np.float64)
+    if check_nan and np.isnan(scores).any():
+        raise_nan_scores()
+    if _float64_merges_scores(arr, scores):
+        # Only the order of the scores matters: rank the distinct values.
+        _, codes = np.unique(arr, return_inverse=True)
+        scores = np.where(scores == -np.inf, -np.inf, codes.reshape(arr.shape))
+    return scores
+
+
+def raise_nan_scores():
+    raise ValueError(
+        "y_score contains NaN. Replace NaN by -np.inf to mark an item as "
+        "not retrieved, or fix the model's output."
+    )
+
+
+def _float64_merges_scores(arr, scores):
+    """Whether casting ``arr`` to float64 (``scores``) rounds distinct values
+    together: integers beyond 2**53 (e.g. nanosecond timestamps) and long
+    doubles."""
+    if arr.dtype.kind in "iu":
+        limit = 2**53
+        return arr.dtype.itemsize >= 8 and not (
+            -limit <= int(arr.min()) and int(arr.max()) <= limit
+        )
+    return arr.dtype.itemsize > 8 and bool((scores != arr).any())
+
+
+def check_y_true_dense(y_true, ndim, check_values=True):
+    """Return dense relevance grades (bool, int or float), non-negative.
+
+    ``check_values=False`` checks the type and shape only; the caller then
+    runs :func:`check_grade_values` (on row chunks, say).
+    """
+    arr = _as_numeric(
+        "y_true",
+        _as_array("y_true", y_true),
+        "pass relevance grades >= 0 (bool, int or float).",
+    )
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"y_true must be {ndim}-D, got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError("y_true is empty; pass at least one query and one item.")
+    if check_values:
+        check_grade_values(arr)
+    return arr
+
+
+def check_grade_values(arr):
+    """Raise unless the grades ``arr`` are finite and non-negative.
+
+    Their minimum and maximum tell it (NaN propagates through both), two
+    passes without temporaries.
+    """
+    if arr.size == 0:
+        return
+    if arr.dtype.kind == "f":
+        low, high = arr.min(), arr.max()
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise ValueError("y_true contains NaN or inf; relevance must be finite.")
+    elif arr.dtype.kind == "i":
+        low = arr.min()
+    else:  # bool and unsigned ints
+        return
+    if low < 0:
+        raise ValueError(
+            "y_true contains negative values; relevance grades must be >= 0 "
+            "(0 = not relevant)."
+        )
+
+
+def check_y_true_sparse(y_true):
+    """Return a canonical CSR copy-if-needed of a scipy.sparse relevance.
+
+    Any format (matrices and sparse arrays) is accepted; the caller's
+    object is never modified (a non-canonical CSR is copied first).
+    """
+    if len(y_true.shape) != 2:
+        raise ValueError(
+            f"a sparse y_true must be 2-D (n_queries, n_items), got shape "
+            f"{y_true.shape}."
+        )
+    import scipy.sparse as sp  # already loaded: y_true is sparse
+
+    csr = sp.csr_matrix(y_true)  # no copy for a canonical CSR matrix
+    if csr.dtype.kind not in _NUMERIC_KINDS:
+        raise TypeError(
+            f"y_true must hold numeric relevance grades, got dtype {csr.dtype}."
+        )
+    if not csr.has_canonical_format:
+        csr = csr.copy()
+        csr.sum_duplicates()
+    data = csr.data
+    if data.dtype.kind == "f" and not np.isfinite(data).all():
+        raise ValueError("y_true contains NaN or inf; relevance must be finite.")
+    if data.dtype.kind in "if" and (data < 0).any():
+        raise ValueError(
+            "y_true contains negative values; relevance grades must be >= 0."
+        )
+    return csr
+
+
+def check_weight_vector(sample_weight, n, what, *, where="", hint=""):
+    """Return ``sample_weight`` as finite non-negative float64 of length ``n``.
+
+    None stays None.  ``where`` prefixes the error messages (e.g.
+    ``"QueryRanker.fit: "``) and ``hint`` ends the shape error.
+    """
+    if sample_weight is None:
+        return None
+    w = _as_numeric(
+        "sample_weight",
+        _as_array("sample_weight", sample_weight),
+        "pass one non-negative number per " + what + ".",
+    )
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(
+            f"{where}sample_weight must be 1-D with one weight per {what} ({n}), "
+            f"got shape {w.shape}.{hint}"
+        )
+    w = np.asarray(w, dtype=np.float64)
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f"{where}sample_weight must be finite and non-negative.")
+    return w
+
+
+def check_sample_weight(sample_weight, n, what):
+    """Return a float64 weight vector of length ``n`` (ones if None)."""
+    w = check_weight_vector(sample_weight, n, what)
+    if w is None:
+        return None
+    # Weights are relative: scale them by a power of two (exactly) so that the
+    # largest is in [0.5, 1) and no weighted sum or product over/underflows.
+    return np.ldexp(w, -np.frexp(w.max())[1])
+
+
+def check_query_id(query_id, n, factorize=True):
+    """Return integer codes 0..n_queries-1 and the sorted unique ids.
+
+    The codes number the queries in the order of ``np.unique(query_id)``,
+    which is also the order of the per-query values of ``average=None``.
+    With ``factorize=False``, integer ids are checked but not numbered:
+    ``(None, ids)`` is returned, the ids as given (a caller that groups
+    them itself spares the numbering's pass, see ``_metrics._auc._gauc_hashed``).
+    """
+    if issparse(query_id):
+        raise TypeError("query_id must be a dense 1-D array of ids, not sparse.")
+    qid = _as_array("query_id", query_id)
+    if qid.dtype.kind in "US" and isinstance(query_id, (list, tuple)):
+        _refuse_mixed_ids(query_id)
+    if qid.ndim != 1:
+        raise ValueError(
+            f"query_id must be 1-D (one id per row of the long form), got "
+            f"shape {qid.shape}."
+        )
+    if qid.shape[0] != n:
+        raise ValueError(
+            f"query_id has {qid.shape[0]} entries but y_true and y_score have "
+            f"{n}; pass one query id per row of the long form."
+        )
+    kind = qid.dtype.kind
+    if kind not in "biufUSOMm":
+        raise TypeError(f"query_id must hold ints or strings, got dtype {qid.dtype}.")
+    if kind == "f" and np.isnan(qid).any():
+        raise ValueError("query_id contains NaN; every row needs a query id.")
+    if kind in "Mm" and np.isnat(qid).any():
+        raise ValueError("query_id contains NaT; every row needs a query id.")
+    if kind == "O":
+        types = set(map(type, qid))
+        if types <= {str}:
+            return _factorize_by_hash(qid, lambda q: q.astype(str), object)
+        missing = np.fromiter(map(_is_missing, qid), dtype=bool, count=n)
+        if missing.any():
+            raise ValueError(
+                f"query_id contains None or NaN (first at row "
+                f"{np.flatnonzero(missing)[0]}); every row needs a query id."
+            )
+    if kind in "biu":
+        return _factorize_ints(qid) if factorize else (None, qid)
+    if kind == "U":
+        return _factorize_by_hash(qid, lambda q: q, qid.dtype)
+    try:
+        uniques, codes = np.unique(qid, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            "query_id mixes types that cannot be sorted (e.g. ints and "
+            "strings); use one type for every id."
+        ) from None
+    return codes.reshape(-1).astype(np.intp, copy=False), uniques
+
+
+def _refuse_mixed_ids(ids):
+    """numpy turns ``[1, "1"]`` into strings: refuse, not merge the two."""
+    text = sum(isinstance(q, (str, bytes, np.str_, np.bytes_)) for q in ids)
+    if 0 < text < len(ids):
+        raise TypeError(
+            "query_id mixes strings with other ids (numpy would read 1 and "
+            "'1' as one query); use one type for every id, e.g. "
+            "[str(q) for q in query_id]."
+        )
+
+
+def _is_missing(value):
+    """True for None, NaN, NaT, pandas.NA and other missing-value markers."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA: its truth value is ambiguous
+        return True
+    except ValueError:  # an array as an id; np.unique rejects it later
+        return False
+
+
+def _factorize_ints(qid):
+    """``np.unique(qid, return_inverse=True)`` for ints, without a sort when
+    the ids span a range comparable to their number (a ``bincount``)."""
+    x = qid.astype(np.uint64 if qid.dtype.kind == "u" else np.int64, copy=False)
+    low, high = x.min(), x.max()
+    span = int(high) - int(low)
+    if span >= 2 * x.shape[0] + (1 << 16):
+        return _factorize_by_hash(qid, lambda q: q, qid.dtype)
+    if low == 0 and _sorted_codes(x, span):
+        # already codes (the command line's): a read-only view, no copy
+        codes = x.view(np.intp)
+        codes.flags.writeable = False
+        return codes, np.arange(span + 1).astype(qid.dtype)
+    offset = (x - low).astype(np.intp)
+    present = np.bincount(offset, minlength=span + 1) > 0
+    codes = (np.cumsum(present) - 1)[offset]
+    uniques = (np.flatnonzero(present).astype(x.dtype) + low).astype(qid.dtype)
+    return codes, uniques
+
+
+def _sorted_codes(x, span):
+    """Whether the ints ``x`` (from 0 to ``span``) are sorted and take
+    every value of the range: codes 0..span already (two passes of
+    comparisons instead of a bincount and a gather)."""
+    if x.shape[0] < 2 or span >= x.shape[0]:
+        return span == 0
+    return bool((x[1:] >= x[:-1]).all()) and (np.count_nonzero(x[1:] != x[:-1]) == span)
+
+
+# Below this many rows np.unique's sort is fast enough, and pandas is not
+# imported for it.
+_HASH_MIN_ROWS = 1 << 16
+
+
+def _factorize_by_hash(qid, sortable, dtype):
+    """``np.unique(sortable(qid), return_inverse=True)`` as (codes, uniques
+    of ``dtype``), by hashing when pandas is installed.
+
+    ``pandas.factorize`` numbers the ids in order of appearance in one
+    hash-table pass; sorting the (few) distinct ids then gives the codes in
+    ``np.unique`` order.  On 2,000,000 rows with 100,000 queries (as in
+    bench_forms.py): int64 ids spread over the whole range 2x faster than
+    np.unique, string ids 6x faster.  Without pandas, or for small inputs,
+    ``np.unique``.
+    """
+    pd = None
+    if qid.shape[0] >= _HASH_MIN_ROWS:
+        try:
+            import pandas as pd  # lazily: importing this package never does
+        except ImportError:
+            pass
+    if pd is None:
+        uniques, codes = np.unique(sortable(qid), return_inverse=True)
+        codes = codes.reshape(-1).astype(np.intp, copy=False)
+        return codes, uniques.astype(dtype, copy=False)
+    codes, uniques = pd.factorize(qid)
+    uniques = np.asarray(uniques)
+    order = np.argsort(sortable(uniques), kind="stable")
+    rank = np.empty(order.shape[0], dtype=np.intp)
+    rank[order] = np.arange(order.shape[0])
+    return rank[codes], uniques[order].astype(dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------
+# Input dispatch
+# ---------------------------------------------------------------------------
+def check_inputs(
+    y_true,
+    y_score,
+    query_id,
+    sample_weight,
+    row_weights=False,
+    defer=False,
+    factorize=True,
+):
+    """Validate the data arguments and tell which input form they are.
+
+    Returns ``(form, y_true, y_score, codes, query_ids, weights)`` where
+    ``form`` is "dense", "sparse" or "long"; for the long form ``codes``
+    numbers the queries 0..n_queries-1 in the order of ``query_ids``
+    (``np.unique`` order) and ``weights`` are per query, unless
+    ``row_weights`` keeps the long form's weights per row.
+
+    With ``defer``, the dense 2-D form's grade values (sign, finiteness) and
+    NaN scores are left to the caller, which checks them chunk by chunk
+    (:func:`_select_dense`).  With ``factorize=False`` and integer query
+    ids (and no ``sample_weight``), ``codes`` is None and ``query_ids``
+    are the ids as given, one per row (:func:`check_query_id`).
+    """
+    if query_id is not None:
+        for name, x in (("y_true", y_true), ("y_score", y_score)):
+            if issparse(x):
+                raise TypeError(
+                    f"query_id is given, so {name} must be a dense 1-D array "
+                    "(the long form, one row per (query, item) pair), not a "
+                    "sparse matrix. Drop query_id to pass a sparse 2-D y_true "
+                    "with a dense 2-D y_score."
+                )
+        y = _long_array("y_true", y_true)
+        s = _long_array("y_score", y_score)
+        y = check_y_true_dense(y, ndim=1)
+        s = check_y_score(s, ndim=1)
+        if y.shape != s.shape:
+            raise ValueError(
+                f"y_true and y_score must have the same length, got "
+                f"{y.shape[0]} and {s.shape[0]}."
+            )
+        codes, ids = check_query_id(
+            query_id, s.shape[0], factorize=factorize or sample_weight is not None
+        )
+        w = check_sample_weight(sample_weight, s.shape[0], "row")
+        if w is not None and not row_weights:
+            w = query_weights(w, codes, ids)
+        return "long", y, s, codes, ids, w
+
+    if issparse(y_true):
+        s = check_y_score(y_score, ndim=2)
+        Y = check_y_true_sparse(y_true)
+        form = "sparse"
+    else:
+        Y = check_y_true_dense(y_true, ndim=None, check_values=False)
+        if Y.ndim == 1:
+            raise ValueError(
+                "y_true is 1-D: pass query_id=... (one id per row) for the "
+                "long form, or 2-D arrays with one query per row."
+            )
+        if Y.ndim != 2:
+            raise ValueError(f"y_true must be 2-D, got shape {Y.shape}.")
+        if not defer:
+            check_grade_values(Y)
+        s = check_y_score(y_score, ndim=2, check_nan=not defer)
+        form = "dense"
+    if Y.shape != s.shape:
+        raise ValueError(
+            f"y_true and y_score must have the same shape (n_queries, "
+            f"n_items), got {Y.shape} and {s.shape}."
+        )
+    w = check_sample_weight(sample_weight, s.shape[0], "query (row)")
+    return form, Y, s, None, None, w
+
+
+def query_weights(row_w, codes, ids, hint=""):
+    """One weight per query from the long form's row weights, which must be
+    constant within each query (ValueError naming the first query that is
+    not; ``hint`` is added to the message)."""
+    w_q = np.zeros(ids.shape[0])
+    w_q[codes] = row_w
+    differ = np.flatnonzero(w_q[codes] != row_w)
+    if differ.size:
+        bad = ids[codes[differ[0]]]
+        bad = bad.item() if isinstance(bad, np.generic) else bad
+        raise ValueError(
+            "sample_weight must be constant within each query in the long form "
+            "(it is that query's weight); found different weights for rows of "
+            f"query_id={bad!r}.{hint}"
+        )
+    return w_q
+
+
+def _long_array(name, x):
+    arr = _as_array(name, x)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"query_id is given, so {name} must be 1-D (the long form, one "
+            f"row per (query, item) pair); got shape {arr.shape}. "
+            + (
+                "If it is predict_proba's output, pass the positive class's "
+                "column, y_score[:, 1]. "
+                if name == "y_score" and arr.shape[1:] == (2,)
+                else ""
+            )
+            + "Drop query_id to pass 2-D arrays with one query per row."
+        )
+    return arr
+
+
+# ---------------------------------------------------------------------------
+# Metric options: the checks the metric functions and the reports share
+# ---------------------------------------------------------------------------
+def _check_per_query_k(k):
+    ks = np.asarray(k)
+    if ks.ndim != 1 or ks.size == 0 or ks.dtype.kind not in "iu":
+        raise ValueError(
+            "k must be an int >= 1, None, or a 1-D array of ints >= 1 (one "
+            f"cut-off per query); got {k!r}."
+        )
+    if (ks < 1).any():
+        raise ValueError(f"every per-query k must be >= 1; got {ks.min()}.")
+    return ks.astype(np.float64)
+
+
+def _check_k_count(ks, n_queries):
+    if ks.shape != (n_queries,):
+        raise ValueError(
+            f"k has {ks.shape[0]} cut-offs for {n_queries} queries; give "
+            "one per query (2-D: per row; long form: in the order of "
+            "np.unique(query_id)), or one int."
+        )
+
+
+TIE_RULES = ("expected", "input_order", "pessimistic", "optimistic")
+
+
+def _check_ties(ties, ignore_ties):
+    """The tie rule named by ``ties``, or by ``ignore_ties`` if it is None."""
+    if not isinstance(ignore_ties, (bool, np.bool_)):
+        raise TypeError(f"ignore_ties must be True or False; got {ignore_ties!r}.")
+    if ties is None:
+        return "input_order" if ignore_ties else "expected"
+    ties = check_option("ties", ties, TIE_RULES)
+    if ignore_ties and ties != "input_order":
+        raise ValueError(
+            f"ignore_ties=True means ties='input_order', which contradicts "
+            f"ties={ties!r}; pass ties= alone."
+        )
+    return ties
+
+
+class GainTable:
+    """A gain per grade, from a mapping ``{grade: gain}`` or a sequence
+    (``gains[grade]``, as LightGBM's ``label_gain``); grade 0 gains 0."""
+
+    def __init__(self, table):
+        if isinstance(table, Mapping):
+            items = sorted((float(g), float(v)) for g, v in table.items())
+        else:
+            items = [(float(g), float(v)) for g, v in enumerate(table)]
+        if not items:
+            raise ValueError("gain is an empty table; give a gain for each grade.")
+        grades = np.array([g for g, _ in items])
+        gains = np.array([v for _, v in items])
+        if 0.0 not in grades:
+            grades, gains = np.append(0.0, grades), np.append(0.0, gains)
+        if gains[grades == 0.0][0] != 0.0 or (gains < 0).any():
+            raise ValueError(
+                "gain table: grade 0 must gain 0 and every gain must be >= 0 "
+                f"(got {dict(zip(grades.tolist(), gains.tolist(), strict=True))})."
+            )
+        self.grades, self.gains = grades, gains
+
+    def __call__(self, rel):
+        pos = np.minimum(np.searchsorted(self.grades, rel), self.grades.size - 1)
+        found = self.grades[pos] == rel
+        if not found.all():
+            missing = np.unique(np.asarray(rel)[~found])[:5].tolist()
+            raise ValueError(
+                f"gain table has no gain for the grade(s) {missing} of y_true; "
+                "add them to the table."
+            )
+        # The ideal ranking sorts by grade: the gains of the grades present
+        # must not decrease with the grade (trec_eval allows any table).
+        used = np.bincount(pos.ravel(), minlength=self.grades.size) > 0
+        present = self.gains[used]
+        if (np.diff(present) < 0).any():
+            raise ValueError(
+                "gain table: the gains of the grades in y_true must not "
+                "decrease as the grade grows (the ideal ranking sorts by grade)."
+            )
+        return self.gains[pos]
+
+    def __repr__(self):
+        table = dict(zip(self.grades.tolist(), self.gains.tolist(), strict=True))
+        return f"GainTable({table})"
+
+
+def check_gain(gain):
+    """``gain`` as "linear", "exponential", or a callable of the grades."""
+    if isinstance(gain, str):
+        return check_option("gain", gain, ("linear", "exponential"))
+    if isinstance(gain, (Mapping, list, tuple, np.ndarray)):
+        return GainTable(gain)
+    if callable(gain):
+        zero = np.asarray(gain(np.zeros(1)), dtype=np.float64)
+        if zero.shape != (1,) or zero[0] != 0.0:
+            raise ValueError(
+                "a gain callable must map an array of grades to an array of "
+                "the same shape, with gain 0 for grade 0."
+            )
+        return gain
+    raise ValueError(
+        "gain must be 'linear', 'exponential', a mapping {grade: gain}, a "
+        f"sequence of gains indexed by grade, or a callable; got {gain!r}."
+    )
+
+
+def check_discount(discount):
+    """``discount`` as "log", "reciprocal" or a callable."""
+    if isinstance(discount, str):
+        return check_option("discount", discount, ("log", "reciprocal"))
+    if callable(discount):
+        return discount
+    raise ValueError(
+        "discount must be 'log', 'reciprocal' or a callable "
+        f"discount(ranks) -> weights; got {discount!r}."
+    )
+
+
+def check_persistence(persistence):
+    p = check_real("persistence", persistence, low=0.0)
+    if not p < 1.0:
+        raise ValueError(
+            f"persistence must be in (0, 1), the probability of looking at "
+            f"the next rank; got {persistence!r}."
+        )
+    return p
+
+
+# ---------------------------------------------------------------------------
+# Inverse-propensity inputs: propensities and item weights
+# ---------------------------------------------------------------------------
+def _check_y_true_form(y_true, query_id):
+    y_true = np.asarray(y_true)
+    if y_true.ndim != (1 if query_id is not None else 2):
+        raise ValueError(
+            "y_true must be a 2-D array (one query per row), or 1-D rows with "
+            f"query_id=, for the IPS metrics; got {y_true.ndim} dimension(s)."
+        )
+    return y_true
+
+
+def _cell_array(name, values, y_true):
+    """``values`` as float64 of the shape of ``y_true`` (one per cell, or
+    for 2-D one per item, broadcast over the queries)."""
+    from scipy import sparse
+
+    if sparse.issparse(values):
+        values = values.toarray()
+    try:
+        v = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers.") from None
+    if y_true.ndim == 2 and v.ndim == 1 and v.shape[0] == y_true.shape[1]:
+        v = np.broadcast_to(v, y_true.shape)  # one value per item
+    if v.shape != y_true.shape:
+        raise ValueError(
+            f"{name} has shape {v.shape}; give one value per cell of "
+            f"y_true {y_true.shape} (or, 2-D, one per item: shape "
+            f"({y_true.shape[-1]},))."
+        )
+    return v
+
+
+def _check_propensity(propensity, y_true, min_propensity=None, query_id=None):
+    """A float copy of ``propensity``, one value in (0, 1] per cell (2-D
+    form) or per row (long form, with ``query_id``)."""
+    y_true = _check_y_true_form(y_true, query_id)
+    p = _cell_array("propensity", propensity, y_true)
+    if min_propensity is not None:
+        _check_min(min_propensity)
+        p = np.maximum(p, min_propensity)
+    bad = ~((p > 0) & (p <= 1))  # also catches NaN
+    if bad.any():
+        raise ValueError(
+            "propensity must be in (0, 1] (no 0, negative, NaN or value above "
+            f"1); got {p[bad].ravel()[0]!r}. Clip small values with "
+            "min_propensity=."
+        )
+    if np.asarray(y_true, dtype=np.float64).min(initial=0.0) < 0:
+        raise ValueError("y_true must be >= 0 for the IPS metrics.")
+    return p
+
+
+def _check_item_weight(item_weight, y_true, query_id=None):
+    """A float copy of ``item_weight``: finite and >= 0, one per cell
+    (row)."""
+    y_true = _check_y_true_form(y_true, query_id)
+    w = _cell_array("item_weight", item_weight, y_true)
+    bad = ~(np.isfinite(w) & (w >= 0))
+    if bad.any():
+        raise ValueError(
+            "item_weight must be finite and >= 0 (one weight per item); got "
+            f"{w[bad].ravel()[0]!r}."
+        )
+    return w
+
+
+def _check_min(min_propensity):
+    if not (isinstance(min_propensity, (int, float)) and 0 < min_propensity <= 1):
+        raise ValueError(
+            f"min_propensity must be a number in (0, 1]; got {min_propensity!r}."
+        )
+
+
+# ---------------------------------------------------------------------------
+# Segments: one segment per query
+# ---------------------------------------------------------------------------
+def _query_groups(g_codes, q_codes, n_queries, ids, name):
+    """One segment per query (the long form's rows), or a ValueError naming
+    the first query whose rows are in two segments."""
+    first_row = np.full(n_queries, q_codes.shape[0], dtype=np.intp)
+    np.minimum.at(first_row, q_codes, np.arange(q_codes.shape[0]))
+    first = g_codes[first_row]  # each query's segment: its first row's
+    varies = np.flatnonzero(g_codes != first[q_codes])
+    if varies.shape[0]:
+        query = _key(ids[q_codes[varies[0]]])
+        raise ValueError(
+            f"{name} varies within query {query!r} (first at row {varies[0]}); "
+            "a segment is a set of queries, so every row of a query needs the "
+            f"same {name} value. For segments of items use item_groups "
+            "(item_group_col) instead."
+        )
+    return first
+
+
+def _key(label):
+    """A label as a plain Python value (a dict key)."""
+    return label.item() if isinstance(label, np.generic) else label
