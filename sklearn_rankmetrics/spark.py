@@ -14,8 +14,8 @@ pair), where the rows of a query may be in any partitions:
 3. the states are added up as :class:`~sklearn_rankmetrics.RankingEvaluator`
    and the Dask report add them: the driver collects the partitions' rows
    (a few numbers each); with beyond-accuracy metrics, whose states hold
-   per-item arrays, the executors merge them in a tree
-   (``treeAggregate``) and the driver receives one.
+   per-item arrays, the executors first add them up in a stage of their
+   own (one task per core) and the driver receives one per core.
 
 No row of data is collected to the driver and no Python code loops over
 queries.  With ``per_query=True`` step 3 is skipped and a Spark DataFrame
@@ -222,22 +222,41 @@ def _state_rows(batches, *, names, **config):
 
 
 def _add_row(total, row):
-    """``(state, number of partitions)`` with one partition's row added."""
+    """``(state, number of rows)`` with one row's state added."""
     return total[0].merge(pickle.loads(row[0])), total[1] + 1
 
 
-def _add_totals(a, b):
-    return a[0].merge(b[0]), a[1] + b[1]
+def _merge_rows(batches):
+    """mapInArrow: the pickled states of some partitions -> their sum as one
+    row (nothing if none), unpickled one at a time."""
+    import pyarrow as pa
+
+    total = None
+    for batch in batches:
+        for data in batch.column(0).to_pylist():
+            state = pickle.loads(data)
+            total = state if total is None else total.merge(state)
+    if total is None:
+        return
+    data = pickle.dumps(total, protocol=pickle.HIGHEST_PROTOCOL)
+    yield pa.RecordBatch.from_pydict({"state": pa.array([data], pa.binary())})
 
 
 def _merged_state(states, tree):
-    """The partitions' states (the rows of ``states``) added up, and their
-    number: on the driver, or with ``tree`` in the executors, level by
-    level, the driver receiving one (states with per-item arrays)."""
-    zero = (ReportState(), 0)
+    """The partitions' states (the rows of ``states``) added up on the
+    driver, and the number of rows it received (0: no row in any
+    partition).  With ``tree`` (states with per-item arrays), the executors
+    first add them up in a stage of their own, one task per core holding
+    one state at a time, and the driver receives one state per core.
+
+    (``treeAggregate`` over ``states.rdd`` ran its Python code in the
+    engine's tasks, beside the Arrow worker: a second Python worker per
+    task, started afresh by the report -- 2-3 processes and about 1 CPU s
+    at 2,000,000 rows on 2 cores, ``benchmarks/bench_scale.py``.)"""
     if tree:
-        return states.rdd.treeAggregate(zero, _add_row, _add_totals, depth=2)
-    total = zero
+        cores = states.sparkSession.sparkContext.defaultParallelism
+        states = states.repartition(cores).mapInArrow(_merge_rows, _STATE_SCHEMA)
+    total = (ReportState(), 0)
     for row in states.collect():
         total = _add_row(total, row)
     return total
@@ -561,7 +580,8 @@ def ranking_report(
         conf.set(key, value)
     try:
         # One row per partition, added up on the driver (no stage of its
-        # own, unlike an aggregate); states with per-item arrays in a tree.
+        # own, unlike an aggregate); states with per-item arrays added up
+        # by the executors first.
         state, n_partitions = _merged_state(states, plan.beyond is not None)
     except Exception as exc:
         _reraise_executor_error(exc)

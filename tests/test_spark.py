@@ -500,6 +500,42 @@ def test_arrow_partitions_with_item_ids(item_type):
     assert_beyond(got, want)
 
 
+def test_merge_rows_adds_partition_states():
+    """The executors' merge of the partitions' states (states with per-item
+    arrays): the pickled states of several Arrow batches in one task add up
+    to one row, the sum the driver would have made; a task without a state
+    emits no row."""
+    from sklearn_rankmetrics.spark import _merge_rows
+
+    frame, extra = _log_frame(15, n_users=30)
+    metrics, options = RANKING + BEYOND, dict(extra, unseen="one")
+    plan = report_plan(BK, metrics, options)
+    config = dict(
+        columns=("user", "rel", "score", None),
+        k=BK,
+        metrics=plan.metrics,
+        options=plan.options,
+        item_col="item",
+        beyond=plan.beyond,
+    )
+    rows = []
+    for users in np.array_split(frame["user"].unique(), 4):
+        part = frame[frame["user"].isin(users)]
+        rows.extend(_state_rows(_batches(part, 2), names=plan.names, **config))
+    assert len(rows) == 4
+    # two tasks: the first gets three states in two batches, the second one
+    first = [pa.concat_batches(rows[:2]), rows[2]]
+    merged = [*_merge_rows(iter(first)), *_merge_rows(iter(rows[3:]))]
+    assert [b.num_rows for b in merged] == [1, 1]
+    got = _state_of(merged, plan.names).output_dict()
+    on_driver = _state_of(rows, plan.names).output_dict()
+    assert list(got) == list(on_driver)  # same additions in the same order:
+    np.testing.assert_array_equal(list(got.values()), list(on_driver.values()))
+    arrays = [frame[c].to_numpy() for c in ("rel", "score", "user", "item")]
+    assert_beyond(got, beyond_in_memory(*arrays, metrics, **options))
+    assert list(_merge_rows(iter([]))) == []
+
+
 def test_beyond_metrics_equal_in_memory(spark):
     """Every beyond-accuracy metric beside NDCG and MAP, with ties, -inf,
     empty lists and items never recommended (int ids, the catalogue given
