@@ -29,6 +29,7 @@ package must be importable by the executors' Python.  Read more in the
 :ref:`User Guide <scale>`.
 """
 
+import contextlib
 import functools
 import pickle
 import re
@@ -55,6 +56,9 @@ __all__ = ["ranking_report"]
 # One row per partition: its ReportState, pickled (the driver adds them up
 # with ReportState.merge, as every other surface).
 _STATE_SCHEMA = "state binary"
+
+
+_FUNC = "sklearn_rankmetrics.spark.ranking_report"
 
 
 def _import_pyspark():
@@ -466,8 +470,78 @@ def ranking_report(
     {'ndcg@2': 0.8154..., 'mrr@2': 0.75}
     """
     _import_pyspark()
-    from pyspark.sql import DataFrame
     from pyspark.sql.types import DoubleType, StructField, StructType
+
+    columns = (query_col, label_col, score_col, weight_col)
+    columns += (propensity_col, item_weight_col)
+    cols, tie_break, plan = _check_request(
+        df,
+        columns,
+        item_col,
+        tie_break_col,
+        tie_break_ascending,
+        k,
+        metrics,
+        options,
+        per_query,
+    )
+    _check_partitioning(num_partitions, assume_grouped, per_query)
+    extra = [] if tie_break is None or tie_break[0] in cols else [tie_break[0]]
+    selected = df.select(*cols, *extra)
+    if assume_grouped:
+        by_query = selected
+    elif num_partitions is None:
+        by_query = selected.repartition(query_col)
+    else:
+        by_query = selected.repartition(num_partitions, query_col)
+    config = dict(columns=columns, k=k, metrics=plan.metrics, options=plan.options)
+    if tie_break is not None:
+        config["tie_break"] = tie_break
+    if plan.beyond is not None:
+        config.update(item_col=item_col, beyond=plan.beyond)
+    names = plan.names
+    if per_query:
+        schema = StructType(
+            [df.schema[query_col]] + [StructField(n, DoubleType(), True) for n in names]
+        )
+        return by_query.mapInArrow(
+            functools.partial(_per_query_rows, names=names, **config), schema
+        )
+    states = by_query.mapInArrow(
+        functools.partial(_state_rows, names=names, **config), _STATE_SCHEMA
+    )
+    settings = _job_settings(adaptive=not assume_grouped and num_partitions is None)
+    with _session_settings(df.sparkSession.conf, settings):
+        try:
+            # One row per partition, added up on the driver (no stage of
+            # its own, unlike an aggregate); states with per-item arrays
+            # added up by the executors first.
+            state, n_partitions = _merged_state(states, plan.beyond is not None)
+        except Exception as exc:
+            _reraise_executor_error(exc)
+            raise
+    if assume_grouped and n_partitions:
+        _check_grouped(selected, query_col, state.n_queries)
+    return report_output(state, k=k, output_dict=output_dict, digits=digits)
+
+
+def _check_request(
+    df,
+    columns,
+    item_col,
+    tie_break_col,
+    tie_break_ascending,
+    k,
+    metrics,
+    options,
+    per_query,
+):
+    """The checks of :func:`ranking_report` before any Spark job: the
+    DataFrame, its columns and their types, the tie-break column and the
+    report's plan.  ``(cols, tie_break, plan)``: the columns to select,
+    the checked tie-break and the :func:`report_plan` (the beyond-accuracy
+    metrics taken out)."""
+    from pyspark.sql import DataFrame
 
     if not isinstance(df, DataFrame):
         raise TypeError(
@@ -475,6 +549,9 @@ def ranking_report(
             "sklearn_rankmetrics.ranking_report for in-memory data, or "
             "spark.createDataFrame(...)."
         )
+    query_col, label_col, score_col, weight_col, propensity_col, item_weight_col = (
+        columns
+    )
     cols = check_columns(
         df.columns,
         query_col=query_col,
@@ -493,32 +570,31 @@ def ranking_report(
         propensity_col=propensity_col,
         item_weight_col=item_weight_col,
     )
-    func = "sklearn_rankmetrics.spark.ranking_report"
     tie_break = check_tie_break(
         tie_break_col,
         tie_break_ascending,
         df.columns,
         [c for c in cols if c != item_col],  # the item id may break ties
-        func,
+        _FUNC,
     )
     check_ties_option(options, "Spark", tie_break_col)
-    columns = (query_col, label_col, score_col, weight_col)
-    columns += (propensity_col, item_weight_col)
     per_row = tuple(per_row_columns(columns))
-    check_per_row_options(options, per_row, func)
-    # checks k, metrics, options; the beyond-accuracy metrics' taken out
+    check_per_row_options(options, per_row, _FUNC)
     plan = report_plan(
         k,
         metrics,
         options,
-        caller=func,
+        caller=_FUNC,
         per_row=per_row,
         per_query=per_query,
         weighted=weight_col is not None,
     )
-    check_options(plan.options, func)
-    check_item_col(item_col, plan.beyond, func)
-    names = plan.names
+    check_options(plan.options, _FUNC)
+    check_item_col(item_col, plan.beyond, _FUNC)
+    return cols, tie_break, plan
+
+
+def _check_partitioning(num_partitions, assume_grouped, per_query):
     if num_partitions is not None and (
         not isinstance(num_partitions, int) or num_partitions < 1
     ):
@@ -533,39 +609,15 @@ def ranking_report(
             "num_partitions (it keeps df's partitions and verifies them when "
             "the report is computed); drop one of them."
         )
-    extra = [] if tie_break is None or tie_break[0] in cols else [tie_break[0]]
-    selected = df.select(*cols, *extra)
-    if assume_grouped:
-        by_query = selected
-    elif num_partitions is None:
-        by_query = selected.repartition(query_col)
-    else:
-        by_query = selected.repartition(num_partitions, query_col)
-    config = dict(
-        columns=columns,
-        k=k,
-        metrics=plan.metrics,
-        options=plan.options,
-    )
-    if tie_break is not None:
-        config["tie_break"] = tie_break
-    if plan.beyond is not None:
-        config.update(item_col=item_col, beyond=plan.beyond)
-    if per_query:
-        schema = StructType(
-            [df.schema[query_col]] + [StructField(n, DoubleType(), True) for n in names]
-        )
-        return by_query.mapInArrow(
-            functools.partial(_per_query_rows, names=names, **config), schema
-        )
-    states = by_query.mapInArrow(
-        functools.partial(_state_rows, names=names, **config), _STATE_SCHEMA
-    )
+
+
+def _job_settings(adaptive):
+    """The session settings of the report's job."""
     # Arrow batches of 1M rows for this job rather than Spark's 10,000:
     # fewer hand-offs to the Python workers (issue 19 measured 5.14 -> 4.30
     # CPU s with 2 shuffle partitions).
     settings = {"spark.sql.execution.arrow.maxRecordsPerBatch": "1000000"}
-    if not assume_grouped and num_partitions is None:
+    if adaptive:
         # Partitions after the shuffle sized from the data: adaptive
         # execution coalesces the session's shuffle partitions into about
         # 64 MB ones (at least one per core).  Each Python task costs ~45
@@ -574,33 +626,36 @@ def ranking_report(
         # floor), with 2 partitions 6.6 (1.11x) -- benchmarks/README.md.
         settings["spark.sql.adaptive.enabled"] = "true"
         settings["spark.sql.adaptive.coalescePartitions.enabled"] = "true"
-    conf = df.sparkSession.conf
+    return settings
+
+
+@contextlib.contextmanager
+def _session_settings(conf, settings):
+    """The session's ``conf`` with ``settings`` for the block, restored
+    after it."""
     previous = {key: conf.get(key, None) for key in settings}
     for key, value in settings.items():
         conf.set(key, value)
     try:
-        # One row per partition, added up on the driver (no stage of its
-        # own, unlike an aggregate); states with per-item arrays added up
-        # by the executors first.
-        state, n_partitions = _merged_state(states, plan.beyond is not None)
-    except Exception as exc:
-        _reraise_executor_error(exc)
-        raise
-    finally:  # the session's settings restored
+        yield
+    finally:
         for key, value in previous.items():
             if value is None:
                 conf.unset(key)
             else:
                 conf.set(key, value)
-    if assume_grouped and n_partitions:
-        n_distinct = selected.select(query_col).distinct().count()
-        if state.n_queries != n_distinct:
-            raise ValueError(
-                "assume_grouped=True, but the rows of some queries are in "
-                f"more than one partition of df ({state.n_queries} "
-                f"queries counted over the partitions, {n_distinct} distinct "
-                "query ids); nothing was reported. Drop assume_grouped (the "
-                "report then shuffles by query) or write df grouped by query "
-                f"(e.g. df.repartition({query_col!r}))."
-            )
-    return report_output(state, k=k, output_dict=output_dict, digits=digits)
+
+
+def _check_grouped(selected, query_col, n_queries):
+    """``assume_grouped=True`` verified: the partitions' numbers of queries
+    add up to the number of distinct query ids."""
+    n_distinct = selected.select(query_col).distinct().count()
+    if n_queries != n_distinct:
+        raise ValueError(
+            "assume_grouped=True, but the rows of some queries are in "
+            f"more than one partition of df ({n_queries} "
+            f"queries counted over the partitions, {n_distinct} distinct "
+            "query ids); nothing was reported. Drop assume_grouped (the "
+            "report then shuffles by query) or write df grouped by query "
+            f"(e.g. df.repartition({query_col!r}))."
+        )
