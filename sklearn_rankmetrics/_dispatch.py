@@ -51,9 +51,7 @@ def _engine_report(kind, frame, columns, kwargs):
     options = arguments["options"]
     refused = [f"{a}=" for a in _REPORT_ARRAYS if arguments[a] is not None]
     refused += [
-        f"{c}="
-        for c in ("item_col", "group_col", "item_group_col")
-        if columns[c] is not None
+        f"{c}=" for c in ("group_col", "item_group_col") if columns[c] is not None
     ]
     if arguments["confidence_level"] is not None:
         refused.append("confidence_level=")

@@ -26,6 +26,7 @@ import functools
 import os
 
 from ._evaluation._partitions import (
+    check_item_col,
     check_options,
     merge_states,
     partition_per_query,
@@ -33,7 +34,7 @@ from ._evaluation._partitions import (
     report_output,
 )
 from ._evaluation._per_query import check_per_row_options
-from ._evaluation._state import report_names
+from ._evaluation._state import report_plan
 from ._io._columns import (
     check_columns,
     check_tie_break,
@@ -107,11 +108,15 @@ class _Failed:
         self.exc = exc
 
 
-# glibc's mallopt parameter and values (malloc.h): M_MMAP_THRESHOLD, its
-# default (128 KiB) and the largest value its dynamic threshold reaches.
+# glibc's mallopt parameters and values (malloc.h): M_MMAP_THRESHOLD, its
+# default (128 KiB) and the largest value its dynamic threshold reaches;
+# M_TRIM_THRESHOLD, held for the task at twice that (as the dynamic
+# threshold does).
+_M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 _MMAP_THRESHOLD_DEFAULT = 128 * 1024
 _MMAP_THRESHOLD_DYNAMIC_MAX = 32 * 1024 * 1024
+_TRIM_THRESHOLD_TASK = 2 * _MMAP_THRESHOLD_DYNAMIC_MAX
 
 
 @functools.cache
@@ -144,35 +149,55 @@ def _engine_allocations():
     (``benchmarks/bench_scale.py``; 5,000,000 rows, 30 partitions).  For
     the duration of the task, the threshold is raised to the value the
     dynamic threshold reaches (32 MiB) and then set back to glibc's default,
-    which is the value in force under that variable.  Nothing is changed
-    where the variable is not set, where ``MALLOC_MMAP_THRESHOLD_`` is (the
+    which is the value in force under that variable.  The trim threshold is
+    held at 64 MiB for the task too, so that the heap the engine's arrays
+    are freed to is not handed back to the system between them (1,000,000
+    rows in a worker: 0.28 -> 0.26 CPU s, as in a plain process), then set
+    back to the variable's value.  Nothing is changed where the variable is
+    not set or is not a number, where ``MALLOC_MMAP_THRESHOLD_`` is (the
     user chose it), or without glibc.  The values do not depend on it.
     """
-    libc = None
-    if (
-        "MALLOC_TRIM_THRESHOLD_" in os.environ
-        and "MALLOC_MMAP_THRESHOLD_" not in os.environ
-    ):
+    libc = trim = None
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        try:
+            trim = int(os.environ["MALLOC_TRIM_THRESHOLD_"])
+        except (KeyError, ValueError):
+            trim = None
+    if trim is not None:
         libc = _glibc()
     if libc is None:
         yield
         return
     libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_DYNAMIC_MAX)
+    libc.mallopt(_M_TRIM_THRESHOLD, max(trim, _TRIM_THRESHOLD_TASK))
     try:
         yield
     finally:
+        libc.mallopt(_M_TRIM_THRESHOLD, trim)
         libc.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_DEFAULT)
 
 
-def _state_or_error(part, **config):
+def _state_or_error(part, partition_info=None, **config):
+    """The partition's state (or its :class:`_Failed`), as the one element
+    of a pandas Series: run by ``map_partitions``, in the task that
+    assembles the shuffled partition, so that only the small state leaves
+    it (a separate task per partition received the whole partition:
+    ``to_delayed`` of the rows cost the workers 0.1-0.3 CPU s more at
+    2,000,000 rows, ``bench_scale.py``)."""
+    import pandas as pd
+
+    number = None if partition_info is None else partition_info["number"]
     try:
         with _engine_allocations():
-            return partition_state(part, **config)
+            state = partition_state(part, partition=number, **config)
     except (ValueError, TypeError) as exc:  # our checks of the rows
-        return _Failed(exc)
+        state = _Failed(exc)
+    return pd.Series([state], dtype=object)
 
 
 def _merge_or_error(states):
+    # the leaves are _state_or_error's Series, the inner nodes states
+    states = [s.iloc[0] if hasattr(s, "iloc") else s for s in states]
     for state in states:
         if isinstance(state, _Failed):
             return state
@@ -216,6 +241,7 @@ def ranking_report(
     tie_break_ascending=True,
     propensity_col=None,
     item_weight_col=None,
+    item_col=None,
     **options,
 ):
     """Report every ranking metric at every cut-off on a Dask DataFrame.
@@ -282,12 +308,15 @@ def ranking_report(
 
     %(frame_row_columns)s
 
+    %(frame_item_col)s
+
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
         (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
         ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...;
         with ``propensity_col``, ``average="micro"`` for the pooled
-        estimates).
+        estimates; with the beyond-accuracy metrics, theirs:
+        ``item_popularity``, ``item_features``, ``n_items``, ...).
 
     Returns
     -------
@@ -347,6 +376,7 @@ def ranking_report(
         weight_col=weight_col,
         propensity_col=propensity_col,
         item_weight_col=item_weight_col,
+        item_col=item_col,
     )
     _check_dtypes(
         df.dtypes,
@@ -358,16 +388,29 @@ def ranking_report(
     )
     func = "sklearn_rankmetrics.dask.ranking_report"
     tie_break = check_tie_break(
-        tie_break_col, tie_break_ascending, list(df.columns), cols, func
+        tie_break_col,
+        tie_break_ascending,
+        list(df.columns),
+        [c for c in cols if c != item_col],  # the item id may break ties
+        func,
     )
     check_ties_option(options, "Dask", tie_break_col)
-    check_options(options, func)
     columns = (query_col, label_col, score_col, weight_col)
     columns += (propensity_col, item_weight_col)
     per_row = tuple(per_row_columns(columns))
     check_per_row_options(options, per_row, func)
-    # checks k, metrics, options
-    names = report_names(k, metrics, options, per_row=per_row)
+    # checks k, metrics, options; the beyond-accuracy metrics' taken out
+    plan = report_plan(
+        k,
+        metrics,
+        options,
+        caller=func,
+        per_row=per_row,
+        per_query=per_query,
+        weighted=weight_col is not None,
+    )
+    check_options(plan.options, func)
+    check_item_col(item_col, plan.beyond, func)
     if not isinstance(split_every, int) or split_every < 2:
         raise ValueError(f"split_every must be an int >= 2; got {split_every!r}.")
     if shuffle_method not in ("tasks", "p2p", "disk", None):
@@ -375,26 +418,29 @@ def ranking_report(
             'shuffle_method must be "tasks", "p2p", "disk" or None; '
             f"got {shuffle_method!r}."
         )
-    if tie_break is not None:
+    if tie_break is not None and tie_break[0] not in cols:
         cols = [*cols, tie_break[0]]
     aligned = _by_query(df, query_col, cols, npartitions, shuffle_method)
-    config = dict(columns=columns, k=k, metrics=metrics, options=options)
+    config = dict(columns=columns, k=k, metrics=plan.metrics, options=plan.options)
     if tie_break is not None:
         config["tie_break"] = tie_break
-    if per_query:
-        import pandas as pd
+    import pandas as pd
 
+    if per_query:
         meta = {query_col: pd.Series(dtype=aligned.dtypes[query_col])}
-        meta.update((n, pd.Series(dtype="float64")) for n in names)
+        meta.update((n, pd.Series(dtype="float64")) for n in plan.names)
         return aligned.map_partitions(
-            _per_query_partition, meta=pd.DataFrame(meta), names=names, **config
+            _per_query_partition, meta=pd.DataFrame(meta), names=plan.names, **config
         )
-    state_of = dask.delayed(_state_or_error, pure=True)
-    states = [
-        state_of(part, partition=i, **config)
-        for i, part in enumerate(aligned.to_delayed())
-    ]
-    total = _tree_reduce(dask, states, split_every).compute()
+    if plan.beyond is not None:
+        config.update(item_col=item_col, beyond=plan.beyond)
+    states = aligned.map_partitions(
+        _state_or_error, meta=pd.Series(dtype=object), **config
+    ).to_delayed()
+    total = _tree_reduce(dask, states, split_every)
+    if len(states) == 1:  # no merge node: merge the one leaf
+        total = dask.delayed(_merge_or_error, pure=True)([total])
+    total = total.compute()
     if isinstance(total, _Failed):
         raise total.exc
     return report_output(total, k=k, output_dict=output_dict, digits=digits)

@@ -9,9 +9,13 @@ pair), where the rows of a query may be in any partitions:
    query is whole in one partition;
 2. ``mapInArrow`` runs the in-memory vectorised engine on each partition
    (its Arrow columns as numpy arrays, without pandas) and emits one small
-   row: per metric, the sums of weight * value and of weights;
-3. a global ``agg(sum)`` adds the partition rows up (Spark's partial
-   aggregation: a tree), and the driver collects one row.
+   row: the partition's state (per metric, the sums of weight * value and
+   of weights; per-item counts for the beyond-accuracy metrics), pickled;
+3. the states are added up as :class:`~sklearn_rankmetrics.RankingEvaluator`
+   and the Dask report add them: the driver collects the partitions' rows
+   (a few numbers each); with beyond-accuracy metrics, whose states hold
+   per-item arrays, the executors first add them up in a stage of their
+   own (one task per core) and the driver receives one per core.
 
 No row of data is collected to the driver and no Python code loops over
 queries.  With ``per_query=True`` step 3 is skipped and a Spark DataFrame
@@ -25,14 +29,16 @@ package must be importable by the executors' Python.  Read more in the
 :ref:`User Guide <scale>`.
 """
 
+import contextlib
 import functools
+import pickle
 import re
 
 import numpy as np
 
-from ._evaluation._partitions import check_options, report_output
+from ._evaluation._partitions import check_item_col, check_options, report_output
 from ._evaluation._per_query import check_per_row_options
-from ._evaluation._state import ReportState, chunk_state, report_names
+from ._evaluation._state import ReportState, chunk_state, report_plan
 from ._io._columns import (
     check_columns,
     check_nulls,
@@ -42,26 +48,17 @@ from ._io._columns import (
     order_arrow_rows,
     per_row_columns,
 )
-from ._metrics._propensity import DIAGNOSTIC_TOTALS
 from ._utils._docstrings import fill_doc
 
 __all__ = ["ranking_report"]
 
 
-def _state_schema(n_names, propensity=False):
-    """One row per partition: its number of queries, then per scorer name
-    ``j`` the sum of weight * value, the sum of weights and the number of
-    scored queries; with ``propensity``, the totals of the diagnostics
-    (``ips_<total>``) and per name the estimates above 1 (``above_one_j``,
-    null for a metric not bounded by 1)."""
-    fields = ["n_queries long"] + [
-        f"weighted_sum_{j} double, weight_sum_{j} double, n_scored_{j} long"
-        for j in range(n_names)
-    ]
-    if propensity:
-        fields += [f"ips_{t} double" for t in DIAGNOSTIC_TOTALS]
-        fields += [f"above_one_{j} double" for j in range(n_names)]
-    return ", ".join(fields)
+# One row per partition: its ReportState, pickled (the driver adds them up
+# with ReportState.merge, as every other surface).
+_STATE_SCHEMA = "state binary"
+
+
+_FUNC = "sklearn_rankmetrics.spark.ranking_report"
 
 
 def _import_pyspark():
@@ -108,7 +105,31 @@ def _arrow_numeric(column, col, partition):
     return column.to_numpy()
 
 
-def _arrow_arrays(table, columns, partition):
+def _arrow_items(column):
+    """A column of item ids (no nulls) as a numpy array, or for a text
+    column ``(codes, sorted labels)`` numbered by Arrow (hashing, rather
+    than ``np.unique`` comparing Python strings); Arrow orders text by its
+    UTF-8 bytes, which is the order of Python's strings (code points)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dtype = column.type
+    if not (
+        pa.types.is_string(dtype)
+        or pa.types.is_large_string(dtype)
+        or pa.types.is_string_view(dtype)
+    ):
+        return column.to_numpy()
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    labels = encoded.dictionary.take(pa.array(order)).to_numpy(zero_copy_only=False)
+    codes = rank[encoded.indices.to_numpy()]
+    return codes, np.asarray(labels, dtype=object)
+
+
+def _arrow_arrays(table, columns, partition, item_col=None):
     """``(y_true, y_score, query_codes, sample_weight, ids, per_row)`` of a
     partition of whole queries, read from its Arrow columns without pandas
     (``per_row``: the propensity and item-weight arrays given, by name).
@@ -117,6 +138,8 @@ def _arrow_arrays(table, columns, partition):
     the engine only groups rows by query, and grouping small ints is much
     cheaper than ``np.unique`` over Python strings.  ``ids`` maps a code
     back to its id (None for integer ids, which are used as they are).
+    With ``item_col``, ``per_row["item_id"]`` holds the item ids
+    (:func:`_arrow_items`).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -127,6 +150,7 @@ def _arrow_arrays(table, columns, partition):
         [] if weight_col is None else [weight_col]
     )
     used += list(per_row.values())
+    used += [] if item_col is None else [item_col]
     check_nulls(
         {col: table.column(col).null_count for col in used}, query_col, partition
     )
@@ -141,6 +165,8 @@ def _arrow_arrays(table, columns, partition):
         n: _arrow_numeric(table.column(col), col, partition)
         for n, col in per_row.items()
     }
+    if item_col is not None:
+        per_row["item_id"] = _arrow_items(table.column(item_col))
     query = table.column(query_col)
     if pa.types.is_integer(query.type):
         return y, s, query.to_numpy(), w, None, per_row
@@ -149,10 +175,20 @@ def _arrow_arrays(table, columns, partition):
 
 
 def _arrow_state(
-    table, *, columns, partition, k, metrics, options, per_query, tie_break=None
+    table,
+    *,
+    columns,
+    partition,
+    k,
+    metrics,
+    options,
+    per_query,
+    tie_break=None,
+    item_col=None,
+    beyond=None,
 ):
     table = order_arrow_rows(table, columns[0], tie_break, partition)
-    y, s, q, w, ids, per_row = _arrow_arrays(table, columns, partition)
+    y, s, q, w, ids, per_row = _arrow_arrays(table, columns, partition, item_col)
     state = chunk_state(
         y,
         s,
@@ -161,6 +197,7 @@ def _arrow_state(
         k=k,
         metrics=metrics,
         per_query=per_query,
+        beyond=beyond,
         **per_row,
         **options,
     )
@@ -173,37 +210,60 @@ def _arrow_state(
 # used 3.0 instead of 3.45 CPU s (median), about 4 % of the report's ~10
 # CPU s; the rest is mostly the JVM's (Parquet decoding, the shuffle, rows
 # to Arrow) -- see doc/user_guide/scale.rst.
-def _state_rows(batches, *, names, columns, k, metrics, options, tie_break=None):
-    """mapInArrow: the rows of one partition -> its state as one row
+def _state_rows(batches, *, names, **config):
+    """mapInArrow: the rows of one partition -> its state as one row, pickled
     (nothing for an empty partition)."""
     import pyarrow as pa
 
     table = _partition_table(batches)
     if table is None:
         return
-    state, _ = _arrow_state(
-        table,
-        columns=columns,
-        partition=_partition_id(),
-        k=k,
-        metrics=metrics,
-        options=options,
-        per_query=False,
-        tie_break=tie_break,
-    )
-    if state.names != names:  # cannot happen: the names come from report_names
+    state, _ = _arrow_state(table, partition=_partition_id(), per_query=False, **config)
+    if state.names != names:  # cannot happen: the names come from report_plan
         raise RuntimeError(f"partition state gave metrics {state.names}")
-    row = {"n_queries": pa.array([state.n_queries], pa.int64())}
-    for j in range(len(names)):
-        row[f"weighted_sum_{j}"] = pa.array(state.weighted_sum[j : j + 1], pa.float64())
-        row[f"weight_sum_{j}"] = pa.array(state.weight_sum[j : j + 1], pa.float64())
-        row[f"n_scored_{j}"] = pa.array(state.n_scored[j : j + 1], pa.int64())
-    if state.propensity_totals is not None:
-        for name, total in zip(DIAGNOSTIC_TOTALS, state.propensity_totals, strict=True):
-            row[f"ips_{name}"] = pa.array([total], pa.float64())
-        for j, n in enumerate(state.n_above_one):
-            row[f"above_one_{j}"] = pa.array([None if np.isnan(n) else n], pa.float64())
-    yield pa.RecordBatch.from_pydict(row)
+    data = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    yield pa.RecordBatch.from_pydict({"state": pa.array([data], pa.binary())})
+
+
+def _add_row(total, row):
+    """``(state, number of rows)`` with one row's state added."""
+    return total[0].merge(pickle.loads(row[0])), total[1] + 1
+
+
+def _merge_rows(batches):
+    """mapInArrow: the pickled states of some partitions -> their sum as one
+    row (nothing if none), unpickled one at a time."""
+    import pyarrow as pa
+
+    total = None
+    for batch in batches:
+        for data in batch.column(0).to_pylist():
+            state = pickle.loads(data)
+            total = state if total is None else total.merge(state)
+    if total is None:
+        return
+    data = pickle.dumps(total, protocol=pickle.HIGHEST_PROTOCOL)
+    yield pa.RecordBatch.from_pydict({"state": pa.array([data], pa.binary())})
+
+
+def _merged_state(states, tree):
+    """The partitions' states (the rows of ``states``) added up on the
+    driver, and the number of rows it received (0: no row in any
+    partition).  With ``tree`` (states with per-item arrays), the executors
+    first add them up in a stage of their own, one task per core holding
+    one state at a time, and the driver receives one state per core.
+
+    (``treeAggregate`` over ``states.rdd`` ran its Python code in the
+    engine's tasks, beside the Arrow worker: a second Python worker per
+    task, started afresh by the report -- 2-3 processes and about 1 CPU s
+    at 2,000,000 rows on 2 cores, ``benchmarks/bench_scale.py``.)"""
+    if tree:
+        cores = states.sparkSession.sparkContext.defaultParallelism
+        states = states.repartition(cores).mapInArrow(_merge_rows, _STATE_SCHEMA)
+    total = (ReportState(), 0)
+    for row in states.collect():
+        total = _add_row(total, row)
+    return total
 
 
 def _per_query_rows(batches, *, names, **config):
@@ -254,10 +314,14 @@ def _check_types(schema, label_col, score_col, weight_col, **more):
 
 def _reraise_executor_error(exc):
     """Raise the ``ValueError`` / ``TypeError`` a Spark executor raised, with
-    its own message, rather than the Java stack trace around it."""
+    its own message, rather than the Java stack trace around it (a
+    ``PythonException``, or the Java error wrapping one when the rows are
+    fetched partition by partition)."""
     from pyspark.errors import PythonException
 
-    if not isinstance(exc, PythonException):
+    if not isinstance(exc, PythonException) and (
+        "org.apache.spark.api.python.PythonException" not in str(exc)
+    ):
         return
     found = re.findall(r"^(ValueError|TypeError): (.+)$", str(exc), re.MULTILINE)
     if found:
@@ -285,6 +349,7 @@ def ranking_report(
     tie_break_ascending=True,
     propensity_col=None,
     item_weight_col=None,
+    item_col=None,
     **options,
 ):
     """Report every ranking metric at every cut-off on a PySpark DataFrame.
@@ -352,12 +417,15 @@ def ranking_report(
 
     %(frame_row_columns)s
 
+    %(frame_item_col)s
+
     **options
         The other options of :func:`sklearn_rankmetrics.ranking_report`
         (``convention``, ``ties``, ``relevance_threshold``, ``gain``,
         ``no_relevant``, ``beta``, ``log_base``, ``ap_denominator``, ...;
         with ``propensity_col``, ``average="micro"`` for the pooled
-        estimates).
+        estimates; with the beyond-accuracy metrics, theirs:
+        ``item_popularity``, ``item_features``, ``n_items``, ...).
 
     Returns
     -------
@@ -402,9 +470,78 @@ def ranking_report(
     {'ndcg@2': 0.8154..., 'mrr@2': 0.75}
     """
     _import_pyspark()
-    from pyspark.sql import DataFrame
-    from pyspark.sql import functions as F
     from pyspark.sql.types import DoubleType, StructField, StructType
+
+    columns = (query_col, label_col, score_col, weight_col)
+    columns += (propensity_col, item_weight_col)
+    cols, tie_break, plan = _check_request(
+        df,
+        columns,
+        item_col,
+        tie_break_col,
+        tie_break_ascending,
+        k,
+        metrics,
+        options,
+        per_query,
+    )
+    _check_partitioning(num_partitions, assume_grouped, per_query)
+    extra = [] if tie_break is None or tie_break[0] in cols else [tie_break[0]]
+    selected = df.select(*cols, *extra)
+    if assume_grouped:
+        by_query = selected
+    elif num_partitions is None:
+        by_query = selected.repartition(query_col)
+    else:
+        by_query = selected.repartition(num_partitions, query_col)
+    config = dict(columns=columns, k=k, metrics=plan.metrics, options=plan.options)
+    if tie_break is not None:
+        config["tie_break"] = tie_break
+    if plan.beyond is not None:
+        config.update(item_col=item_col, beyond=plan.beyond)
+    names = plan.names
+    if per_query:
+        schema = StructType(
+            [df.schema[query_col]] + [StructField(n, DoubleType(), True) for n in names]
+        )
+        return by_query.mapInArrow(
+            functools.partial(_per_query_rows, names=names, **config), schema
+        )
+    states = by_query.mapInArrow(
+        functools.partial(_state_rows, names=names, **config), _STATE_SCHEMA
+    )
+    settings = _job_settings(adaptive=not assume_grouped and num_partitions is None)
+    with _session_settings(df.sparkSession.conf, settings):
+        try:
+            # One row per partition, added up on the driver (no stage of
+            # its own, unlike an aggregate); states with per-item arrays
+            # added up by the executors first.
+            state, n_partitions = _merged_state(states, plan.beyond is not None)
+        except Exception as exc:
+            _reraise_executor_error(exc)
+            raise
+    if assume_grouped and n_partitions:
+        _check_grouped(selected, query_col, state.n_queries)
+    return report_output(state, k=k, output_dict=output_dict, digits=digits)
+
+
+def _check_request(
+    df,
+    columns,
+    item_col,
+    tie_break_col,
+    tie_break_ascending,
+    k,
+    metrics,
+    options,
+    per_query,
+):
+    """The checks of :func:`ranking_report` before any Spark job: the
+    DataFrame, its columns and their types, the tie-break column and the
+    report's plan.  ``(cols, tie_break, plan)``: the columns to select,
+    the checked tie-break and the :func:`report_plan` (the beyond-accuracy
+    metrics taken out)."""
+    from pyspark.sql import DataFrame
 
     if not isinstance(df, DataFrame):
         raise TypeError(
@@ -412,6 +549,9 @@ def ranking_report(
             "sklearn_rankmetrics.ranking_report for in-memory data, or "
             "spark.createDataFrame(...)."
         )
+    query_col, label_col, score_col, weight_col, propensity_col, item_weight_col = (
+        columns
+    )
     cols = check_columns(
         df.columns,
         query_col=query_col,
@@ -420,6 +560,7 @@ def ranking_report(
         weight_col=weight_col,
         propensity_col=propensity_col,
         item_weight_col=item_weight_col,
+        item_col=item_col,
     )
     _check_types(
         df.schema,
@@ -429,18 +570,31 @@ def ranking_report(
         propensity_col=propensity_col,
         item_weight_col=item_weight_col,
     )
-    func = "sklearn_rankmetrics.spark.ranking_report"
     tie_break = check_tie_break(
-        tie_break_col, tie_break_ascending, df.columns, cols, func
+        tie_break_col,
+        tie_break_ascending,
+        df.columns,
+        [c for c in cols if c != item_col],  # the item id may break ties
+        _FUNC,
     )
     check_ties_option(options, "Spark", tie_break_col)
-    check_options(options, func)
-    columns = (query_col, label_col, score_col, weight_col)
-    columns += (propensity_col, item_weight_col)
     per_row = tuple(per_row_columns(columns))
-    check_per_row_options(options, per_row, func)
-    # checks k, metrics, options
-    names = report_names(k, metrics, options, per_row=per_row)
+    check_per_row_options(options, per_row, _FUNC)
+    plan = report_plan(
+        k,
+        metrics,
+        options,
+        caller=_FUNC,
+        per_row=per_row,
+        per_query=per_query,
+        weighted=weight_col is not None,
+    )
+    check_options(plan.options, _FUNC)
+    check_item_col(item_col, plan.beyond, _FUNC)
+    return cols, tie_break, plan
+
+
+def _check_partitioning(num_partitions, assume_grouped, per_query):
     if num_partitions is not None and (
         not isinstance(num_partitions, int) or num_partitions < 1
     ):
@@ -455,45 +609,15 @@ def ranking_report(
             "num_partitions (it keeps df's partitions and verifies them when "
             "the report is computed); drop one of them."
         )
-    selected = df.select(*cols, *([] if tie_break is None else [tie_break[0]]))
-    if assume_grouped:
-        by_query = selected
-    elif num_partitions is None:
-        by_query = selected.repartition(query_col)
-    else:
-        by_query = selected.repartition(num_partitions, query_col)
-    config = dict(
-        columns=columns,
-        k=k,
-        metrics=metrics,
-        options=options,
-    )
-    if tie_break is not None:
-        config["tie_break"] = tie_break
-    if per_query:
-        schema = StructType(
-            [df.schema[query_col]] + [StructField(n, DoubleType(), True) for n in names]
-        )
-        return by_query.mapInArrow(
-            functools.partial(_per_query_rows, names=names, **config), schema
-        )
-    states = by_query.mapInArrow(
-        functools.partial(_state_rows, names=names, **config),
-        _state_schema(len(names), "propensity" in per_row),
-    )
-    # A global aggregate: partial sums in each task, then one final task
-    # (a groupBy by metric would add a stage of spark.sql.shuffle.partitions
-    # tasks -- 400 on bench_scale.py -- to add up a few numbers).
-    sums = [F.count(F.lit(1)).alias("n_partitions")] + [
-        # the largest weight is a maximum; every other column a sum
-        (F.max if c == "ips_max_weight" else F.sum)(c).alias(c)
-        for c in states.columns
-    ]
+
+
+def _job_settings(adaptive):
+    """The session settings of the report's job."""
     # Arrow batches of 1M rows for this job rather than Spark's 10,000:
     # fewer hand-offs to the Python workers (issue 19 measured 5.14 -> 4.30
     # CPU s with 2 shuffle partitions).
     settings = {"spark.sql.execution.arrow.maxRecordsPerBatch": "1000000"}
-    if not assume_grouped and num_partitions is None:
+    if adaptive:
         # Partitions after the shuffle sized from the data: adaptive
         # execution coalesces the session's shuffle partitions into about
         # 64 MB ones (at least one per core).  Each Python task costs ~45
@@ -502,52 +626,36 @@ def ranking_report(
         # floor), with 2 partitions 6.6 (1.11x) -- benchmarks/README.md.
         settings["spark.sql.adaptive.enabled"] = "true"
         settings["spark.sql.adaptive.coalescePartitions.enabled"] = "true"
-    conf = df.sparkSession.conf
+    return settings
+
+
+@contextlib.contextmanager
+def _session_settings(conf, settings):
+    """The session's ``conf`` with ``settings`` for the block, restored
+    after it."""
     previous = {key: conf.get(key, None) for key in settings}
     for key, value in settings.items():
         conf.set(key, value)
     try:
-        total = states.agg(*sums).collect()[0]
-    except Exception as exc:
-        _reraise_executor_error(exc)
-        raise
-    finally:  # the session's settings restored
+        yield
+    finally:
         for key, value in previous.items():
             if value is None:
                 conf.unset(key)
             else:
                 conf.set(key, value)
-    if assume_grouped and total["n_partitions"]:
-        n_distinct = selected.select(query_col).distinct().count()
-        if int(total["n_queries"]) != n_distinct:
-            raise ValueError(
-                "assume_grouped=True, but the rows of some queries are in "
-                f"more than one partition of df ({int(total['n_queries'])} "
-                f"queries counted over the partitions, {n_distinct} distinct "
-                "query ids); nothing was reported. Drop assume_grouped (the "
-                "report then shuffles by query) or write df grouped by query "
-                f"(e.g. df.repartition({query_col!r}))."
-            )
-    state = ReportState()
-    if total["n_partitions"]:
-        n = len(names)
-        ips = {}
-        if "propensity" in per_row:
-            above = [total[f"above_one_{j}"] for j in range(n)]
-            ips = dict(
-                propensity_totals=np.array(
-                    [total[f"ips_{t}"] for t in DIAGNOSTIC_TOTALS], dtype=np.float64
-                ),
-                n_above_one=np.array(
-                    [np.nan if a is None else a for a in above], dtype=np.float64
-                ),
-            )
-        state = ReportState(
-            names=names,
-            weighted_sum=np.array([total[f"weighted_sum_{j}"] for j in range(n)]),
-            weight_sum=np.array([total[f"weight_sum_{j}"] for j in range(n)]),
-            n_queries=int(total["n_queries"]),
-            n_scored=np.array([total[f"n_scored_{j}"] for j in range(n)]),
-            **ips,
+
+
+def _check_grouped(selected, query_col, n_queries):
+    """``assume_grouped=True`` verified: the partitions' numbers of queries
+    add up to the number of distinct query ids."""
+    n_distinct = selected.select(query_col).distinct().count()
+    if n_queries != n_distinct:
+        raise ValueError(
+            "assume_grouped=True, but the rows of some queries are in "
+            f"more than one partition of df ({n_queries} "
+            f"queries counted over the partitions, {n_distinct} distinct "
+            "query ids); nothing was reported. Drop assume_grouped (the "
+            "report then shuffles by query) or write df grouped by query "
+            f"(e.g. df.repartition({query_col!r}))."
         )
-    return report_output(state, k=k, output_dict=output_dict, digits=digits)

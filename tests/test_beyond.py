@@ -574,7 +574,7 @@ def test_form_errors():
 # Registry entries, ranking_report and the mergeable sums
 # ---------------------------------------------------------------------------
 
-from sklearn_rankmetrics import RankingEvaluator, ndcg_at_k, ranking_report  # noqa: E402
+from sklearn_rankmetrics import ndcg_at_k, ranking_report  # noqa: E402
 from sklearn_rankmetrics._evaluation._beyond_report import BeyondSums  # noqa: E402
 from sklearn_rankmetrics._registry import BEYOND_METRICS, METRICS  # noqa: E402
 
@@ -658,8 +658,6 @@ def test_report_refusals():
         )
     with pytest.raises(ValueError, match="item_popularity is required"):
         ranking_report(Y, S, k=2, metrics=["novelty"])
-    with pytest.raises(ValueError, match="beyond-accuracy metric"):
-        RankingEvaluator(k=2, metrics=["gini_index"])
     # options of the ranking metrics, in a report without any
     with pytest.raises(TypeError, match="options of the ranking metrics"):
         ranking_report(Y, S, k=2, metrics=["catalog_coverage"], gain="exponential")
@@ -799,9 +797,15 @@ def test_novelty_share_options():
 
 
 def test_other_surfaces_refuse_clearly():
-    # (factor_ranking_report takes them: tests/test_factor.py)
+    # (factor_ranking_report takes them: tests/test_factor.py; the chunked
+    # and distributed reports: tests/test_state_beyond.py)
+    from sklearn_rankmetrics import compare_rankings
+
+    S = np.arange(12.0).reshape(3, 4)
     with pytest.raises(ValueError, match="beyond-accuracy metric"):
-        RankingEvaluator(k=2, metrics=["serendipity"])
+        compare_rankings(
+            np.ones((3, 4)), {"a": S, "b": -S}, k=2, metrics=["gini_index"]
+        )
 
 
 @pytest.mark.parametrize("levels", [1, 2, 5, 1000])

@@ -14,6 +14,7 @@ distributed = pytest.importorskip("distributed")
 from numpy.testing import assert_allclose, assert_array_equal  # noqa: E402
 from sklearn.exceptions import UndefinedMetricWarning  # noqa: E402
 
+import sklearn_rankmetrics  # noqa: E402
 from sklearn_rankmetrics.dask import ranking_report  # noqa: E402
 from tests._scale_data import (  # noqa: E402
     COLS,
@@ -287,13 +288,14 @@ class _RecordingLibc:
         ({"MALLOC_TRIM_THRESHOLD_": "65536"}, True),  # Dask's nanny
         ({}, False),  # glibc's dynamic threshold in force: left alone
         ({"MALLOC_TRIM_THRESHOLD_": "65536", "MALLOC_MMAP_THRESHOLD_": "1"}, False),
+        ({"MALLOC_TRIM_THRESHOLD_": "lots"}, False),  # not glibc's to read
     ],
 )
 def test_engine_allocations_scoped_to_the_task(monkeypatch, environ, changed):
     """Under the nanny's MALLOC_TRIM_THRESHOLD_ (glibc's dynamic mmap
-    threshold off), the mmap threshold is raised for the task only and set
-    back to glibc's default afterwards, also when the task raises; nothing
-    is touched otherwise."""
+    threshold off), the mmap and trim thresholds are raised for the task
+    only and set back afterwards (to glibc's default, to the variable's
+    value), also when the task raises; nothing is touched otherwise."""
     from sklearn_rankmetrics import dask as rm_dask
 
     libc = _RecordingLibc()
@@ -304,10 +306,11 @@ def test_engine_allocations_scoped_to_the_task(monkeypatch, environ, changed):
         monkeypatch.setenv(name, value)
     with pytest.raises(RuntimeError, match="in the task"):
         with rm_dask._engine_allocations():
-            assert libc.calls == ([(-3, 32 * 1024 * 1024)] if changed else [])
+            raised = [(-3, 32 * 1024 * 1024), (-1, 64 * 1024 * 1024)]
+            assert libc.calls == (raised if changed else [])
             raise RuntimeError("in the task")
-    expected = [(-3, 32 * 1024 * 1024), (-3, 128 * 1024)] if changed else []
-    assert libc.calls == expected
+    restored = [(-1, 65536), (-3, 128 * 1024)]
+    assert libc.calls == (raised + restored if changed else [])
 
 
 def test_same_values_under_the_nanny_malloc_setting(client, monkeypatch):
@@ -338,3 +341,153 @@ def test_same_values_under_the_nanny_malloc_setting(client, monkeypatch):
     # one shuffled partition per call (3 input partitions / 8), glibc found
     assert calls == [True, True]
     assert_same(before, in_memory(frame, output_dict=True))
+
+
+# ---------------------------------------------------------------------------
+# Beyond-accuracy metrics (item_col=): merged per-item counts and per-user
+# sums equal to the in-memory report
+# ---------------------------------------------------------------------------
+from tests._beyond_data import (  # noqa: E402
+    BEYOND,
+    COUNTS,
+    N_ITEMS,
+    RANKING,
+    make_log,  # noqa: E402
+)
+from tests._beyond_data import K as BK  # noqa: E402
+from tests._beyond_data import assert_same as assert_beyond  # noqa: E402
+from tests._beyond_data import in_memory as beyond_in_memory  # noqa: E402
+
+
+def _log_frame(seed, ids="int", **kwargs):
+    y, s, q, it, extra = make_log(seed, ids=ids, **kwargs)
+    frame = pd.DataFrame({"user": q, "rel": y, "score": s, "item": it})
+    return frame, extra
+
+
+BCOLS = dict(query_col="user", label_col="rel", score_col="score", item_col="item")
+
+
+@pytest.mark.parametrize("npartitions", [1, 4])
+@pytest.mark.parametrize("ties", ["expected", "pessimistic"])
+def test_beyond_metrics_equal_in_memory(client, npartitions, ties):
+    """Every beyond-accuracy metric beside NDCG and MAP, users spread over
+    the partitions: ties, -inf, empty lists, items never recommended."""
+    frame, extra = _log_frame(npartitions)
+    options = dict(extra, unseen="one", ties=ties)
+    metrics = RANKING + BEYOND
+    df = dd.from_pandas(frame, npartitions=npartitions)
+    got = ranking_report(
+        df, **BCOLS, k=BK, metrics=metrics, output_dict=True, **options
+    )
+    want = beyond_in_memory(
+        frame["rel"].to_numpy(),
+        frame["score"].to_numpy(),
+        frame["user"].to_numpy(),
+        frame["item"].to_numpy(),
+        metrics,
+        **options,
+    )
+    assert_beyond(got, want, COUNTS if ties == "pessimistic" else ())
+
+
+@pytest.mark.parametrize("dtype", ["str", "object", "category"])
+def test_beyond_metrics_text_item_ids(client, dtype):
+    """Text ids are labels ("7", "07" and "007" three items), numbered per
+    partition and merged by label; the catalogue's other items counted as
+    the functions count them (n_items); the text table as in memory."""
+    frame, _ = _log_frame(3, ids="str")
+    frame["item"] = frame["item"].astype(dtype)
+    df = dd.from_pandas(frame, npartitions=3)
+    arrays = [frame[c].to_numpy() for c in ("rel", "score", "user")]
+    items = np.asarray(frame["item"].astype(object))
+    got = ranking_report(
+        df, **BCOLS, k=BK, metrics=COUNTS, output_dict=True, n_items=N_ITEMS
+    )
+    assert_beyond(got, beyond_in_memory(*arrays, items, COUNTS, n_items=N_ITEMS))
+    text = ranking_report(df, **BCOLS, k=BK, metrics=["ndcg", *COUNTS], n_items=N_ITEMS)
+    want = sklearn_rankmetrics.ranking_report(
+        *arrays[:2],
+        query_id=arrays[2],
+        item_id=items,
+        k=BK,
+        metrics=["ndcg", *COUNTS],
+        n_items=N_ITEMS,
+    )
+    assert text == want
+
+
+def test_beyond_metrics_tie_break_by_item(client):
+    """ties="input_order" with the item column as tie_break_col: each user's
+    rows ranked in item order, as the in-memory report on rows in that
+    order."""
+    frame, extra = _log_frame(8)
+    df = dd.from_pandas(frame, npartitions=3)
+    options = dict(extra, unseen="zero", ties="input_order")
+    got = ranking_report(
+        df,
+        **BCOLS,
+        k=BK,
+        metrics=BEYOND,
+        output_dict=True,
+        tie_break_col="item",
+        **options,
+    )
+    rows = frame.sort_values(["user", "item"])
+    arrays = [rows[c].to_numpy() for c in ("rel", "score", "user", "item")]
+    assert_beyond(got, beyond_in_memory(*arrays, BEYOND, **options), COUNTS)
+
+
+def test_beyond_metrics_through_the_frame_form(client):
+    frame, extra = _log_frame(4)
+    df = dd.from_pandas(frame, npartitions=2)
+    got = sklearn_rankmetrics.ranking_report(
+        df,
+        **BCOLS,
+        k=3,
+        metrics=["gini_index", "novelty"],
+        output_dict=True,
+        item_popularity=extra["item_popularity"],
+        unseen="one",
+    )
+    want = ranking_report(
+        df,
+        **BCOLS,
+        k=3,
+        metrics=["gini_index", "novelty"],
+        output_dict=True,
+        item_popularity=extra["item_popularity"],
+        unseen="one",
+    )
+    assert got == want
+
+
+def test_beyond_metrics_refusals(client):
+    frame, extra = _log_frame(2)
+    frame["w"] = 1.0
+    df = dd.from_pandas(frame, npartitions=2)
+    cols = {k: v for k, v in BCOLS.items() if k != "item_col"}
+    with pytest.raises(ValueError, match="pass item_col="):
+        ranking_report(df, **cols, metrics=["gini_index"])
+    with pytest.raises(TypeError, match="item_col= is read by the beyond"):
+        ranking_report(df, **BCOLS, metrics=["ndcg"])
+    with pytest.raises(ValueError, match="do not take sample_weight"):
+        ranking_report(df, **BCOLS, weight_col="w", metrics=["gini_index"])
+    with pytest.raises(ValueError, match="no per-query value"):
+        ranking_report(df, **BCOLS, metrics=["gini_index"], per_query=True)
+    with pytest.raises(TypeError, match="got unknown option"):
+        ranking_report(df, **BCOLS, metrics=["ndcg"], item_popularity=[1, 2])
+    popularity = extra["item_popularity"].copy()
+    popularity[:] = 0  # every item unseen: the global count, once
+    with pytest.raises(ValueError, match=r"novelty: 30 item\(s\) never seen"):
+        ranking_report(
+            df,
+            **BCOLS,
+            metrics=["novelty"],
+            item_popularity=popularity,
+            unseen="raise",
+            k=40,
+        )
+    twice = pd.concat([frame, frame.iloc[:1]])  # a (user, item) pair twice
+    with pytest.raises(ValueError, match="repeats an item within a query"):
+        ranking_report(dd.from_pandas(twice, npartitions=2), **BCOLS, metrics=COUNTS)

@@ -4,6 +4,7 @@ Each check runs in a fresh interpreter, since the test session itself has
 long imported scikit-learn.
 """
 
+import importlib
 import json
 import subprocess
 import sys
@@ -206,6 +207,28 @@ def test_every_registry_function_is_public():
         assert name in sklearn_rankmetrics.__all__, name
         assert getattr(sklearn_rankmetrics, name) is spec.function, name
         assert name not in sklearn_rankmetrics._WHERE, name
+
+
+def test_no_private_module_lists_registry_names():
+    # the registry is the one list of metrics: a private module's __all__
+    # (its own copy of names, which a new metric would have to join) holds
+    # none of them
+    import pkgutil
+
+    from sklearn_rankmetrics._registry import all_metrics
+
+    names = {spec.function.__name__ for spec in all_metrics().values()}
+    checked = 0
+    for info in pkgutil.walk_packages(
+        sklearn_rankmetrics.__path__, "sklearn_rankmetrics."
+    ):
+        if info.name.rpartition(".")[2] in ("dask", "spark", "__main__"):
+            continue  # (optional engines, the command line's entry point)
+        module = importlib.import_module(info.name)
+        listed = set(getattr(module, "__all__", ()))
+        assert not listed & names, (info.name, sorted(listed & names))
+        checked += 1
+    assert checked > 30
 
 
 # Public names that compute without scikit-learn: importing them loads none

@@ -3,6 +3,7 @@ values as the in-memory report on the same rows, whatever the
 partitioning, retry-safe, and clear errors on bad frames."""
 
 import os
+import pickle
 import sys
 import warnings
 from pathlib import Path
@@ -224,20 +225,14 @@ def _batches(frame, n_batches, schema=None):
 
 
 def _state_of(rows, names):
-    """The ReportState of the one-row batches _state_rows yields."""
+    """The ReportState of the one-row batches _state_rows yields (a pickled
+    state each)."""
     state = ReportState()
     for batch in rows:
         (row,) = batch.to_pylist()
-        n = len(names)
-        state = state.merge(
-            ReportState(
-                names=names,
-                weighted_sum=np.array([row[f"weighted_sum_{j}"] for j in range(n)]),
-                weight_sum=np.array([row[f"weight_sum_{j}"] for j in range(n)]),
-                n_queries=row["n_queries"],
-                n_scored=np.array([row[f"n_scored_{j}"] for j in range(n)]),
-            )
-        )
+        part = pickle.loads(row["state"])
+        assert part.names == names
+        state = state.merge(part)
     return state
 
 
@@ -440,3 +435,154 @@ def test_assume_grouped(spark):
         ranking_report(grouped, **COLS, per_query=True, assume_grouped=True)
     with pytest.raises(TypeError, match="assume_grouped must be a bool"):
         ranking_report(grouped, **COLS, assume_grouped="yes")
+
+
+# ---------------------------------------------------------------------------
+# Beyond-accuracy metrics (item_col=): merged per-item counts and per-user
+# sums equal to the in-memory report
+# ---------------------------------------------------------------------------
+from sklearn_rankmetrics._evaluation._state import report_plan  # noqa: E402
+from tests._beyond_data import BEYOND, COUNTS, N_ITEMS, RANKING, make_log  # noqa: E402
+from tests._beyond_data import K as BK  # noqa: E402
+from tests._beyond_data import assert_same as assert_beyond  # noqa: E402
+from tests._beyond_data import in_memory as beyond_in_memory  # noqa: E402
+
+BCOLS = dict(query_col="user", label_col="rel", score_col="score", item_col="item")
+
+
+def _log_frame(seed, ids="int", **kwargs):
+    y, s, q, it, extra = make_log(seed, ids=ids, **kwargs)
+    frame = pd.DataFrame({"user": q, "rel": y, "score": s, "item": it})
+    return frame, extra
+
+
+def _log_spark(spark, frame, n_slices):
+    item = "string" if frame["item"].dtype.kind in "OUT" else "long"
+    schema = f"user long, rel long, score double, item {item}"
+    rows = [tuple(r) for r in frame.itertuples(index=False)]
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, n_slices), schema)
+
+
+@pytest.mark.parametrize("item_type", [pa.int64(), pa.string(), pa.large_string()])
+def test_arrow_partitions_with_item_ids(item_type):
+    """Users over three partitions, each in several Arrow batches: text ids
+    numbered by Arrow and merged by label, integer ids as column numbers;
+    the states add up to the in-memory report."""
+    ids = "int" if pa.types.is_integer(item_type) else "str"
+    frame, extra = _log_frame(13, ids=ids, n_users=40)
+    if ids == "int":
+        metrics, options = RANKING + BEYOND, dict(extra, unseen="one")
+    else:
+        metrics, options = ["ndcg", *COUNTS], {"n_items": N_ITEMS}
+    plan = report_plan(BK, metrics, options)
+    config = dict(
+        columns=("user", "rel", "score", None),
+        k=BK,
+        metrics=plan.metrics,
+        options=plan.options,
+        item_col="item",
+        beyond=plan.beyond,
+    )
+    schema = pa.schema(
+        [("user", pa.int64()), ("rel", pa.int64()), ("score", pa.float64())]
+        + [("item", item_type)]
+    )
+    rows = []
+    for users in np.array_split(frame["user"].unique(), 3):
+        part = frame[frame["user"].isin(users)]
+        rows.extend(_state_rows(_batches(part, 3, schema), names=plan.names, **config))
+    got = _state_of(rows, plan.names).output_dict()
+    want = beyond_in_memory(
+        *(frame[c].to_numpy() for c in ("rel", "score", "user", "item")),
+        metrics,
+        **options,
+    )
+    assert_beyond(got, want)
+
+
+def test_merge_rows_adds_partition_states():
+    """The executors' merge of the partitions' states (states with per-item
+    arrays): the pickled states of several Arrow batches in one task add up
+    to one row, the sum the driver would have made; a task without a state
+    emits no row."""
+    from sklearn_rankmetrics.spark import _merge_rows
+
+    frame, extra = _log_frame(15, n_users=30)
+    metrics, options = RANKING + BEYOND, dict(extra, unseen="one")
+    plan = report_plan(BK, metrics, options)
+    config = dict(
+        columns=("user", "rel", "score", None),
+        k=BK,
+        metrics=plan.metrics,
+        options=plan.options,
+        item_col="item",
+        beyond=plan.beyond,
+    )
+    rows = []
+    for users in np.array_split(frame["user"].unique(), 4):
+        part = frame[frame["user"].isin(users)]
+        rows.extend(_state_rows(_batches(part, 2), names=plan.names, **config))
+    assert len(rows) == 4
+    # two tasks: the first gets three states in two batches, the second one
+    first = [pa.concat_batches(rows[:2]), rows[2]]
+    merged = [*_merge_rows(iter(first)), *_merge_rows(iter(rows[3:]))]
+    assert [b.num_rows for b in merged] == [1, 1]
+    got = _state_of(merged, plan.names).output_dict()
+    on_driver = _state_of(rows, plan.names).output_dict()
+    assert list(got) == list(on_driver)  # same additions in the same order:
+    np.testing.assert_array_equal(list(got.values()), list(on_driver.values()))
+    arrays = [frame[c].to_numpy() for c in ("rel", "score", "user", "item")]
+    assert_beyond(got, beyond_in_memory(*arrays, metrics, **options))
+    assert list(_merge_rows(iter([]))) == []
+
+
+def test_beyond_metrics_equal_in_memory(spark):
+    """Every beyond-accuracy metric beside NDCG and MAP, with ties, -inf,
+    empty lists and items never recommended (int ids, the catalogue given
+    by item_popularity / item_features); and text ids merged by label,
+    partition by partition."""
+    frame, extra = _log_frame(14, n_users=40)
+    options = dict(extra, unseen="one")
+    metrics = RANKING + BEYOND
+    got = ranking_report(
+        _log_spark(spark, frame, 3),
+        **BCOLS,
+        k=BK,
+        metrics=metrics,
+        output_dict=True,
+        **options,
+    )
+    arrays = [frame[c].to_numpy() for c in ("rel", "score", "user", "item")]
+    assert_beyond(got, beyond_in_memory(*arrays, metrics, **options))
+    frame, _ = _log_frame(15, ids="str", n_users=40)
+    arrays = [frame[c].to_numpy() for c in ("rel", "score", "user", "item")]
+    df = _log_spark(spark, frame, 3)
+    text = ranking_report(
+        df, **BCOLS, k=BK, metrics=COUNTS, n_items=N_ITEMS, num_partitions=3
+    )
+    want = sklearn_rankmetrics.ranking_report(
+        *arrays[:2],
+        query_id=arrays[2],
+        item_id=arrays[3],
+        k=BK,
+        metrics=COUNTS,
+        n_items=N_ITEMS,
+    )
+    assert text == want
+
+
+def test_beyond_metrics_refusals(spark):
+    frame, extra = _log_frame(16)
+    df = _log_spark(spark, frame, 2).withColumn("w", pyspark_sql.functions.lit(1.0))
+    cols = {k: v for k, v in BCOLS.items() if k != "item_col"}
+    with pytest.raises(ValueError, match="pass item_col="):
+        ranking_report(df, **cols, metrics=["gini_index"])
+    with pytest.raises(TypeError, match="item_col= is read by the beyond"):
+        ranking_report(df, **BCOLS, metrics=["ndcg"])
+    with pytest.raises(ValueError, match="do not take sample_weight"):
+        ranking_report(df, **BCOLS, weight_col="w", metrics=["gini_index"])
+    with pytest.raises(ValueError, match="no per-query value"):
+        ranking_report(df, **BCOLS, metrics=["gini_index"], per_query=True)
+    # an executor's error, with its message
+    with pytest.raises(ValueError, match=r"column numbers in \[0, 3\)"):
+        ranking_report(df, **BCOLS, metrics=["gini_index"], n_items=3)

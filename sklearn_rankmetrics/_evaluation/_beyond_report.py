@@ -28,6 +28,7 @@ from .._metrics._beyond import (
     _popularity,
     _popularity_ranks,
     _serendipity_values,
+    _unseen_items,
     _unseen_recommended,
 )
 from .._registry import BEYOND_METRICS
@@ -145,7 +146,40 @@ class BeyondSums:
         self.n_users += n_users
         return self
 
-    def _part(self, name, lists):
+    def block_parts(self, y_true, y_score, query_id, item_id, n_items):
+        """What one block of users of the long form contributes, for a
+        caller that merges blocks itself (the chunked and distributed
+        reports): ``(parts, n_users, unseen)``.
+
+        ``item_id`` are column numbers of a catalogue of ``n_items`` (the
+        catalogue's, or a numbering of the block's own item labels);
+        ``parts`` is ``{(name, k): part}``, each merged as :meth:`add`
+        merges it; ``unseen`` is ``{k: items}``, the items novelty's
+        ``unseen`` rule is about (count 0 in ``item_popularity``, possibly
+        in a list) when it warns or raises, left to the caller to apply
+        once to the union of the blocks.  Nothing warns here.
+        """
+        parts, unseen = {}, {}
+        n_users = 0
+        for k in self.ks:
+            lists = _lists(
+                y_true,
+                y_score,
+                k,
+                query_id,
+                item_id,
+                n_items,
+                self._catalogue,
+                ties=self.ties,
+            )
+            n_users = lists.n_users
+            for name in self.names:
+                parts[(name, k)] = self._part(name, lists, check_unseen=False)
+            if "novelty" in self.names and self.unseen in ("warn", "raise"):
+                unseen[k] = _unseen_items(lists, self._counts)
+        return parts, n_users, unseen
+
+    def _part(self, name, lists, check_unseen=True):
         kind = BEYOND_METRICS[name].kernel.part
         if kind == "none":
             return _coverage_none(lists)
@@ -154,7 +188,8 @@ class BeyondSums:
         if name == "average_popularity":
             v = _item_mean(lists, self._counts)
         elif name == "novelty":
-            _unseen_recommended(lists, self._counts, self.unseen)
+            if check_unseen:
+                _unseen_recommended(lists, self._counts, self.unseen)
             v = _item_mean(lists, self._info)
         elif name == "intra_list_diversity":
             v = _ild_values(lists, self._D, self.single_item)

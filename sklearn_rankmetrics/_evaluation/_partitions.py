@@ -18,21 +18,57 @@ __all__ = []  # private module
 def check_options(options, func):
     """Refuse an option the report does not take, naming the public
     ``func`` (not the private engine) and listing the accepted ones; check
-    the values given as the metric functions do."""
-
+    the values given as the metric functions do (``options``: those of the
+    metrics other than beyond-accuracy, see :func:`report_plan`)."""
     options = {o: v for o, v in options.items() if o != "convention"}
     _check_report_options(options, func)
 
 
-def partition_state(pdf, *, columns, partition, k, metrics, options, tie_break=None):
+def check_item_col(item_col, beyond, func):
+    """Item ids are read for the beyond-accuracy metrics alone: required
+    with them, refused without."""
+    if beyond is not None and item_col is None:
+        raise ValueError(
+            f"{func}: {', '.join(beyond.names)} need the item of each row; "
+            "pass item_col= (the column of item ids)."
+        )
+    if beyond is None and item_col is not None:
+        raise TypeError(
+            f"{func}: item_col= is read by the beyond-accuracy metrics "
+            "(catalog_coverage, gini_index, ...) only, and metrics has none "
+            "of them; drop item_col or add them."
+        )
+
+
+def partition_state(
+    pdf,
+    *,
+    columns,
+    partition,
+    k,
+    metrics,
+    options,
+    tie_break=None,
+    item_col=None,
+    beyond=None,
+):
     """The :class:`ReportState` of one partition of whole queries; an empty
-    partition gives the empty state."""
+    partition gives the empty state.  ``beyond`` (the plan's
+    beyond-accuracy sums, or None) reads the item ids of ``item_col``."""
     if len(pdf) == 0:
         return ReportState()
     pdf = order_rows(pdf, columns[0], tie_break, partition)
-    y, s, q, w, per_row = partition_arrays(pdf, columns, partition)
+    y, s, q, w, per_row = partition_arrays(pdf, columns, partition, item_col)
     return chunk_state(
-        y, s, query_id=q, sample_weight=w, k=k, metrics=metrics, **per_row, **options
+        y,
+        s,
+        query_id=q,
+        sample_weight=w,
+        k=k,
+        metrics=metrics,
+        beyond=beyond,
+        **per_row,
+        **options,
     )
 
 

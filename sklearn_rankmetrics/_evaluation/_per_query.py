@@ -205,9 +205,10 @@ def _check_metrics(metrics, long_form, per_row=()):
         if is_beyond(spec):
             raise ValueError(
                 f"{m!r} is a beyond-accuracy metric of the set of lists: "
-                "ranking_report computes it (with item_popularity= / "
-                "item_features=), this surface does not yet; use the metric "
-                "function or ranking_report."
+                "ranking_report, RankingEvaluator and the Dask and Spark "
+                "reports compute it (with item_id= / item_col=, and "
+                "item_popularity= / item_features=), this surface does not "
+                "yet; use the metric function or one of those."
             )
         if m not in out:
             out.append(m)

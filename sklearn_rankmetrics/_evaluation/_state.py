@@ -17,10 +17,12 @@ them up.
 """
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
+from .._metrics._beyond import _catalogue_warning, _finish_value, refuse_unseen
 from .._metrics._calibration import (
     _STATISTICS,
     _check_binary,
@@ -30,13 +32,21 @@ from .._metrics._calibration import (
     _statistics_from_sums,
 )
 from .._metrics._propensity import diagnostics_from_totals, merge_diagnostic_totals
+from .._registry import BEYOND_METRICS
 from .._utils._averaging import mean_of_totals, weighted_totals
 from .._utils._tables import table_output
 from .._utils._validation import (
     _as_array,
     check_query_id,
     check_sample_weight,
+    issparse,
     undefined_metric_warning,
+)
+from ._beyond_report import (
+    _BEYOND_OPTIONS,
+    _TIE_OPTIONS,
+    report_sums,
+    split_report_metrics,
 )
 from ._per_query import (
     _GAUC,
@@ -47,9 +57,284 @@ from ._per_query import (
     check_per_row_options,
     ips_options_given,
     resolved_option,
+    same_option,
 )
 
 __all__ = ["CalibrationEvaluator", "RankingEvaluator"]
+
+
+# ---------------------------------------------------------------------------
+# The beyond-accuracy metrics of a set of whole users
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BeyondState:
+    """What a set of whole users contributes to the beyond-accuracy metrics
+    of a report (catalogue coverage, Gini index, ...; see
+    :class:`~sklearn_rankmetrics._metrics._beyond.SetKernel`).
+
+    Per metric and cut-off, a *part* that merges exactly as the metric
+    functions combine users: per item, the probability that no list has it
+    (coverage; parts multiply), per item the expected number of lists
+    holding it (Gini, entropy; parts add), or the sum and number of the
+    per-user values (popularity, novelty, diversity, serendipity; both
+    add).  The per-item parts are over the catalogue's items
+    (``labels=None``: item ids are column numbers of a known catalogue) or
+    over the sorted item ``labels`` the users' rows name (no catalogue
+    given, or ``n_items`` with ids that are not column numbers): states
+    then merge by label, and the items no row names are added when the
+    values are computed, as the metric functions number them.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The metrics, in report order.
+    ks : tuple of int
+        The cut-offs.
+    settings : tuple of (str, object)
+        What the values are computed with (``padding_items``,
+        ``normalization``, ``base``, ``unseen``, ``n_items``, and the names
+        of the metrics that warn without a catalogue size): states built
+        with different settings do not merge.
+    n_users : int
+        Users (queries) evaluated.
+    n_relevant : int
+        Those with an item of grade above 0 (the report's footer).
+    labels : ndarray or None
+        The item labels of the per-item parts, sorted; None: column numbers.
+    parts : dict
+        ``{(name, k): part}``.
+    unseen : dict
+        ``{k: items}``: the items never seen in training that may be in a
+        list (novelty's ``unseen`` rule, applied to all the users at once).
+    """
+
+    names: tuple
+    ks: tuple
+    settings: tuple
+    n_users: int = 0
+    n_relevant: int = 0
+    labels: np.ndarray | None = None
+    parts: dict = field(default_factory=dict)
+    unseen: dict = field(default_factory=dict)
+
+    def merge(self, other):
+        """The state of the union of two disjoint sets of users."""
+        if (self.names, self.ks) != (other.names, other.ks) or not _same_settings(
+            self.settings, other.settings
+        ):
+            raise ValueError(
+                "cannot merge beyond-accuracy metrics of different metrics, "
+                "cut-offs or options; build every state with the same ones."
+            )
+        if (self.labels is None) != (other.labels is None):
+            raise ValueError(
+                "cannot merge beyond-accuracy metrics whose item ids were "
+                "column numbers in one chunk and labels in another; give "
+                "item ids of one kind (with n_items=, integers 0..n_items-1)."
+            )
+        labels, place = self.labels, None
+        if labels is not None:
+            labels, place = _union_labels(self.labels, other.labels)
+            _check_labels_fit(labels.size, dict(self.settings)["n_items"])
+        parts = {}
+        for key, part in self.parts.items():
+            parts[key] = _merge_part(
+                BEYOND_METRICS[key[0]].kernel.part,
+                part,
+                other.parts[key],
+                place,
+                labels,
+            )
+        unseen = {
+            k: np.union1d(items, other.unseen[k]) for k, items in self.unseen.items()
+        }
+        return BeyondState(
+            names=self.names,
+            ks=self.ks,
+            settings=self.settings,
+            n_users=self.n_users + other.n_users,
+            n_relevant=self.n_relevant + other.n_relevant,
+            labels=labels,
+            parts=parts,
+            unseen=unseen,
+        )
+
+    def values(self, stacklevel=6):
+        """``{"catalog_coverage@10": float, ...}`` in the order of the
+        names, then cut-offs, as :func:`ranking_report`; novelty's
+        ``unseen`` rule and the catalogue warning applied once."""
+        settings = dict(self.settings)
+        size = settings["n_items"]
+        if self.labels is not None:
+            if size is None:
+                size = self.labels.size
+                if settings["warn_catalogue"]:
+                    _catalogue_warning(settings["warn_catalogue"], stacklevel)
+        for k in self.ks:
+            if k in self.unseen:
+                refuse_unseen(self.unseen[k].size, settings["unseen"], stacklevel)
+        out = {}
+        for name in self.names:
+            kind = BEYOND_METRICS[name].kernel.part
+            for k in self.ks:
+                part = self.parts[(name, k)]
+                if self.labels is not None and kind != "users":
+                    fill = np.ones if kind == "none" else np.zeros
+                    part = np.concatenate([part, fill(size - part.size)])
+                out[f"{name}@{k}"] = _finish_value(name, part, settings)
+        return out
+
+
+def _same_settings(a, b):
+    return len(a) == len(b) and all(
+        ka == kb and (va == vb if isinstance(va, tuple) else same_option(va, vb))
+        for (ka, va), (kb, vb) in zip(a, b, strict=True)
+    )
+
+
+def _union_labels(a, b):
+    """The sorted union of two sorted label arrays, and where each one's
+    labels are in it."""
+    try:
+        if a.size and b.size and _is_text(a) != _is_text(b):
+            raise TypeError  # numpy would turn the numbers into text
+        union = np.unique(np.concatenate([a, b]))
+    except TypeError:
+        raise TypeError(
+            "item_id mixes types across chunks or partitions (e.g. ints and "
+            "strings); use one type for every item id."
+        ) from None
+    return union, (np.searchsorted(union, a), np.searchsorted(union, b))
+
+
+def _is_text(labels):
+    kind = labels.dtype.kind
+    return kind in "US" or (kind == "O" and isinstance(labels[0], (str, bytes)))
+
+
+def _merge_part(kind, a, b, place, labels):
+    """Two parts of one metric and cut-off merged (``place``: where each
+    one's items are among ``labels``, or None for column numbers)."""
+    if kind == "users":  # (sum of the per-user values, their number)
+        return (a[0] + b[0], a[1] + b[1])
+    if place is None and a.shape != b.shape:
+        raise ValueError(
+            f"cannot merge per-item counts over {a.shape[0]} and {b.shape[0]} "
+            "items; use one catalogue (n_items=)."
+        )
+    if place is None:
+        return a * b if kind == "none" else a + b
+    out = (np.ones if kind == "none" else np.zeros)(labels.size)
+    out[place[0]] = a  # the labels of one state are distinct
+    if kind == "none":
+        out[place[1]] *= b
+    else:
+        out[place[1]] += b
+    return out
+
+
+def _chunk_items(beyond, item_id, n_rows):
+    """``(codes, labels, n_items)``: the column numbers of a chunk's items
+    for ``beyond.block_parts``, the sorted item labels they number (None
+    when the ids are column numbers of the catalogue) and the size of the
+    catalogue they number.
+
+    Ids are column numbers when the catalogue size is known (``n_items``,
+    or ``item_popularity`` / ``item_features``) and they are integers, as
+    for the metric functions; otherwise labels, numbered within the chunk
+    (the states then merge by label).  Non-integer numbers with
+    ``n_items`` are refused: one chunk could not tell them from column
+    numbers as all the rows do.  ``item_id`` may also be given numbered
+    already, as ``(codes, sorted labels)``.
+    """
+    known = beyond._catalogue if beyond._catalogue is not None else beyond.n_items
+    if isinstance(item_id, tuple):  # numbered by the caller (Arrow)
+        codes, labels = item_id
+        if known is None or beyond._catalogue is None:
+            _check_labels_fit(labels.size, known)
+            return codes, labels, labels.size
+        item_id = labels[codes]  # the catalogue's rules apply to the ids
+    ids = _as_array("item_id", item_id)
+    if ids.ndim != 1 or ids.shape[0] != n_rows:
+        raise ValueError(
+            f"item_id must be 1-D with one id per row ({n_rows}), got shape "
+            f"{ids.shape}."
+        )
+    kind = ids.dtype.kind
+    integers = kind in "iu" or (kind == "f" and bool(np.all(ids == np.floor(ids))))
+    if known is not None and (integers or beyond._catalogue is not None):
+        return ids, None, known  # column numbers (checked by the lists)
+    if kind == "f" and np.isnan(ids).any():
+        raise ValueError("item_id contains NaN; every row needs an item id.")
+    if kind == "f" and known is not None:
+        raise ValueError(
+            "item_id holds numbers that are not integers, with n_items=: "
+            "chunk by chunk (or partition by partition) they cannot be read "
+            "as labels while integer ids are column numbers; cast them to "
+            "str (labels of some of the n_items items) or to int (column "
+            "numbers)."
+        )
+    try:
+        labels, codes = np.unique(ids, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            "item_id mixes types that cannot be sorted; use one type for every id."
+        ) from None
+    _check_labels_fit(labels.size, known)
+    return codes.reshape(-1), labels, labels.size
+
+
+def _check_labels_fit(n_labels, n_items):
+    if n_items is not None and n_labels > n_items:
+        raise ValueError(
+            f"item_id names {n_labels} distinct items but n_items={n_items}; "
+            "n_items is the catalogue size, at least the number of items seen."
+        )
+
+
+def beyond_state(beyond, y_true, y_score, query_id, item_id):
+    """The :class:`BeyondState` of rows of whole users (long form):
+    ``beyond`` is the report's (empty)
+    :class:`~sklearn_rankmetrics._evaluation._beyond_report.BeyondSums`, which holds the
+    metrics, cut-offs and options."""
+    n = np.shape(query_id)[0]
+    if item_id is None:
+        raise ValueError(
+            f"{', '.join(beyond.names)} need the item of each row: pass "
+            "item_id= (item_col= with a data frame)."
+        )
+    codes, labels, n_items = _chunk_items(beyond, item_id, n)
+    parts, n_users, unseen = beyond.block_parts(
+        y_true, y_score, query_id, codes, n_items
+    )
+    q_codes, ids = check_query_id(query_id, n)
+    relevant = np.bincount(
+        q_codes, weights=np.asarray(y_true) > 0, minlength=ids.shape[0]
+    )
+    return BeyondState(
+        names=tuple(beyond.names),
+        ks=beyond.ks,
+        settings=beyond_settings(beyond),
+        n_users=n_users,
+        n_relevant=int(np.count_nonzero(relevant)),
+        labels=labels,
+        parts=parts,
+        unseen=unseen,
+    )
+
+
+def beyond_settings(beyond):
+    """The settings of :class:`BeyondState` from the report's
+    :class:`~sklearn_rankmetrics._evaluation._beyond_report.BeyondSums`."""
+    warn = beyond._warn_catalogue if beyond._catalogue is None else ()
+    return (
+        ("padding_items", beyond.options["padding_items"]),
+        ("normalization", beyond.options["normalization"]),
+        ("base", beyond.options["base"]),
+        ("unseen", beyond.unseen),
+        ("n_items", beyond.n_items if beyond._catalogue is None else beyond._catalogue),
+        ("warn_catalogue", tuple(warn) if beyond.n_items is None else ()),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -85,6 +370,9 @@ class ReportState:
     n_above_one : ndarray of shape (n_names,) or None
         With ``propensity``: per name, the per-query estimates above 1 (nan
         for a metric not bounded by 1).
+    beyond : BeyondState or None
+        The beyond-accuracy metrics of the report (None without them);
+        ``names`` then holds the other metrics' names only (none: ``()``).
     """
 
     names: tuple | None = None
@@ -97,6 +385,7 @@ class ReportState:
     per_row: tuple = ()
     propensity_totals: np.ndarray | None = None
     n_above_one: np.ndarray | None = None
+    beyond: BeyondState | None = None
 
     @property
     def keeps_per_query(self):
@@ -136,6 +425,14 @@ class ReportState:
                 self.propensity_totals, other.propensity_totals
             )
             above = self.n_above_one + other.n_above_one
+        beyond = None
+        if self.beyond is not None or other.beyond is not None:
+            if self.beyond is None or other.beyond is None:
+                raise ValueError(
+                    "cannot merge a report with beyond-accuracy metrics with "
+                    "one without; build every state with the same metrics."
+                )
+            beyond = self.beyond.merge(other.beyond)
         return ReportState(
             names=self.names,
             weighted_sum=self.weighted_sum + other.weighted_sum,
@@ -147,10 +444,12 @@ class ReportState:
             per_row=self.per_row,
             propensity_totals=totals,
             n_above_one=above,
+            beyond=beyond,
         )
 
     def means(self):
-        """Scorer name -> weighted mean over the scored queries.
+        """Scorer name -> weighted mean over the scored queries, then the
+        beyond-accuracy metrics' values.
 
         A metric no query could score is nan, with one
         :class:`~sklearn.exceptions.UndefinedMetricWarning` naming every
@@ -175,6 +474,8 @@ class ReportState:
                 undefined_metric_warning(),
                 stacklevel=3,
             )
+        if self.beyond is not None:
+            out.update(self.beyond.values())
         return out
 
     def diagnostics(self):
@@ -205,6 +506,17 @@ class ReportState:
 
         means = self.means()
         metrics = list(dict.fromkeys(n.partition("@")[0] for n in self.names))
+        if not self.names:  # the beyond-accuracy metrics alone
+            return _format(
+                means,
+                list(self.beyond.names),
+                _check_cutoffs(k),
+                digits,
+                self.beyond.n_users,
+                self.beyond.n_relevant,
+            )
+        if self.beyond is not None:
+            metrics += self.beyond.names
         # "n with a relevant item": the queries the first ranking metric scored
         first = next((j for j, n in enumerate(self.names) if n != _GAUC), 0)
         n_scored = int(self.n_scored[first])
@@ -241,6 +553,28 @@ class ReportState:
         return table_output(table, output_dict)
 
 
+def _same_options(a, b):
+    """Equal option dicts: arrays (``item_popularity``, a gain table) by
+    value, so that evaluators built apart (in other processes) merge."""
+    return a.keys() == b.keys() and all(_same_value(a[o], b[o]) for o in a)
+
+
+def _same_value(a, b):
+    if a is b or same_option(a, b):
+        return True
+    if issparse(a) or issparse(b):
+        return issparse(a) and issparse(b) and a.shape == b.shape and (a != b).nnz == 0
+    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, np.ndarray):
+        try:
+            return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+        except (TypeError, ValueError):
+            return False
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
 def _concatenate_ids(a, b):
     if a.dtype.kind != b.dtype.kind and "O" not in (a.dtype.kind, b.dtype.kind):
         return np.concatenate([a.astype(object), b.astype(object)])
@@ -262,6 +596,8 @@ def chunk_state(
     per_query=False,
     propensity=None,
     item_weight=None,
+    item_id=None,
+    beyond=None,
     **options,
 ):
     """The :class:`ReportState` of rows holding whole queries (long form).
@@ -271,7 +607,10 @@ def chunk_state(
     by a power of two (``check_sample_weight``); the sums are brought back
     to the caller's scale exactly, so that states of chunks with different
     largest weights add up.  ``propensity`` and ``item_weight`` (one per
-    row, or None) go with the rows to the report's engine.
+    row, or None) go with the rows to the report's engine.  ``beyond``
+    (the :class:`~sklearn_rankmetrics._evaluation._beyond_report.BeyondSums` of
+    :func:`report_plan`, or None) adds the beyond-accuracy metrics, read
+    with the rows' ``item_id``; ``metrics=[]``: those alone.
     """
     per_row = {
         name: array
@@ -281,6 +620,18 @@ def chunk_state(
     n = np.shape(query_id)[0] if np.ndim(query_id) else 0
     if n == 0 and _length(y_score) == 0:
         return ReportState()
+    extra = None
+    if beyond is not None:
+        extra = beyond_state(beyond, y_true, y_score, query_id, item_id)
+        if metrics is not None and len(metrics) == 0:  # nothing else
+            return ReportState(
+                names=(),
+                weighted_sum=np.zeros(0),
+                weight_sum=np.zeros(0),
+                n_queries=extra.n_users,
+                n_scored=np.zeros(0, dtype=np.int64),
+                beyond=extra,
+            )
     scale_exp = 0
     if sample_weight is not None:
         raw = np.asarray(_as_array("sample_weight", sample_weight))
@@ -330,11 +681,73 @@ def chunk_state(
         per_row=tuple(per_row),
         propensity_totals=totals,
         n_above_one=above,
+        beyond=extra,
     )
 
 
 def _length(x):
     return 0 if x is None else len(x)
+
+
+class ReportPlan(NamedTuple):
+    """What every chunk or partition of a report computes
+    (:func:`report_plan`)."""
+
+    names: tuple  # the scorer names of the metrics other than beyond-accuracy
+    metrics: list | None  # those metrics (None: the default; []: none)
+    options: dict  # their options (the convention and tie rule included)
+    beyond: object  # the beyond-accuracy metrics' (empty) BeyondSums, or None
+
+
+def report_plan(
+    k,
+    metrics,
+    options,
+    caller="ranking_report",
+    per_row=(),
+    per_query=False,
+    weighted=False,
+):
+    """The :class:`ReportPlan` of a chunked or distributed report, every
+    option checked before any data is read.
+
+    The beyond-accuracy metrics in ``metrics`` (``"catalog_coverage"``,
+    ...) take their options out of ``options`` (``item_popularity``,
+    ``n_items``, ...; the tie rule is every metric's) and are refused as
+    :func:`ranking_report` refuses them: with ``per_query``, row weights
+    (``weighted``), propensities; their item ids come with the rows.
+    """
+    ranking, beyond = split_report_metrics(metrics)
+    if not beyond:
+        names = report_names(k, metrics, options, caller, per_row)
+        return ReportPlan(names, metrics, options, None)
+    if "item_id" in options:
+        raise TypeError(
+            f"{caller}: item_id is one item id per row; give it with the rows "
+            "(item_id= of RankingEvaluator.update, item_col= of a data frame), "
+            "not as an option."
+        )
+    if per_row:
+        raise ValueError(
+            f"{', '.join(map(repr, beyond))}: the beyond-accuracy metrics have "
+            f"no {' or '.join(per_row)}= estimator; leave them out of metrics."
+        )
+    own = {o: options[o] for o in _BEYOND_OPTIONS if o in options}
+    rest = {o: v for o, v in options.items() if o not in own}
+    sums = report_sums(
+        beyond,
+        _check_cutoffs(k),
+        convention=rest.get("convention"),
+        alone=not ranking,
+        per_query=per_query,
+        sample_weight=True if weighted else None,
+        relevance_threshold=rest.get("relevance_threshold"),
+        ranking_options=[o for o in rest if o not in (*_TIE_OPTIONS, "convention")],
+        **own,
+        **{o: rest[o] for o in _TIE_OPTIONS if o in rest},
+    )
+    names = report_names(k, ranking, rest, caller) if ranking else ()
+    return ReportPlan(names, ranking, rest, sums)
 
 
 def report_names(k, metrics, options, caller="ranking_report", per_row=()):
@@ -489,7 +902,13 @@ class RankingEvaluator:
 
     metrics : list of str, default=None
         The metrics, as in :func:`ranking_report` (None: its default
-        for the long form, GAUC included).
+        for the long form, GAUC included).  The beyond-accuracy metrics
+        (``"catalog_coverage"``, ``"gini_index"``, ``"exposure_entropy"``,
+        ``"average_popularity"``, ``"novelty"``, ``"intra_list_diversity"``,
+        ``"serendipity"``) are merged from per-item counts and per-user
+        sums; they need ``item_id`` in every update, and take their
+        options (``item_popularity``, ``item_features``, ``n_items``, ...)
+        here.
 
     per_query : bool, default=False
         Also keep every query's values (memory O(queries)); :meth:`result`
@@ -511,7 +930,12 @@ class RankingEvaluator:
         each chunk's rows in the order given.  ERR needs ``max_grade``: one
         chunk does not know the largest grade of all.  ``average="micro"``
         (with ``propensity`` given to :meth:`update`): the pooled
-        inverse-propensity estimates, as in :func:`ranking_report`.
+        inverse-propensity estimates, as in :func:`ranking_report`.  The
+        options of the beyond-accuracy metrics: ``item_popularity``,
+        ``item_features``, ``n_items`` (the catalogue size: ``item_id``
+        are then column numbers, or labels of some of its items),
+        ``metric``, ``normalization``, ``base``, ``share``, ``unseen``,
+        ``single_item``, ``padding_items``, as in their functions.
 
     Attributes
     ----------
@@ -542,7 +966,21 @@ class RankingEvaluator:
     closing it, so updates may continue).
 
     Memory: the open query's rows, the ids of the closed queries (to
-    detect a reappearing one) and, with ``per_query=True``, their values.
+    detect a reappearing one) and, with ``per_query=True``, their values;
+    with beyond-accuracy metrics, per metric and cut-off one number per
+    item of the catalogue (of the items seen, without a catalogue size).
+
+    **Beyond-accuracy metrics.**  Each chunk adds per item the probability
+    that no list holds it (coverage; chunks multiply), per item its
+    expected number of lists (Gini, entropy; chunks add), or the sum and
+    number of per-user values (the others).  Their values equal
+    :func:`ranking_report`'s bit for bit when the per-item numbers are
+    whole (every tie broken by the tie rule, or no tie cut by ``k``), and
+    within 1e-15 relative otherwise (sums added in another order).  Item
+    ids that are column numbers in one chunk and labels in another, or
+    more labels than ``n_items``, are refused with the chunk that brings
+    them; novelty's ``unseen`` rule and the catalogue warning are applied
+    once, by :meth:`result`, to every user.
 
     The weights follow :func:`ranking_report`: ``sample_weight`` is one
     weight per row, constant within a query (for GAUC, row weights).
@@ -634,11 +1072,15 @@ class RankingEvaluator:
         self.per_query = bool(per_query)
         self.window = None if window is None else int(window)
         self.options = options
-        # checks the options
-        self._names = report_names(k, metrics, options, caller="RankingEvaluator")
+        # checks the options; the beyond-accuracy metrics' options taken out
+        self._plan = report_plan(
+            k, metrics, options, caller="RankingEvaluator", per_query=per_query
+        )
         self._state = ReportState()
         self._closed = _ClosedQueries()
-        self._open = None  # (y_true, y_score, query_id, sample_weight)
+        # (y_true, y_score, query_id, sample_weight, propensity, item_weight,
+        # item_id) of the open query
+        self._open = None
         # With a window: {update number: state of the queries it completed}
         # for the last ``window`` updates, and the update of each open row.
         self._recent = {}
@@ -649,21 +1091,25 @@ class RankingEvaluator:
     def n_queries_(self):
         return self._state.n_queries
 
-    def _chunk_state(self, y, s, codes, w, ids, p=None, iw=None):
+    def _chunk_state(self, y, s, codes, w, ids, p=None, iw=None, it=None):
         """State of whole queries given as ``codes`` into ``ids`` (integer
-        codes make the engine's grouping a ``bincount``); ``p`` and ``iw``
-        the rows' propensities and item weights (or None)."""
+        codes make the engine's grouping a ``bincount``); ``p``, ``iw`` and
+        ``it`` the rows' propensities, item weights and item ids (or
+        None)."""
+        plan = self._plan
         state = chunk_state(
             y,
             s,
             query_id=codes,
             sample_weight=w,
             k=self.k,
-            metrics=self.metrics,
+            metrics=plan.metrics,
             per_query=self.per_query,
             propensity=p,
             item_weight=iw,
-            **self.options,
+            item_id=it,
+            beyond=plan.beyond,
+            **plan.options,
         )
         if state.keeps_per_query:
             state = replace(state, query_id=ids[state.query_id])
@@ -678,12 +1124,14 @@ class RankingEvaluator:
         sample_weight=None,
         propensity=None,
         item_weight=None,
+        item_id=None,
         query_col=None,
         label_col=None,
         score_col=None,
         weight_col=None,
         propensity_col=None,
         item_weight_col=None,
+        item_col=None,
     ):
         """Evaluate one chunk of rows (long form).
 
@@ -716,6 +1164,15 @@ class RankingEvaluator:
             metrics whose function takes them.  Give it in every chunk or
             in none.
 
+        item_id : array-like of shape (n_rows,), default=None
+            The item of each row, for the beyond-accuracy metrics
+            (``"catalog_coverage"``, ...; required with them, refused
+            without): column numbers ``0 <= id < n_items`` of the
+            catalogue when its size is given (``n_items``,
+            ``item_popularity`` or ``item_features`` to the constructor),
+            otherwise any labels (ints or strings, one type in every
+            chunk), as ``item_id`` of the metric functions.
+
         query_col, label_col, score_col, weight_col : str, default=None
             The data-frame form: pass a chunk as a pandas, polars (eager or
             lazy) or pyarrow table as ``y_true``, no ``y_score``, and name
@@ -723,9 +1180,9 @@ class RankingEvaluator:
             read as they are, so a query may run on into the next chunk
             whatever the chunk's frame kind.
 
-        propensity_col, item_weight_col : str, default=None
-            With a data frame: the columns of ``propensity`` and
-            ``item_weight``.
+        propensity_col, item_weight_col, item_col : str, default=None
+            With a data frame: the columns of ``propensity``,
+            ``item_weight`` and ``item_id``.
 
         Returns
         -------
@@ -736,7 +1193,7 @@ class RankingEvaluator:
         if y_score is None or any(
             col is not None
             for col in (query_col, label_col, score_col, weight_col)
-            + (propensity_col, item_weight_col)
+            + (propensity_col, item_weight_col, item_col)
         ):
             arguments = dict(locals())  # the arguments given
             del arguments["self"]
@@ -755,19 +1212,42 @@ class RankingEvaluator:
         w = None if sample_weight is None else _as_array("sample_weight", sample_weight)
         p = None if propensity is None else _as_array("propensity", propensity)
         iw = None if item_weight is None else _as_array("item_weight", item_weight)
+        it = None if item_id is None else _as_array("item_id", item_id)
         given = tuple(
             name
             for name, arr in (("propensity", p), ("item_weight", iw))
             if arr is not None
         )
-        check_per_row_options(self.options, given, "RankingEvaluator.update")
+        check_per_row_options(self._plan.options, given, "RankingEvaluator.update")
+        if (given or w is not None) and self._plan.beyond is not None:
+            # refused as ranking_report refuses them
+            report_plan(
+                self.k,
+                self.metrics,
+                self.options,
+                "RankingEvaluator",
+                per_row=given,
+                weighted=w is not None,
+            )
+        if (it is None) != (self._plan.beyond is None):
+            if it is None:
+                raise ValueError(
+                    f"{', '.join(self._plan.beyond.names)} need the item of "
+                    "each row: pass item_id= (item_col= with a data frame) "
+                    "to every update."
+                )
+            raise TypeError(
+                "RankingEvaluator.update: item_id= is read by the "
+                "beyond-accuracy metrics (catalog_coverage, gini_index, ...) "
+                "only, and metrics has none of them; drop item_id or add them."
+            )
         if given and self._open is None and self._state.names is None:
             # the first rows: the metrics must take them, even if this
             # chunk's one query is held open
             report_names(
                 self.k,
-                self.metrics,
-                self.options,
+                self._plan.metrics,
+                self._plan.options,
                 "RankingEvaluator",
                 per_row=given,
             )
@@ -778,6 +1258,7 @@ class RankingEvaluator:
             ("sample_weight", w),
             ("propensity", p),
             ("item_weight", iw),
+            ("item_id", it),
         ):
             if arr is not None and (arr.ndim != 1 or arr.shape[0] != n):
                 raise ValueError(
@@ -808,9 +1289,9 @@ class RankingEvaluator:
                 "sorted by query). Sort or group the rows by query_id."
             )
         if self._open is not None:  # prepend the rows held back
-            y, s, q, w, p, iw = with_held_rows(self._open, (y, s, q, w, p, iw))
+            y, s, q, w, p, iw, it = with_held_rows(self._open, (y, s, q, w, p, iw, it))
             codes, ids = check_query_id(q, q.shape[0])
-        closed, held = hold_last_query((y, s, q, w, p, iw, codes), codes)
+        closed, held = hold_last_query((y, s, q, w, p, iw, it, codes), codes)
         codes_d = closed[-1]
         parts, held_update = self._split_by_update(codes, chunk)
         states = [  # every part evaluated before the evaluator changes
@@ -822,7 +1303,7 @@ class RankingEvaluator:
         self._state = state
         self._remember(states, held_update, chunk)
         self._closed.add(ids[np.unique(codes_d)], chunk)
-        self._open = held[:-1]  # (y, s, q, w, p, iw) of the last row's query
+        self._open = held[:-1]  # (y, s, q, w, p, iw, it) of the last row's query
         self.n_chunks_ = chunk
         return self
 
@@ -936,12 +1417,11 @@ class RankingEvaluator:
                 f"Cannot merge evaluators with different windows ({self.window} "
                 f"and {other.window})."
             )
-        if (self.k, self.metrics, self.per_query, self.options) != (
+        if (self.k, self.metrics, self.per_query) != (
             other.k,
             other.metrics,
             other.per_query,
-            other.options,
-        ):
+        ) or not _same_options(self.options, other.options):
             raise ValueError(
                 "cannot merge evaluators built with different parameters "
                 "(k, metrics, per_query or options)."

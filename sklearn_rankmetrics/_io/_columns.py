@@ -214,21 +214,37 @@ def per_row_columns(columns):
     return {n: col for n, col in zip(names, extra, strict=True) if col is not None}
 
 
-def partition_arrays(pdf, columns, partition):
+def partition_arrays(pdf, columns, partition, item_col=None):
     """``(y_true, y_score, query_id, sample_weight, per_row)`` of a pandas
     partition (``per_row``: a dict of the propensity and item-weight arrays
-    given, see :func:`per_row_columns`), with an error naming the column
-    and the partition for a null value."""
+    given, see :func:`per_row_columns`, and with ``item_col`` its item ids
+    as ``"item_id"``), with an error naming the column and the partition
+    for a null value."""
     query_col, label_col, score_col, weight_col = columns[:4]
     per_row = per_row_columns(columns)
     used = [query_col, label_col, score_col] + (
         [] if weight_col is None else [weight_col]
     )
     used += list(per_row.values())
+    used += [] if item_col is None else [item_col]
     check_nulls({col: int(pdf[col].isna().sum()) for col in used}, query_col, partition)
     y = _numeric(pdf[label_col], label_col, partition)
     s = _numeric(pdf[score_col], score_col, partition)
     w = None if weight_col is None else _numeric(pdf[weight_col], weight_col, partition)
     q = pdf[query_col].to_numpy()
     arrays = {n: _numeric(pdf[col], col, partition) for n, col in per_row.items()}
+    if item_col is not None:
+        arrays["item_id"] = _item_ids(pdf[item_col])
     return y, s, q, w, arrays
+
+
+def _item_ids(series):
+    """A pandas column of item ids: a numpy array, or for a text column
+    ``(codes, sorted labels)`` numbered by pandas (hashing, rather than
+    ``np.unique`` comparing Python strings)."""
+    import pandas as pd  # only ever called on a pandas partition
+
+    if isinstance(series.dtype, pd.StringDtype):
+        codes, labels = pd.factorize(series, sort=True)
+        return codes.astype(np.intp, copy=False), np.asarray(labels, dtype=object)
+    return series.to_numpy()

@@ -966,7 +966,7 @@ def frame_update(update, arguments):
     arguments = dict(arguments)
     frame, y_score = arguments.pop("y_true"), arguments.pop("y_score")
     keywords = ("query_col", "label_col", "score_col", "weight_col")
-    keywords += ("propensity_col", "item_weight_col")
+    keywords += ("propensity_col", "item_weight_col", "item_col")
     columns = {k: arguments.pop(k) for k in keywords}
     kind = check_frame_call(frame, y_score, columns, caller)
     if kind != "frame":
@@ -981,6 +981,7 @@ def frame_update(update, arguments):
         {a: arguments[a] for a in ("query_id", "sample_weight", "propensity")},
     )
     check_no_arrays(caller, {"item_weight": arguments["item_weight"]})
+    check_no_arrays(caller, {"item_id": arguments["item_id"]})
     read = read_frame(frame, columns, caller=caller, encode=())
     arrays = dict(read.arrays)
     y_true, y_score = arrays.pop("y_true"), arrays.pop("y_score")

@@ -20,7 +20,8 @@ from .._utils._validation import (
 from ._base import with_convention
 from ._ips import PARTS, _check_self_normalized, check_ips_average, ips_average
 
-__all__ = ["group_auc_score"]
+# private module: the package exports its metrics from the registry
+__all__ = []
 
 
 def _sorted_form(Y, S, form, threshold):

@@ -280,7 +280,7 @@ def _long_entries(y, s, user, n_users, item, n_items, k, ties="expected"):
     )
 
 
-def _catalogue_warning(names):
+def _catalogue_warning(names, stacklevel=5):
     warnings.warn(
         f"{', '.join(names)}: in the long form without n_items= the catalogue "
         "is taken to be the distinct item_id, and an item without any row "
@@ -289,7 +289,7 @@ def _catalogue_warning(names):
         "n_items= the catalogue size (item_id then column numbers 0..n_items-1, "
         "or any labels of some of its items).",
         UserWarning,
-        stacklevel=5,  # the user's call (through the function's wrapper)
+        stacklevel=stacklevel,  # the user's call (through the function's wrapper)
     )
 
 
@@ -956,13 +956,23 @@ def _information(counts, denominator, unseen="warn"):
     return info
 
 
+def _unseen_items(lists, counts):
+    """The items never seen in training (count 0) that may be in a list."""
+    return np.unique(lists.item[(lists.p > 0) & (counts[lists.item] == 0)])
+
+
 def _unseen_recommended(lists, counts, unseen):
     """Refuse or warn when an item never seen in training may be in a
     list (its self-information is infinite)."""
     if unseen not in ("warn", "raise"):
         return
-    n_unseen = np.unique(lists.item[(lists.p > 0) & (counts[lists.item] == 0)]).size
-    if n_unseen == 0:
+    refuse_unseen(_unseen_items(lists, counts).size, unseen, stacklevel=5)
+
+
+def refuse_unseen(n_unseen, unseen, stacklevel):
+    """Novelty's ``unseen`` rule ("warn" or "raise") for ``n_unseen`` items
+    never seen in training that may be in a list (nothing if none)."""
+    if n_unseen == 0 or unseen not in ("warn", "raise"):
         return
     message = (
         f"novelty: {n_unseen} item(s) never seen in training (count 0 in "
@@ -973,7 +983,7 @@ def _unseen_recommended(lists, counts, unseen):
     )
     if unseen == "raise":
         raise ValueError(message)
-    warnings.warn(message, undefined_metric_warning(), stacklevel=4)
+    warnings.warn(message, undefined_metric_warning(), stacklevel=stacklevel)
 
 
 @with_convention

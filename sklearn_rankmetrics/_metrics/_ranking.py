@@ -46,24 +46,8 @@ from ._kernels import (
     _precision_cutoff,
 )
 
-__all__ = [
-    "average_precision_at_k",
-    "bpref_score",
-    "dcg_at_k",
-    "expected_reciprocal_rank_at_k",
-    "f1_at_k",
-    "fallout_at_k",
-    "fbeta_at_k",
-    "hit_rate_at_k",
-    "ndcg_at_k",
-    "precision_at_k",
-    "r_precision_score",
-    "rank_biased_precision_at_k",
-    "rbp_residual_at_k",
-    "recall_at_k",
-    "reciprocal_rank_at_k",
-    "success_at_k",
-]
+# private module: the package exports its metrics from the registry
+__all__ = []
 
 
 # ---------------------------------------------------------------------------

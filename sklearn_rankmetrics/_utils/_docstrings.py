@@ -35,6 +35,17 @@ item_weight_col : str, default=None
     Column of per-item weights, as ``item_weight=`` of
     :func:`sklearn_rankmetrics.ranking_report`, for the metrics whose
     function takes it.""",
+    "frame_item_col": """\
+item_col : str, default=None
+    Column of item ids, for the beyond-accuracy metrics in ``metrics``
+    (``"catalog_coverage"``, ``"gini_index"``, ...; required with them,
+    refused without), as ``item_id=`` of the metric functions: column
+    numbers ``0 <= id < n_items`` when the catalogue size is given
+    (``n_items``, ``item_popularity`` or ``item_features`` among
+    ``options``), otherwise labels (ints or strings).  Their values equal
+    the in-memory report's: bit for bit where the partitions' per-item
+    numbers are whole, within 1e-15 relative where their sums or products
+    of fractions are combined in another order.""",
     "y_true": """\
 y_true : array-like or sparse matrix of shape (n_queries, n_items), or \
 array-like of shape (n_rows,) with ``query_id``
