@@ -1130,3 +1130,89 @@ def test_report_refuses_conflicting_or_unknown_tie_rules():
         ranking_report(Y, S, k=2, metrics=["map", "catalog_coverage"], ties="threshold")
     with pytest.raises(ValueError, match="ties must be"):
         ranking_report(Y, S, k=2, metrics=["catalog_coverage"], ties="random")
+
+
+# ---------------------------------------------------------------------------
+# Canonical chunks of users: every surface merges the same parts in order
+# ---------------------------------------------------------------------------
+
+
+def _inclusion(row, k):
+    """Each item's probability of being in the top-k list of one row of
+    scores, from the definition: 1 above the cut score t, (L - a) / g for
+    the g items tied at t (a of them above it), 0 below or -inf."""
+    retrieved = row > -np.inf
+    L = min(k, int(retrieved.sum()))
+    p = np.zeros(row.size)
+    if L == 0:
+        return p, 0
+    t = np.sort(row[retrieved])[::-1][L - 1]
+    above = retrieved & (row > t)
+    tied = row == t
+    p[above] = 1.0
+    p[tied] = (L - above.sum()) / tied.sum()
+    return p, L
+
+
+def _chunked_reference(S, k, info, chunk):
+    """The parts of coverage (no-list probabilities), exposure counts and
+    novelty (per-user sum and count), each chunk of ``chunk`` users'
+    computed on its own -- user by user, item by item, in order -- and the
+    chunks merged in user order: products, sums, pairwise sums of the
+    chunk's per-user values (numpy's, as the one per-user mean)."""
+    n_users, n_items = S.shape
+    none = counts = users = None
+    for a in range(0, n_users, chunk):
+        c_none, c_counts, values = np.ones(n_items), np.zeros(n_items), []
+        for u in range(a, min(a + chunk, n_users)):
+            p, L = _inclusion(S[u], k)
+            c_none = c_none * (1.0 - p)  # x * 1.0 == x off the list
+            c_counts = c_counts + p  # x + 0.0 == x off the list
+            if L:
+                total = 0.0
+                for i in range(n_items):  # in item order, as the entries
+                    if p[i] > 0:
+                        total += p[i] * info[i]
+                values.append(total / L)
+        c_users = (float(np.sum(np.array(values, dtype=float))), len(values))
+        if none is None:
+            none, counts, users = c_none, c_counts, c_users
+        else:
+            none, counts = none * c_none, counts + c_counts
+            users = (users[0] + c_users[0], users[1] + c_users[1])
+    return none, counts, users
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 5, 10**6])
+@pytest.mark.parametrize("seed", range(2))
+def test_canonical_chunks_match_the_slow_reference(monkeypatch, chunk, seed):
+    from sklearn_rankmetrics._metrics import _beyond
+
+    monkeypatch.setattr(_beyond, "_CHUNK_USERS", chunk)
+    rng = np.random.default_rng(seed)
+    S = _random_scores(rng, 17, 6, levels=3, p_inf=0.3)  # ties, -inf
+    S[4] = -np.inf  # a user without a list
+    Y = (rng.random(S.shape) < 0.3).astype(int)
+    pop = rng.integers(1, 6, size=6)  # every item seen: finite novelty
+    info = -np.log2(pop / pop.sum())
+    names = ["catalog_coverage", "gini_index", "exposure_entropy", "novelty"]
+    for k in (1, 2, 4):
+        none, counts, (total, n) = _chunked_reference(S, k, info, chunk)
+        sums = BeyondSums(names, (k,), item_popularity=pop).add(Y, S)
+        assert np.array_equal(sums.parts[("catalog_coverage", k)], none)
+        assert np.array_equal(sums.parts[("gini_index", k)], counts)
+        assert np.array_equal(sums.parts[("exposure_entropy", k)], counts)
+        assert sums.parts[("novelty", k)] == (total, n)
+        assert n == 16  # every user but the one without a list
+        got = sums.values()
+        # the functions compute the same chunks' parts: bit for bit
+        assert got[f"catalog_coverage@{k}"] == catalog_coverage_at_k(Y, S, k=k)
+        assert got[f"catalog_coverage@{k}"] == float(np.mean(1.0 - none))
+        assert got[f"gini_index@{k}"] == gini_index_at_k(Y, S, k=k)
+        assert got[f"exposure_entropy@{k}"] == exposure_entropy_at_k(Y, S, k=k)
+        assert got[f"novelty@{k}"] == novelty_at_k(Y, S, k=k, item_popularity=pop)
+        assert got[f"novelty@{k}"] == total / n
+        report = ranking_report(
+            Y, S, k=k, metrics=names, item_popularity=pop, output_dict=True
+        )
+        assert report == got

@@ -643,6 +643,59 @@ def test_beyond_bit_for_bit(name, variant, seed):
                 _assert_same(got, ref)
 
 
+@pytest.mark.parametrize("chunk", [3, 7])
+def test_beyond_streamed_in_canonical_chunks(monkeypatch, chunk):
+    """With canonical chunks of a few users, the factor report streams its
+    blocks' lists into chunks that the blocks do not align with, and still
+    equals ranking_report (which reads the same chunks of all the users at
+    once) bit for bit, for any blocks and threads."""
+    from sklearn_rankmetrics._evaluation import _tiling
+    from sklearn_rankmetrics._evaluation._beyond_report import ListStream
+    from sklearn_rankmetrics._metrics import _beyond
+
+    monkeypatch.setattr(_beyond, "_CHUNK_USERS", chunk)
+    monkeypatch.setattr(_tiling, "_TILE", 4)  # blocks of 4, 8, ... users
+    U, V, Y, train = _data(3, n_users=61, n_items=11)
+    rng = np.random.default_rng(3)
+    options = {}
+    for name in _BEYOND:
+        options.update(_beyond_options(name, rng, V.shape[0], 0))
+    # every item seen in training: novelty finite (a sum, not inf)
+    options["item_popularity"] = rng.integers(1, 5, size=V.shape[0])
+    S = _dense(U, V, train)
+    k = (1, 3, 20)
+    metrics = ["ndcg", *_BEYOND]
+    ref = ranking_report(Y, S, k=k, metrics=metrics, output_dict=True, **options)
+    pushed = []
+    push = ListStream.push
+
+    def recording_push(self, lists):
+        pushed.append(lists[k[0]].n_users)
+        push(self, lists)
+
+    monkeypatch.setattr(ListStream, "push", recording_push)
+    runs = [(U, V, wm, n) for wm in (None, 0.0005, 0.00002) for n in (1, 2)]
+    runs.append((lambda users: U[users] @ V.T, None, 0.00001, 2))  # 1-user tiles
+    for factors, items, wm, n_threads in runs:
+        pushed.clear()
+        got = factor_ranking_report(
+            Y,
+            factors,
+            items,
+            exclude=train,
+            k=k,
+            metrics=metrics,
+            output_dict=True,
+            working_memory=wm,
+            n_threads=n_threads,
+            **options,
+        )
+        _assert_same(got, ref)
+        assert sum(pushed) == 61
+        if wm is not None and wm < 0.001:  # some blocks cut a chunk
+            assert len(pushed) > 1 and any(n % chunk for n in pushed), pushed
+
+
 def _beyond_reference(name, S, k, pop):
     """A slow per-user reference without ties: each user's top-k items
     (those scored -inf left out), then the metric from its definition."""

@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from .._metrics import _beyond
 from .._metrics._beyond import (
     _check_base,
     _check_beyond_ties,
@@ -16,6 +17,8 @@ from .._metrics._beyond import (
     _check_padding,
     _check_single_item,
     _check_unseen,
+    _chunked_part,
+    _concat_lists,
     _coverage_none,
     _dense_entries,
     _distances,
@@ -25,11 +28,15 @@ from .._metrics._beyond import (
     _information,
     _item_mean,
     _lists,
+    _merge_parts,
     _popularity,
     _popularity_ranks,
     _serendipity_values,
+    _sums,
     _unseen_items,
     _unseen_recommended,
+    _user_range,
+    refuse_unseen,
 )
 from .._registry import BEYOND_METRICS
 from .._utils._conventions import convention_options
@@ -180,6 +187,16 @@ class BeyondSums:
         return parts, n_users, unseen
 
     def _part(self, name, lists, check_unseen=True):
+        """The part of ``name`` of ``lists``: its canonical chunks' parts
+        merged in user order (:func:`_chunked_part`), as the metric
+        functions compute it."""
+        if check_unseen and name == "novelty":
+            _unseen_recommended(lists, self._counts, self.unseen)
+        kind = BEYOND_METRICS[name].kernel.part
+        return _chunked_part(lists, kind, lambda c: self._chunk_part(name, c))
+
+    def _chunk_part(self, name, lists):
+        """The part of ``name`` of one chunk of users' ``lists``."""
         kind = BEYOND_METRICS[name].kernel.part
         if kind == "none":
             return _coverage_none(lists)
@@ -188,33 +205,23 @@ class BeyondSums:
         if name == "average_popularity":
             v = _item_mean(lists, self._counts)
         elif name == "novelty":
-            if check_unseen:
-                _unseen_recommended(lists, self._counts, self.unseen)
             v = _item_mean(lists, self._info)
         elif name == "intra_list_diversity":
             v = _ild_values(lists, self._D, self.single_item)
         else:
             v = _serendipity_values(lists, self._ranks)
-        return (np.sum(v), v.size)
+        return _sums(v)
 
     def _merge_part(self, name, k, part):
         key = (name, k)
         old = self.parts.get(key)
-        if old is None:
-            self.parts[key] = part
-            return
         kind = BEYOND_METRICS[name].kernel.part
-        if kind != "users" and old.shape != part.shape:
+        if old is not None and kind != "users" and old.shape != part.shape:
             raise ValueError(
                 f"cannot merge {name}@{k}: the blocks have {old.shape[0]} and "
                 f"{part.shape[0]} items; use one catalogue (n_items=)."
             )
-        if kind == "none":
-            self.parts[key] = old * part
-        elif kind == "counts":
-            self.parts[key] = old + part
-        else:
-            self.parts[key] = (old[0] + part[0], old[1] + part[1])
+        self.parts[key] = _merge_parts(kind, old, part)
 
     def merge(self, other):
         """Add the blocks of ``other`` (same metrics, cut-offs and options)."""
@@ -232,6 +239,73 @@ class BeyondSums:
             for name in self.names
             for k in self.ks
         }
+
+
+class ListStream:
+    """The lists of consecutive blocks of users fed to a :class:`BeyondSums`
+    as they come, in the canonical chunks of users (:func:`_chunked_part`).
+
+    ``push`` takes the next block's ``{k: lists}`` (users in order) and
+    merges the parts of every complete chunk, keeping the rest; ``values``
+    merges the last chunk and gives the metrics.  The parts are those of
+    :meth:`BeyondSums.add` on all the users' lists at once, bit for bit,
+    whatever the blocks, and at most one chunk and one block of lists are
+    held.  Novelty's ``unseen`` rule applies once, to all the lists.
+    """
+
+    def __init__(self, sums):
+        self.sums = sums
+        self.pending = {k: [] for k in sums.ks}
+        self.n_pending = 0
+        self.unseen = []
+        self._check_unseen = "novelty" in sums.names and sums.unseen in (
+            "warn",
+            "raise",
+        )
+
+    def push(self, lists):
+        """Add the next block's lists (``{k: _Lists}``)."""
+        for k in self.sums.ks:
+            self.pending[k].append(lists[k])
+        self.n_pending += lists[self.sums.ks[0]].n_users
+        size = _beyond._CHUNK_USERS
+        if self.n_pending >= size:
+            self._merge(self.n_pending - self.n_pending % size)
+
+    def _merge(self, n):
+        """Merge the parts of the first ``n`` pending users (whole chunks,
+        or the last one), keeping a copy of the others' lists."""
+        sums, size = self.sums, _beyond._CHUNK_USERS
+        for k in sums.ks:
+            lists = _concat_lists(self.pending[k])
+            rest = lists.n_users
+            self.pending[k] = []
+            if n < rest:
+                kept = _user_range(lists, n, rest)
+                self.pending[k] = [kept._replace(**_copies(kept))]
+            for a in range(0, max(n, 1), size):  # one chunk of no user
+                chunk = _user_range(lists, a, min(a + size, n))
+                for name in sums.names:
+                    part = sums._part(name, chunk, check_unseen=False)
+                    sums._merge_part(name, k, part)
+                if self._check_unseen:
+                    self.unseen.append(_unseen_items(chunk, sums._counts))
+        sums.n_users += n
+        self.n_pending -= n
+
+    def values(self):
+        """Merge the last chunk; ``{"catalog_coverage@10": float, ...}``."""
+        if self.n_pending or not self.sums.parts:
+            self._merge(self.n_pending)
+        if self._check_unseen:
+            n_unseen = np.unique(np.concatenate(self.unseen)).size
+            refuse_unseen(n_unseen, self.sums.unseen, stacklevel=5)
+        return self.sums.values()
+
+
+def _copies(lists):
+    """The arrays of ``lists`` copied (a slice no longer holding its base)."""
+    return {f: v.copy() for f, v in lists._asdict().items() if hasattr(v, "copy")}
 
 
 def split_report_metrics(metrics):

@@ -15,7 +15,8 @@
    candidates (a metric that reads whole rows, or a tile that cannot be
    packed) the whole rows are ranked (:func:`_whole_block`).
 3. :func:`factor_ranking_report` concatenates the blocks in user order
-   (:func:`_per_user_report`, :func:`_beyond_values`) and formats the report
+   (:func:`_per_user_report`; their beyond-accuracy lists are streamed as
+   they complete, :func:`_beyond_values`) and formats the report
    as :func:`ranking_report` does.
 """
 
@@ -31,7 +32,6 @@ from threadpoolctl import threadpool_limits
 
 from .._engine._select import exact_threshold
 from .._metrics._auc import gauc_per_query
-from .._metrics._beyond import _Lists
 from .._registry import METRICS
 from .._utils._config import _check_n_threads, config_context, effective_n_threads
 from .._utils._config import get_config as get_package_config
@@ -44,6 +44,7 @@ from .._utils._validation import (
 )
 from ._beyond_report import (
     BeyondSums,
+    ListStream,
     given_beyond_options,
     refuse_beyond_options,
     report_sums,
@@ -132,38 +133,17 @@ def _candidates(S, Yb, k):
     return S_c, Y_c, C_c
 
 
-def _concat_lists(parts):
-    """The top-``k`` lists of consecutive blocks of users as one: the same
-    arrays as from the whole score matrix (each block's entries are sorted
-    by user and item, its users numbered from the block's first)."""
-    offsets = np.cumsum([0] + [p.n_users for p in parts[:-1]])
+def _beyond_values(stream):
+    """``{"catalog_coverage@10": float, ...}`` of the blocks' lists pushed
+    to ``stream`` (a :class:`ListStream`, in user order as they completed).
 
-    def cat(field):
-        return np.concatenate([getattr(p, field) for p in parts])
-
-    return _Lists(
-        sum(p.n_users for p in parts),
-        parts[0].n_items,
-        np.concatenate([p.user + o for p, o in zip(parts, offsets, strict=True)]),
-        *(cat(f) for f in ("item", "score", "rel", "p", "tied", "L", "frac", "a2")),
-    )
-
-
-def _beyond_values(sums, blocks):
-    """``{"catalog_coverage@10": float, ...}`` from each block's lists per
-    cut-off (``blocks``: ``{k: _Lists}`` per block, in user order).
-
-    The lists of all blocks are concatenated before the sums, rather than
-    merging each block's sums (``BeyondSums.merge``): the coverage products,
-    exposure counts and per-user sums then add in the same order as on the
-    whole score matrix, so the values are :func:`ranking_report`'s bit for
-    bit whatever the blocks."""
-    for k in sums.ks:
-        lists = _concat_lists([b[k] for b in blocks])
-        for name in sums.names:
-            sums._merge_part(name, k, sums._part(name, lists))
-    sums.n_users = sum(b[sums.ks[0]].n_users for b in blocks)
-    return sums.values()
+    The stream computes the parts in the canonical chunks of users that
+    :func:`ranking_report` and the metric functions read (not block by
+    block, as ``BeyondSums.merge`` would): the coverage products, exposure
+    counts and per-user sums add in the same order, so the values are
+    :func:`ranking_report`'s bit for bit whatever the blocks, holding one
+    chunk's lists rather than every block's."""
+    return stream.values()
 
 
 # The ranking options factor_ranking_report names, at their defaults: the
@@ -467,7 +447,7 @@ class _Block(NamedTuple):
     values: dict  # scorer name -> per-user values
     weights: dict  # scorer name -> per-user weights
     n_removed: int  # held-out relevant items excluded
-    lists: dict | None  # cut-off -> the beyond-accuracy lists (_Lists)
+    lists: dict | None  # cut-off -> the beyond-accuracy lists (until streamed)
     top: list | None  # the top-k table columns (return_top_k)
 
 
@@ -621,16 +601,28 @@ def _score_block(plan, start, stop):
     return _tiled_block(plan, start, tiles)
 
 
-def _run_blocks(plan):
+def _run_blocks(plan, stream=None):
     """Every block's :class:`_Block`, in user order, on ``plan.n_threads``
-    threads (each multiplying with one BLAS thread)."""
+    threads (each multiplying with one BLAS thread); each block's
+    beyond-accuracy lists go to ``stream`` as it completes, and are not
+    kept."""
+
+    def consume(blocks):
+        kept = []
+        for block in blocks:
+            if stream is not None:
+                stream.push(block.lists)
+                block = block._replace(lists=None)
+            kept.append(block)
+        return kept
+
     # (threadpool_limits applies its limits when created)
     with _settings(plan.package_n_threads):
         with threadpool_limits(1, "blas") if plan.limit_blas else nullcontext():
             if plan.n_threads == 1:
-                return [_score_block(plan, a, b) for a, b in plan.bounds]
+                return consume(_score_block(plan, a, b) for a, b in plan.bounds)
             with ThreadPoolExecutor(plan.n_threads) as pool:
-                return list(
+                return consume(
                     pool.map(lambda bounds: _score_block(plan, *bounds), plan.bounds)
                 )
 
@@ -910,13 +902,14 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
         return_top_k=return_top_k,
         options=options,
     )
-    blocks = _run_blocks(plan)
+    stream = ListStream(plan.sums) if plan.beyond else None
+    blocks = _run_blocks(plan, stream)
     n_removed = sum(b.n_removed for b in blocks)
     if n_removed:
         warn_excluded_relevant(n_removed, stacklevel=2)
     beyond_means = {}
     if plan.beyond:
-        beyond_means = _beyond_values(plan.sums, [b.lists for b in blocks])
+        beyond_means = _beyond_values(stream)
     report = _per_user_report(plan, blocks)
     if report is None:  # only beyond-accuracy metrics
         result = beyond_means

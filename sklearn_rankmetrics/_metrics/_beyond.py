@@ -42,7 +42,7 @@ import numpy as np
 
 from .._engine._rank import sorted_by_query
 from .._engine._select import _csr_values, _dense_top, _map_chunks, _row_chunks
-from .._utils._averaging import EVERY_QUERY, mean_of_totals, weighted_mean
+from .._utils._averaging import mean_of_totals, weighted_sum
 from .._utils._validation import (
     _as_array,
     _check_ties,
@@ -399,10 +399,85 @@ def _item_mean(lists, values):
     return per_user[ok] / lists.L[ok]
 
 
-def _user_mean(values):
-    """Mean of per-user values, every user counting once (sum / count, as
-    the mergeable sums); nan without a user."""
-    return weighted_mean(values, keep=EVERY_QUERY)
+def _user_mean(lists, values):
+    """Mean over users of the per-user values ``values(lists)``, every user
+    counting once: the sums of the canonical chunks (:func:`_chunked_part`)
+    over their count; nan without a user."""
+    return mean_of_totals(*_chunked_part(lists, "users", lambda c: _sums(values(c))))
+
+
+def _sums(values):
+    """The ``"users"`` part of per-user values: ``(sum, count)``, every user
+    counting once (the pairwise sum of :func:`weighted_mean`)."""
+    return weighted_sum(None, values), values.size
+
+
+# The canonical chunks of users.  Every surface computes a set metric's part
+# (per-item products or counts, per-user sums) chunk by chunk, _CHUNK_USERS
+# consecutive users at a time, merged in user order: the functions and
+# ranking_report on the whole lists, factor_ranking_report streaming its
+# blocks of users (holding one chunk's lists), so that they add the same
+# numbers in the same order, bit for bit, whatever the blocks.
+_CHUNK_USERS = 8192
+
+
+def _user_range(lists, a, b):
+    """The lists of the users ``a..b-1`` (numbered from ``a``)."""
+    lo, hi = np.searchsorted(lists.user, [a, b])  # sorted by (user, item)
+    cut = slice(lo, hi)
+    return _Lists(
+        b - a,
+        lists.n_items,
+        lists.user[cut] - a,
+        *(getattr(lists, f)[cut] for f in ("item", "score", "rel", "p", "tied")),
+        *(getattr(lists, f)[a:b] for f in ("L", "frac", "a2")),
+    )
+
+
+def _concat_lists(parts):
+    """The lists of consecutive blocks of users as one: the same arrays as
+    from all their rows at once (each block's entries are sorted by user
+    and item, its users numbered from the block's first)."""
+    if len(parts) == 1:
+        return parts[0]
+    offsets = np.cumsum([0] + [p.n_users for p in parts[:-1]])
+
+    def cat(field):
+        return np.concatenate([getattr(p, field) for p in parts])
+
+    return _Lists(
+        sum(p.n_users for p in parts),
+        parts[0].n_items,
+        np.concatenate([p.user + o for p, o in zip(parts, offsets, strict=True)]),
+        *(cat(f) for f in ("item", "score", "rel", "p", "tied", "L", "frac", "a2")),
+    )
+
+
+def _merge_parts(kind, old, part):
+    """Two parts of a set kernel of ``kind`` merged (``old`` first; None is
+    no part yet): probabilities of no list multiply, counts and per-user
+    ``(sum, count)`` add."""
+    if old is None:
+        return part
+    if kind == "none":
+        return old * part
+    if kind == "counts":
+        return old + part
+    return (old[0] + part[0], old[1] + part[1])
+
+
+def _chunked_part(lists, kind, part):
+    """The part of ``kind`` of ``lists``: ``part`` of each canonical chunk
+    of ``_CHUNK_USERS`` users, merged in user order (one chunk, possibly of
+    no user, when there are at most ``_CHUNK_USERS`` users)."""
+    n = lists.n_users
+    if n <= _CHUNK_USERS:
+        return part(lists)
+    merged = None
+    for a in range(0, n, _CHUNK_USERS):
+        chunk = _user_range(lists, a, min(a + _CHUNK_USERS, n))
+        merged = _merge_parts(kind, merged, part(chunk))
+    return merged
 
 
 def _coverage_none(lists):
@@ -499,7 +574,7 @@ def catalog_coverage_at_k(
         ties=ties,
         warn_catalogue=("catalog_coverage_at_k",),
     )
-    return _coverage(_coverage_none(lists), padding_items)
+    return _coverage(_chunked_part(lists, "none", _coverage_none), padding_items)
 
 
 def _check_padding(padding_items):
@@ -603,7 +678,8 @@ def gini_index_at_k(
         ties=ties,
         warn_catalogue=("gini_index_at_k",),
     )
-    return _gini(_padded(_expected_counts(lists), padding_items))
+    counts = _chunked_part(lists, "counts", _expected_counts)
+    return _gini(_padded(counts, padding_items))
 
 
 def _padded(counts, padding_items):
@@ -735,7 +811,8 @@ def exposure_entropy_at_k(
         ties=ties,
         warn_catalogue=("exposure_entropy_at_k",) if normalization == "max" else (),
     )
-    return _entropy(_expected_counts(lists), normalization, base)
+    counts = _chunked_part(lists, "counts", _expected_counts)
+    return _entropy(counts, normalization, base)
 
 
 _SHARES = ("auto", "users", "active_users", "interactions")
@@ -852,7 +929,7 @@ def average_popularity_at_k(
         y_true, y_score, k, query_id, item_id, n_items, counts.size, ties=ties
     )
     _check_catalogue("item_popularity", counts.size, lists)
-    return _user_mean(_item_mean(lists, counts))
+    return _user_mean(lists, lambda c: _item_mean(c, counts))
 
 
 @with_convention
@@ -932,7 +1009,7 @@ def novelty_at_k(
     _check_catalogue("item_popularity", counts.size, lists)
     _unseen_recommended(lists, counts, unseen)
     info = _information(counts, denominator, unseen)
-    return _user_mean(_item_mean(lists, info))
+    return _user_mean(lists, lambda c: _item_mean(c, info))
 
 
 _UNSEEN = ("warn", "raise", "one", "zero")
@@ -1062,7 +1139,7 @@ def intra_list_diversity_at_k(
         y_true, y_score, k, query_id, item_id, n_items, D.shape[0], ties=ties
     )
     _check_catalogue("item_features", D.shape[0], lists)
-    return _user_mean(_ild_values(lists, D, single_item))
+    return _user_mean(lists, lambda c: _ild_values(c, D, single_item))
 
 
 def _check_single_item(single_item):
@@ -1244,7 +1321,8 @@ def serendipity_at_k(
         y_true, y_score, k, query_id, item_id, n_items, counts.size, ties=ties
     )
     _check_catalogue("item_popularity", counts.size, lists)
-    return _user_mean(_serendipity_values(lists, _popularity_ranks(counts)))
+    ranks = _popularity_ranks(counts)
+    return _user_mean(lists, lambda c: _serendipity_values(c, ranks))
 
 
 def _serendipity_values(lists, ranks):
