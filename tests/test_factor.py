@@ -696,6 +696,52 @@ def test_beyond_streamed_in_canonical_chunks(monkeypatch, chunk):
             assert len(pushed) > 1 and any(n % chunk for n in pushed), pushed
 
 
+@pytest.mark.parametrize("chunk", [3, 8192])
+def test_beyond_unseen_warns_once_per_cutoff(monkeypatch, chunk):
+    """Novelty's warning about items never seen in training counts them over
+    every chunk of users (not chunk by chunk), once per cut-off, as
+    ranking_report, and points at the caller."""
+    from sklearn_rankmetrics._evaluation import _tiling
+    from sklearn_rankmetrics._metrics import _beyond
+
+    monkeypatch.setattr(_beyond, "_CHUNK_USERS", chunk)
+    monkeypatch.setattr(_tiling, "_TILE", 4)
+    U, V, Y, train = _data(5, n_users=40, n_items=9)
+    U[:, 0], V[:, 0] = 1, [6, 6, 6, 3, 3, 3, 0, 0, 0]  # items 0-2 ahead
+    pop = np.array([0, 1, 2, 3, 0, 1, 2, 3, 0])  # items 0, 4, 8 unseen
+    S = _dense(U, V, train)
+    k = (1, 4)
+    # brute force: the unseen items in some user's top-k (ties included)
+    want = []
+    for kk in k:
+        listed = set()
+        for row in S:
+            finite = np.sort(row[row > -np.inf])[::-1]
+            if finite.size:
+                t = finite[min(kk, finite.size) - 1]
+                listed |= set(np.flatnonzero(row >= t))
+        want.append(len(listed & {0, 4, 8}))
+    assert want[0] < want[1] == 3  # the counts differ with the cut-off
+
+    def messages(call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            values = call()
+        return values, [w for w in caught if "never seen" in str(w.message)]
+
+    options = dict(k=k, metrics=["novelty"], item_popularity=pop, output_dict=True)
+    ref, ref_w = messages(lambda: ranking_report(Y, S, **options))
+    got, got_w = messages(
+        lambda: factor_ranking_report(
+            Y, U, V, exclude=train, working_memory=0.00002, **options
+        )
+    )
+    assert got == ref == {"novelty@1": np.inf, "novelty@4": np.inf}
+    assert [str(w.message) for w in got_w] == [str(w.message) for w in ref_w]
+    assert [str(w.message).split()[1] for w in got_w] == [str(n) for n in want]
+    assert all(w.filename == __file__ for w in got_w)
+
+
 def _beyond_reference(name, S, k, pop):
     """A slow per-user reference without ties: each user's top-k items
     (those scored -inf left out), then the metric from its definition."""

@@ -250,14 +250,15 @@ class ListStream:
     merges the last chunk and gives the metrics.  The parts are those of
     :meth:`BeyondSums.add` on all the users' lists at once, bit for bit,
     whatever the blocks, and at most one chunk and one block of lists are
-    held.  Novelty's ``unseen`` rule applies once, to all the lists.
+    held.  Novelty's ``unseen`` rule applies once per cut-off, to all
+    the lists.
     """
 
     def __init__(self, sums):
         self.sums = sums
         self.pending = {k: [] for k in sums.ks}
         self.n_pending = 0
-        self.unseen = []
+        self.unseen = {k: [] for k in sums.ks}
         self._check_unseen = "novelty" in sums.names and sums.unseen in (
             "warn",
             "raise",
@@ -289,7 +290,7 @@ class ListStream:
                     part = sums._part(name, chunk, check_unseen=False)
                     sums._merge_part(name, k, part)
                 if self._check_unseen:
-                    self.unseen.append(_unseen_items(chunk, sums._counts))
+                    self.unseen[k].append(_unseen_items(chunk, sums._counts))
         sums.n_users += n
         self.n_pending -= n
 
@@ -297,9 +298,10 @@ class ListStream:
         """Merge the last chunk; ``{"catalog_coverage@10": float, ...}``."""
         if self.n_pending or not self.sums.parts:
             self._merge(self.n_pending)
-        if self._check_unseen:
-            n_unseen = np.unique(np.concatenate(self.unseen)).size
-            refuse_unseen(n_unseen, self.sums.unseen, stacklevel=5)
+        if self._check_unseen:  # as BeyondSums.add: cut-off by cut-off
+            for k in self.sums.ks:
+                n_unseen = np.unique(np.concatenate(self.unseen[k])).size
+                refuse_unseen(n_unseen, self.sums.unseen, stacklevel=5)
         return self.sums.values()
 
 
