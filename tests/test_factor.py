@@ -696,7 +696,7 @@ def test_beyond_streamed_in_canonical_chunks(monkeypatch, chunk):
             assert len(pushed) > 1 and any(n % chunk for n in pushed), pushed
 
 
-@pytest.mark.parametrize("chunk", [3, 8192])
+@pytest.mark.parametrize("chunk", [3, 10**6])
 def test_beyond_unseen_warns_once_per_cutoff(monkeypatch, chunk):
     """Novelty's warning about items never seen in training counts them over
     every chunk of users (not chunk by chunk), once per cut-off, as

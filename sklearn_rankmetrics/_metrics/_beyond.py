@@ -417,8 +417,10 @@ def _sums(values):
 # consecutive users at a time, merged in user order: the functions and
 # ranking_report on the whole lists, factor_ranking_report streaming its
 # blocks of users (holding one chunk's lists), so that they add the same
-# numbers in the same order, bit for bit, whatever the blocks.
-_CHUNK_USERS = 8192
+# numbers in the same order, bit for bit, whatever the blocks.  4096 users
+# hold about 2 MiB of lists at k=10; each chunk's per-item part costs
+# O(n_items), so much smaller chunks would cost time on large catalogues.
+_CHUNK_USERS = 4096
 
 
 def _user_range(lists, a, b):
