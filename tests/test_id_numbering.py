@@ -749,3 +749,98 @@ def test_frames_of_equal_width_text_give_the_array_values(n):
         )
         assert list(got["query_id"]) == list(want["query_id"]), kind
         assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)
+
+
+# ---------------------------------------------------------------------------
+# Arrow text whose ids take different numbers of bytes: read in place
+# ---------------------------------------------------------------------------
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            _ARROW_TEXT,
+            st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    large=st.booleans(),
+    cut=st.integers(0, 3),
+)
+def test_varied_width_arrow_text_numbered_exactly(values, large, cut):
+    # codes of any order, but exact: the distinct ids, each once, give back
+    # every row's id (look-alikes, NULs, empty ids, ids shorter than 8
+    # bytes at the start of the data next to longer ones, an offset)
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io._dataframe import _varied_width_numbering
+
+    kind = pa.large_string() if large else pa.string()
+    text = pa.array(["pad"] * cut + values, type=kind).slice(cut)
+    codes, rows = _varied_width_numbering(text)
+    distinct = [values[r] for r in rows]
+    assert len(set(distinct)) == len(distinct)
+    assert [distinct[c] for c in codes] == values
+
+
+def test_varied_width_numbering_hand_worked_and_refusals(monkeypatch, backend):
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io import _dataframe
+
+    # "7", "007", "7\x00" (2 bytes), "" and "é" are five ids; with pandas,
+    # numbered in order of first appearance (as dictionary_encode numbers)
+    ids = ["7", "007", "7\x00", "", "é", "7", "7\x00", "x" * 20]
+    codes, rows = _dataframe._varied_width_numbering(pa.array(ids))
+    assert [ids[r] for r in rows][codes[0]] == "7"
+    assert [[ids[r] for r in rows][c] for c in codes] == ids
+    if backend == "pandas":
+        assert codes.tolist() == [0, 1, 2, 3, 4, 0, 2, 5]
+    # fewer than 8 bytes of data in all; only empty ids
+    for few in (["a", "", "b", "a"], ["", ""]):
+        codes, rows = _dataframe._varied_width_numbering(pa.array(few))
+        assert [[few[r] for r in rows][c] for c in codes] == few
+        assert len(rows) == len(set(few))
+    # left to Arrow's dictionary_encode: nulls, ids over 128 bytes, no rows
+    for other in (
+        pa.array(["ab", None, "a"]),
+        pa.array(["a", "y" * 129]),
+        pa.array([], type=pa.string()),
+    ):
+        assert _dataframe._varied_width_numbering(other) is None
+    # ids sharing a hash: refused here, numbered by Arrow, exactly
+    for collide in (
+        lambda w, o, lengths, k: np.zeros(lengths.shape[0], np.uint64),
+        lambda w, o, lengths, k: lengths.astype(np.uint64),  # same length
+    ):
+        monkeypatch.setattr(_dataframe, "_varied_hashes", collide)
+        assert _dataframe._varied_width_numbering(pa.array(ids)) is None
+        via_arrow = _dataframe._arrow_factorize(pa.array(ids))
+        assert via_arrow.uniques[via_arrow.codes].tolist() == ids
+    # ids of different lengths only share no hash under "hash = length"
+    assert _dataframe._varied_width_numbering(pa.array(["a", "bb", "ccc"]))
+
+
+@pytest.mark.parametrize("n", [50, 70_000])
+def test_frames_of_varied_width_text_give_the_array_values(n):
+    # test_frames_of_every_text_storage_give_the_array_values with ids of
+    # at most 128 bytes (the in-place path of Arrow text of varied widths)
+    rng = np.random.default_rng(9)
+    pool = [v for v in LOOKALIKES if v != "\ud800" and len(v.encode()) <= 128]
+    values = _draw(rng, pool + ["\U0001f600a", "\uffff", "z"], n)
+    y = rng.integers(0, 3, n)
+    s = np.round(rng.random(n), 2)
+    want = srm.ranking_report(
+        y, s, query_id=shared_objects(values), k=3, per_query=True, metrics=["ndcg"]
+    )
+    assert list(want["query_id"]) == reference(values)[1]
+    for kind, frame in _frames_of(values, y, s).items():
+        got = srm.ranking_report(
+            frame,
+            query_col="q",
+            label_col="y",
+            score_col="s",
+            k=3,
+            per_query=True,
+            metrics=["ndcg"],
+        )
+        assert list(got["query_id"]) == list(want["query_id"]), kind
+        assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)
