@@ -469,9 +469,11 @@ class FactorizedIds(NamedTuple):
 
 def factorize_ids(series, nw, *, objects=True, arrow=False):
     """Text or categorical ids of a narwhals Series as
-    :class:`FactorizedIds`: pandas' ``factorize``, Arrow's
-    ``dictionary_encode`` (polars, and pandas' string dtype on pyarrow,
-    through Arrow: no copy), or a dictionary column's own codes.  None for
+    :class:`FactorizedIds`: pandas' ``factorize``, Arrow text (polars, and
+    pandas' string dtype on pyarrow, through Arrow: no copy) read in place
+    (:func:`_equal_width_numbering`, :func:`_varied_width_numbering`) or
+    else by Arrow's ``dictionary_encode``, or a dictionary column's own
+    codes.  None for
     numeric ids, for libraries without a fast path and, with
     ``objects=False``, for a pandas column of Python objects (whose
     equal-comparing ids of different types, ``1`` and ``True``, a hash pass
