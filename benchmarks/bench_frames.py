@@ -3,7 +3,8 @@ numpy path (a benchmark, not a test).
 
 An impressions table of ``--rows`` rows (default 10,000,000) over
 ``--users`` users (1-39 rows each, rows shuffled): the user id (text such as
-``"u0012345"``; categorical with ``--ids cat``; int64 with ``--ids int``), a
+``"u0012345"``, or of different lengths, ``"u12345"``, with ``--id-width
+varied``; categorical with ``--ids cat``; int64 with ``--ids int``), a
 click label (int8) and the model's score (float64).  The same table is held
 as numpy arrays (text ids as an object array of Python strings, one object
 per id as indexing a list of names gives; with ``--numpy-ids to_numpy``,
@@ -32,7 +33,8 @@ value; by value when each row holds its own object).
 Run from the repository root::
 
     python benchmarks/bench_frames.py [--rows 10000000] [--users 500000]
-        [--ids str|cat|int] [--numpy-ids names|to_numpy] [--repeat 3]
+        [--ids str|cat|int] [--id-width fixed|varied]
+        [--numpy-ids names|to_numpy] [--repeat 3]
         [--metrics ndcg,recall,map,precision] [--k 10]
         [--frames pandas,polars,pyarrow]
 """
@@ -46,7 +48,7 @@ import numpy as np
 import sklearn_rankmetrics as rm
 
 
-def make_table(n_rows, n_users, ids, seed=0):
+def make_table(n_rows, n_users, ids, seed=0, width="fixed"):
     """The impressions as numpy columns (ids: text or int64)."""
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 40, n_users)
@@ -57,7 +59,8 @@ def make_table(n_rows, n_users, ids, seed=0):
     clicked = (rng.random(n) < 0.05 + 0.1 * (user % 3 == 0)).astype(np.int8)
     score = np.round(rng.random(n) + 0.3 * clicked, 3)  # ties
     if ids == "str":
-        names = np.array([f"u{i:07d}" for i in range(n_users)], dtype=object)
+        form = "u{:07d}" if width == "fixed" else "u{}"
+        names = np.array([form.format(i) for i in range(n_users)], dtype=object)
         user = names[user]
     else:
         user = user.astype(np.int64) * 7919 - 10**9  # spread, negative
@@ -109,6 +112,7 @@ def main():
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--users", type=int, default=500_000)
     parser.add_argument("--ids", choices=("str", "cat", "int"), default="str")
+    parser.add_argument("--id-width", choices=("fixed", "varied"), default="fixed")
     parser.add_argument("--numpy-ids", choices=("names", "to_numpy"), default="names")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--metrics", default="ndcg,recall,map,precision")
@@ -118,7 +122,8 @@ def main():
     kinds = args.frames.split(",")
     options = dict(k=args.k, metrics=args.metrics.split(","), output_dict=True)
 
-    cols = make_table(args.rows, args.users, "int" if args.ids == "int" else "str")
+    ids = "int" if args.ids == "int" else "str"
+    cols = make_table(args.rows, args.users, ids, width=args.id_width)
     frames = make_frames(cols, kinds, categorical=args.ids == "cat")
     n = cols["user"].shape[0]
     if args.numpy_ids == "to_numpy" and args.ids != "int":
@@ -126,7 +131,8 @@ def main():
 
         cols["user"] = pd.Series(cols["user"], dtype="str").to_numpy()
     print(
-        f"{n:,} rows, {args.users:,} users, {args.ids} ids (numpy path: "
+        f"{n:,} rows, {args.users:,} users, {args.ids} ids ({args.id_width} "
+        f"width; numpy path: "
         f"{args.numpy_ids}), metrics {args.metrics} at k={args.k}; CPU time, "
         f"best of {args.repeat}; load average {os.getloadavg()[0]:.1f}"
     )

@@ -384,6 +384,130 @@ def test_gauc_rows_of_each_id(monkeypatch):
     assert_array_equal(plain[0], auc) and assert_array_equal(plain[1], w)
 
 
+def _fixed_width_log(kind):
+    """``_many_runs_log``'s rows with its 150 users named by look-alike ids
+    (and padded names), as the fixed-width array ``kind``."""
+    from tests.test_gauc import _many_runs_log
+
+    y, s, users, _ = _many_runs_log(5, n_rows=2000, n_users=150)
+    names = FIXED + [f"u{i:03d}" for i in range(150 - len(FIXED))]
+    _, codes = np.unique(users, return_inverse=True)
+    return y, s, KINDS[kind]([names[c] for c in codes])
+
+
+@pytest.mark.parametrize("collide", [None, "one hash", "hash = length"])
+@pytest.mark.parametrize("skip", ["keep", "skip"])
+@pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
+@pytest.mark.parametrize("bucket_rows", [4, 1 << 30])
+@pytest.mark.parametrize("split_rows", [333, 1 << 30])
+@pytest.mark.parametrize("kind", sorted(FIXED_WIDTH))
+def test_gauc_of_fixed_width_ids_equals_one_pass_bit_for_bit(
+    monkeypatch, kind, split_rows, bucket_rows, weighting, skip, collide
+):
+    """Unweighted GAUC with a U or S array of ids: the rows grouped by a
+    hash of their bytes (``_auc._gauc_fixed_width``), each row checked
+    against one row of its group; should hashes collide (forced here), the
+    ids are numbered first.  The values are those of one pass over the rows
+    numbered by np.unique, bit for bit, in np.unique's order."""
+    from sklearn_rankmetrics._metrics import _auc
+    from tests.test_gauc import _one_pass_gauc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", split_rows)
+    if collide == "one hash":
+        monkeypatch.setattr(
+            _validation, "_row_hashes", lambda q: np.zeros(q.shape[0], np.uint64)
+        )
+    elif collide == "hash = length":  # some ids share a hash, not all
+        monkeypatch.setattr(
+            _validation,
+            "_row_hashes",
+            lambda q: np.char.str_len(q).astype(np.uint64),
+        )
+    y, s, qid = _fixed_width_log(kind)
+    before = qid.copy()
+    options = dict(query_weighting=weighting, constant_scores=skip)
+    expected, query_w = _one_pass_gauc(y, s, qid, None, weighting, skip)
+    keep = ~np.isnan(expected)
+    mean = np.add.reduce(query_w[keep] * expected[keep]) / query_w[keep].sum()
+    got = srm.group_auc_score(y, s, query_id=qid, average=None, **options)
+    assert got.tobytes() == expected.tobytes()
+    assert srm.group_auc_score(y, s, query_id=qid, **options) == mean
+    assert_array_equal(qid, before)
+    # the same queries as an object array of str: the same values
+    as_str = np.array(
+        [
+            v.decode("utf-8", "surrogatepass") if kind == "bytes" else str(v)
+            for v in qid.tolist()
+        ],
+        dtype=object,
+    )
+    assert (
+        srm.group_auc_score(y, s, query_id=as_str, average=None, **options).tobytes()
+        == expected.tobytes()
+    )
+
+
+def test_gauc_of_fixed_width_ids_by_hand():
+    # A U array drops trailing NULs: "7" and "7\x00" are one query there
+    # (rows 0-1: the positive 0.9 below the negative 0.95, AUC 0), two in a
+    # list of str (each has one class: no AUC); "007" (rows 2-3: 0.3 above
+    # 0.1, AUC 1) stays apart from "7".  np.unique order: "007" < "7".
+    y, s = [1, 0, 1, 0], [0.9, 0.95, 0.3, 0.1]
+    ids = ["7", "7\x00", "007", "007"]
+    got = srm.group_auc_score(y, s, query_id=np.array(ids), average=None)
+    assert_array_equal(got, [1.0, 0.0])
+    got = srm.group_auc_score(y, s, query_id=ids, average=None)
+    assert_array_equal(got, [1.0, np.nan, np.nan])  # "007", "7", "7\x00"
+    # empty and non-ASCII ids, one row each of a two-row query: "" (0.4 vs
+    # 0.6: AUC 0), "é" (0.8 vs 0.2: AUC 1), "ユ" (tie: 1/2); "" < "é" < "ユ"
+    y, s = [1, 0, 1, 0, 1, 0], [0.4, 0.6, 0.8, 0.2, 0.5, 0.5]
+    ids = np.array(["", "", "é", "é", "ユ", "ユ"])
+    for qid in (ids, np.array([v.encode() for v in ids])):
+        got = srm.group_auc_score(y, s, query_id=qid, average=None)
+        assert_array_equal(got, [0.0, 1.0, 0.5])
+
+
+def test_gauc_hashed_groups_of_the_rows(monkeypatch):
+    # _gauc_hashed(groups=True): the query of each row, over many buckets
+    # and blocks, names the rows of one id and only those
+    from sklearn_rankmetrics._metrics import _auc
+
+    monkeypatch.setattr(_auc, "_BUCKET_ROWS", 4)
+    monkeypatch.setattr(_auc, "_SPLIT_ROWS", 100)
+    rng = np.random.default_rng(8)
+    qid = rng.choice(2**62, 300)[rng.integers(0, 300, 2000)]
+    y, s = rng.integers(0, 2, 2000), rng.random(2000)
+    auc, w, group = _auc._gauc_hashed(
+        y, s, qid, None, "impressions", "keep", groups=True
+    )
+    first = np.empty(auc.shape[0], dtype=np.intp)
+    first[group] = np.arange(2000)
+    assert_array_equal(qid[first][group], qid)  # a group holds one id
+    assert np.unique(qid[first]).shape[0] == auc.shape[0]  # an id one group
+    plain = _auc._gauc_hashed(y, s, qid, None, "impressions", "keep")
+    order = np.argsort(qid[first])
+    assert_array_equal(auc[order], plain[0])
+    assert_array_equal(w[order], plain[1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="\x00 07aAé\uffffユ😀", max_size=6), min_size=1),
+    st.booleans(),
+)
+def test_fixed_width_order_sorts_as_numpy(values, big_endian):
+    # distinct ids of any width and characters, in any order; big-endian
+    # U arrays and S arrays of the UTF-8 bytes too
+    distinct = np.unique(np.array(values, dtype=str))[::-1]
+    arrays = [distinct, np.unique(np.array([v.encode() for v in values]))[::-1]]
+    if big_endian:
+        arrays[0] = distinct.astype(distinct.dtype.newbyteorder(">"))
+    for ids in arrays:
+        want = np.argsort(ids, kind="stable")
+        assert_array_equal(_validation.fixed_width_order(ids), want)
+
+
 def test_gauc_bad_object_ids_found_after_the_sample(monkeypatch):
     # the sample reads the first row only: a None or an int further down is
     # found when the groups are named, then reported as the numbering does
@@ -607,6 +731,101 @@ def test_frames_of_equal_width_text_give_the_array_values(n):
     rng = np.random.default_rng(8)
     pool = _equal_width(["7", "007", "07", "7\x00", "ß", "é7", "\x007", "a", "A"])
     values = _draw(rng, pool, n)
+    y = rng.integers(0, 3, n)
+    s = np.round(rng.random(n), 2)
+    want = srm.ranking_report(
+        y, s, query_id=shared_objects(values), k=3, per_query=True, metrics=["ndcg"]
+    )
+    assert list(want["query_id"]) == reference(values)[1]
+    for kind, frame in _frames_of(values, y, s).items():
+        got = srm.ranking_report(
+            frame,
+            query_col="q",
+            label_col="y",
+            score_col="s",
+            k=3,
+            per_query=True,
+            metrics=["ndcg"],
+        )
+        assert list(got["query_id"]) == list(want["query_id"]), kind
+        assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)
+
+
+# ---------------------------------------------------------------------------
+# Arrow text whose ids take different numbers of bytes: read in place
+# ---------------------------------------------------------------------------
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            _ARROW_TEXT,
+            st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    large=st.booleans(),
+    cut=st.integers(0, 3),
+)
+def test_varied_width_arrow_text_numbered_exactly(values, large, cut):
+    # codes of any order, but exact: the distinct ids, each once, give back
+    # every row's id (look-alikes, NULs, empty ids, ids shorter than 8
+    # bytes at the start of the data next to longer ones, an offset)
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io._dataframe import _varied_width_numbering
+
+    kind = pa.large_string() if large else pa.string()
+    text = pa.array(["pad"] * cut + values, type=kind).slice(cut)
+    codes, rows = _varied_width_numbering(text)
+    distinct = [values[r] for r in rows]
+    assert len(set(distinct)) == len(distinct)
+    assert [distinct[c] for c in codes] == values
+
+
+def test_varied_width_numbering_hand_worked_and_refusals(monkeypatch, backend):
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io import _dataframe
+
+    # "7", "007", "7\x00" (2 bytes), "" and "é" are five ids; with pandas,
+    # numbered in order of first appearance (as dictionary_encode numbers)
+    ids = ["7", "007", "7\x00", "", "é", "7", "7\x00", "x" * 20]
+    codes, rows = _dataframe._varied_width_numbering(pa.array(ids))
+    assert [ids[r] for r in rows][codes[0]] == "7"
+    assert [[ids[r] for r in rows][c] for c in codes] == ids
+    if backend == "pandas":
+        assert codes.tolist() == [0, 1, 2, 3, 4, 0, 2, 5]
+    # fewer than 8 bytes of data in all; only empty ids
+    for few in (["a", "", "b", "a"], ["", ""]):
+        codes, rows = _dataframe._varied_width_numbering(pa.array(few))
+        assert [[few[r] for r in rows][c] for c in codes] == few
+        assert len(rows) == len(set(few))
+    # left to Arrow's dictionary_encode: nulls, ids over 128 bytes, no rows
+    for other in (
+        pa.array(["ab", None, "a"]),
+        pa.array(["a", "y" * 129]),
+        pa.array([], type=pa.string()),
+    ):
+        assert _dataframe._varied_width_numbering(other) is None
+    # ids sharing a hash: refused here, numbered by Arrow, exactly
+    for collide in (
+        lambda w, o, lengths, k: np.zeros(lengths.shape[0], np.uint64),
+        lambda w, o, lengths, k: lengths.astype(np.uint64),  # same length
+    ):
+        monkeypatch.setattr(_dataframe, "_varied_hashes", collide)
+        assert _dataframe._varied_width_numbering(pa.array(ids)) is None
+        via_arrow = _dataframe._arrow_factorize(pa.array(ids))
+        assert via_arrow.uniques[via_arrow.codes].tolist() == ids
+    # ids of different lengths only share no hash under "hash = length"
+    assert _dataframe._varied_width_numbering(pa.array(["a", "bb", "ccc"]))
+
+
+@pytest.mark.parametrize("n", [50, 70_000])
+def test_frames_of_varied_width_text_give_the_array_values(n):
+    # test_frames_of_every_text_storage_give_the_array_values with ids of
+    # at most 128 bytes (the in-place path of Arrow text of varied widths)
+    rng = np.random.default_rng(9)
+    pool = [v for v in LOOKALIKES if v != "\ud800" and len(v.encode()) <= 128]
+    values = _draw(rng, pool + ["\U0001f600a", "\uffff", "z"], n)
     y = rng.integers(0, 3, n)
     s = np.round(rng.random(n), 2)
     want = srm.ranking_report(

@@ -8,6 +8,7 @@ splitters' folds are compared with those of the previous implementation,
 written out below.
 """
 
+import sys
 import warnings
 
 import numpy as np
@@ -200,8 +201,13 @@ class _Rows:
         self.item_ids = np.arange(items.max() + 1)
 
 
+@pytest.mark.parametrize("lookup", ["pandas", "numpy"])
 @pytest.mark.parametrize("seed", range(8))
-def test_seen_pairs_equal_a_set_of_training_pairs(seed):
+def test_seen_pairs_equal_a_set_of_training_pairs(seed, lookup, monkeypatch):
+    # the exact look-up by pandas' hash table or, without pandas, by sorted
+    # keys (an import of pandas then fails)
+    if lookup == "numpy":
+        monkeypatch.setitem(sys.modules, "pandas", None)
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 3000))
     users = rng.integers(0, int(rng.integers(1, 60)), n)
@@ -225,6 +231,25 @@ def test_seen_pairs_with_every_slot_colliding(monkeypatch):
     at = np.flatnonzero(~train)
     got = _split._seen_pairs(_Rows(users, items), train, at)
     assert_array_equal(got, seen_reference(users, items, train, ~train)[at])
+
+
+def test_seen_pairs_of_no_candidate_and_no_training_row():
+    users, items = np.array([0, 0, 1]), np.array([1, 1, 0])
+    rows = _Rows(users, items)
+    none = np.array([], dtype=np.intp)
+    assert _split._seen_pairs(rows, np.ones(3, dtype=bool), none).shape == (0,)
+    got = _split._seen_pairs(rows, np.zeros(3, dtype=bool), np.arange(3))
+    assert got.tolist() == [False, False, False]
+
+
+def test_isin_backends_agree_with_a_set(monkeypatch):
+    rng = np.random.default_rng(4)
+    values = rng.integers(0, 50, 400).astype(np.uint64)
+    among = rng.integers(0, 50, 30).astype(np.uint64)
+    want = [v in set(among.tolist()) for v in values.tolist()]
+    assert _split._isin(values, among).tolist() == want
+    monkeypatch.setitem(sys.modules, "pandas", None)  # no pandas: sorted
+    assert _split._isin(values, among).tolist() == want
 
 
 def test_seen_pairs_hand_worked():

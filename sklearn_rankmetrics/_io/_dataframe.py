@@ -36,6 +36,7 @@ import numpy as np
 from .._utils._validation import (
     _factorize_fixed_width,
     _is_missing,
+    _number,
     _query_groups,
     check_query_id,
     str_order,
@@ -468,9 +469,11 @@ class FactorizedIds(NamedTuple):
 
 def factorize_ids(series, nw, *, objects=True, arrow=False):
     """Text or categorical ids of a narwhals Series as
-    :class:`FactorizedIds`: pandas' ``factorize``, Arrow's
-    ``dictionary_encode`` (polars, and pandas' string dtype on pyarrow,
-    through Arrow: no copy), or a dictionary column's own codes.  None for
+    :class:`FactorizedIds`: pandas' ``factorize``, Arrow text (polars, and
+    pandas' string dtype on pyarrow, through Arrow: no copy) read in place
+    (:func:`_equal_width_numbering`, :func:`_varied_width_numbering`) or
+    else by Arrow's ``dictionary_encode``, or a dictionary column's own
+    codes.  None for
     numeric ids, for libraries without a fast path and, with
     ``objects=False``, for a pandas column of Python objects (whose
     equal-comparing ids of different types, ``1`` and ``True``, a hash pass
@@ -525,12 +528,18 @@ def _arrow_factorize(native, arrow=False):
         numbered = _equal_width_numbering(native)
         if numbered is not None:
             return numbered
-        encoded = pc.dictionary_encode(native)
-    indices = encoded.indices
-    if indices.null_count:
-        indices = indices.fill_null(-1)
-    codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
-    uniques = encoded.dictionary
+        numbered = _varied_width_numbering(native)
+        if numbered is None:
+            encoded = pc.dictionary_encode(native)
+    if encoded is None:  # numbered in order of appearance, as Arrow would
+        codes, rows = numbered
+        uniques = native.take(pa.array(rows))
+    else:
+        indices = encoded.indices
+        if indices.null_count:
+            indices = indices.fill_null(-1)
+        codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
+        uniques = encoded.dictionary
     if not (arrow and _arrow_text(uniques)):
         uniques = uniques.to_numpy(zero_copy_only=False)
         if uniques.dtype.kind in "OU":
@@ -585,6 +594,105 @@ def _equal_width_numbering(text):
     codes, _, rows = numbered
     uniques = text.take(pa.array(rows)).to_numpy(zero_copy_only=False)
     return FactorizedIds(codes, uniques.astype(object, copy=False), in_order=True)
+
+
+# Longest id (bytes) that _varied_width_numbering reads; longer: Arrow's
+# dictionary_encode.
+_VARIED_MAX_BYTES = 128
+# Rows per block of _varied_width_numbering (their words stay in cache).
+_VARIED_BLOCK_ROWS = 1 << 15
+_WORD_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _varied_width_numbering(text):
+    """``(codes, one row of each code)`` of an Arrow string array without
+    nulls whose ids take different numbers of bytes (at most
+    ``_VARIED_MAX_BYTES``), or None (the caller then runs Arrow's
+    ``dictionary_encode``).
+
+    The array's offsets and bytes are read in place: each id is cut into
+    8-byte words counted from its end (:func:`_end_words`), hashed with its
+    length, and the rows are numbered by hash (:func:`_number`, in order of
+    first appearance); every row is then compared, length and words, with
+    one row of its hash, so the codes are exact (should two ids share a
+    hash: None).  Two ids are equal exactly when their lengths and words
+    are.  About a third of ``dictionary_encode``'s time at 10,000,000 rows
+    (benchmarks/README.md, issue 31 goal 5).
+    """
+    import pyarrow as pa
+
+    n = len(text)
+    large = pa.types.is_large_string(text.type)
+    if not (large or pa.types.is_string(text.type)) or n == 0 or text.null_count:
+        return None
+    _, offset_buffer, data_buffer = text.buffers()
+    offsets = np.frombuffer(
+        offset_buffer,
+        dtype=np.int64 if large else np.int32,
+        count=n + 1,
+        offset=text.offset * (8 if large else 4),
+    ).astype(np.int64)
+    lengths = np.diff(offsets)
+    longest = int(lengths.max())
+    if longest > _VARIED_MAX_BYTES:
+        return None
+    n_words = max(1, -(-longest // 8))
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else None
+    if data is None or data.shape[0] < 8:  # (so that a window fits)
+        data = np.zeros(8, dtype=np.uint8)
+        if data_buffer:
+            data[: len(data_buffer)] = np.frombuffer(data_buffer, dtype=np.uint8)
+    windows = np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
+    codes, rows = _number(_varied_hashes(windows, offsets, lengths, n_words))
+    # the exact check: each row's length and words against its code's row
+    first_len = lengths[rows]
+    first_words = list(_end_words(windows, offsets[rows + 1], first_len, n_words))
+    for a in range(0, n, _VARIED_BLOCK_ROWS):
+        b = min(n, a + _VARIED_BLOCK_ROWS)
+        c = codes[a:b]
+        if not np.array_equal(lengths[a:b], first_len[c]):
+            return None
+        words = _end_words(windows, offsets[a + 1 : b + 1], lengths[a:b], n_words)
+        for word, first_word in zip(words, first_words, strict=True):
+            if not np.array_equal(word, first_word[c]):
+                return None
+    return codes, rows
+
+
+def _varied_hashes(windows, offsets, lengths, n_words):
+    """A 64-bit hash of each id of :func:`_varied_width_numbering` (its
+    length, then its words from the end), block by block of rows."""
+    n = lengths.shape[0]
+    hashes = np.empty(n, dtype=np.uint64)
+    for a in range(0, n, _VARIED_BLOCK_ROWS):
+        b = min(n, a + _VARIED_BLOCK_ROWS)
+        h = lengths[a:b].astype(np.uint64) * _WORD_MULTIPLIER
+        for word in _end_words(windows, offsets[a + 1 : b + 1], lengths[a:b], n_words):
+            h ^= word
+            h *= _WORD_MULTIPLIER
+            h ^= h >> np.uint64(29)
+        hashes[a:b] = h
+    return hashes
+
+
+def _end_words(windows, ends, lengths, n_words):
+    """The ``n_words`` 8-byte words of the ids that end at ``ends`` (byte
+    positions) with ``lengths``, from each id's end: word ``i`` holds the
+    id's bytes ``[length - 8(i+1), length - 8i)`` (those before its start
+    zeroed), as the high bytes of a little-endian word; ``windows`` are
+    the 8-byte words of the data at every byte position."""
+    for i in range(n_words):
+        pos = ends - 8 * (i + 1)
+        word = windows[np.maximum(pos, 0)]
+        early = pos < 0  # the data's first bytes: the window read at 0
+        if early.any():
+            shift = (-pos[early] * 8).astype(np.uint64)
+            word[early] = np.where(shift < 64, word[early] << shift, np.uint64(0))
+        n_bytes = np.clip(lengths - 8 * i, 0, 8)
+        if (n_bytes < 8).any():  # keep the id's own bytes only
+            shift = (8 * (8 - np.maximum(n_bytes, 1))).astype(np.uint64)
+            word = np.where(n_bytes > 0, word >> shift, np.uint64(0))
+        yield word
 
 
 def _typed_text(series, nw):

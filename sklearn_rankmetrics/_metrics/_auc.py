@@ -14,7 +14,10 @@ from .._utils._validation import (
     check_option,
     check_query_id,
     check_real,
+    fixed_width_order,
     object_keys,
+    row_hashes,
+    rows_match,
     str_objects_order,
 )
 from ._base import with_convention
@@ -474,7 +477,15 @@ def _bucket_rows(arrays, a, b, c):
 
 
 def _gauc_hashed(
-    y, s, qid, threshold, query_weighting, constant_scores, n_q=None, rows=False
+    y,
+    s,
+    qid,
+    threshold,
+    query_weighting,
+    constant_scores,
+    n_q=None,
+    rows=False,
+    groups=False,
 ):
     """:func:`gauc_per_query` of the unweighted long form with integer
     query ids, without numbering the ids over all the rows; returns
@@ -482,7 +493,12 @@ def _gauc_hashed(
     of each id (in the same order) as a fourth element.  With ``n_q``,
     ``qid`` are codes in ``[0, n_q)`` and the values are indexed by code
     (a code without rows: nan, weight 0, or 1 with
-    ``query_weighting="uniform"``, as in :func:`_gauc_long`).
+    ``query_weighting="uniform"``, as in :func:`_gauc_long`).  With
+    ``groups``, ``(auc, query_weights, group)``: the queries in the order
+    of the buckets (not sorted by id) and the query of each row in that
+    order (a caller whose ``qid`` are hashes checks its rows against one
+    row of each group, :func:`_gauc_fixed_width`); each block's queries
+    are placed back in the block's rows by a scatter within the block.
 
     The rows are split by a hash of their query id into buckets of about
     ``_BUCKET_ROWS`` rows (whole queries, the positive rows after the
@@ -525,10 +541,14 @@ def _gauc_hashed(
         perm = np.argsort(key, kind="stable")
         ends = np.zeros(n_keys + 1, dtype=np.intp)
         np.cumsum(np.bincount(key, minlength=n_keys), out=ends[1:])
-        blocks.append((xb[perm], sb[perm], ends, perm + b0 if rows else None))
+        keep = perm + b0 if rows else perm if groups else None
+        blocks.append((xb[perm], sb[perm], ends, keep))
         del pos, key, perm
     xgs, sgs, cut, row_blocks = zip(*blocks, strict=True)
     cut = np.array(cut).T.copy()  # (n_keys + 1, blocks): each block's key ends
+    if groups:  # each block's queries, in the block's key order
+        group_blocks = [np.empty(v.shape[0], dtype=np.intp) for v in sgs]
+        n_done = 0
     aucs, weights, uniques, constant, firsts = [], [], [], [], []
     for j in range(1 << bits):
         a, b, c = cut[2 * j : 2 * j + 3].tolist()  # positives in [b, c)
@@ -541,6 +561,12 @@ def _gauc_hashed(
         if rows:  # one row of each id (any will do)
             firsts.append(np.empty(m, dtype=np.intp))
             firsts[-1][codes] = _bucket_rows(row_blocks, a, b, c)
+        if groups:  # the bucket's rows are its blocks' [a, b), then [b, c)
+            g, n_done = codes + n_done, n_done + m
+            segments = list(zip(a, b, strict=True)) + list(zip(b, c, strict=True))
+            at = np.cumsum([0] + [q - p for p, q in segments]).tolist()
+            for i, (p, q) in enumerate(segments):
+                group_blocks[i % len(a)][p:q] = g[at[i] : at[i + 1]]
         sizes = np.bincount(codes, minlength=m)
         order = _group_order(codes, m, np.argsort(ss))
         del codes
@@ -570,9 +596,40 @@ def _gauc_hashed(
         out_w = np.ones(n_q) if query_weighting == "uniform" else np.zeros(n_q)
         out_w[ids] = query_w
         return out_auc, out_w, np.arange(n_q)
+    if groups:  # back in the rows' order, block by block (in cache)
+        group = np.empty(n, dtype=np.intp)
+        for b0, perm, gb in zip(
+            range(0, max(n, 1), _SPLIT_ROWS), row_blocks, group_blocks, strict=True
+        ):
+            group[b0 : b0 + perm.shape[0]][perm] = gb
+        return auc, query_w, group
     order = np.argsort(ids)
     out = auc[order], query_w[order], ids[order].astype(qid.dtype, copy=False)
     return (*out, np.concatenate(firsts)[order]) if rows else out
+
+
+def _gauc_fixed_width(y, s, ids, threshold, query_weighting, constant_scores):
+    """``(auc, query_weights)`` of :func:`_gauc_unnumbered` for a ``U`` or
+    ``S`` array of ids: the rows grouped by :func:`_gauc_hashed` over a
+    64-bit hash of their bytes (:func:`row_hashes`), every row then
+    compared with one row of its group (two ids of one fixed-width array
+    are equal exactly when their bytes are), and only the distinct ids
+    sorted; no numbering pass over the rows.  Should two ids share a hash,
+    the ids are numbered first (:func:`check_query_id`).
+    """
+    args = (threshold, query_weighting, constant_scores)
+    if ids.shape[0] == 0:  # no rows, no hash: the numbered path says why
+        codes, ids = check_query_id(ids, 0)
+        return gauc_per_query("long", y, s, codes, ids.shape[0], None, *args)
+    auc, query_w, group = _gauc_hashed(y, s, row_hashes(ids), *args, groups=True)
+    first = np.empty(auc.shape[0], dtype=np.intp)
+    first[group] = np.arange(group.shape[0])  # one row of each group
+    distinct = ids[first]
+    if rows_match(ids, distinct, group):
+        order = fixed_width_order(distinct)
+        return auc[order], query_w[order]
+    codes, ids = check_query_id(ids, ids.shape[0])
+    return gauc_per_query("long", y, s, codes, ids.shape[0], None, *args)
 
 
 def _gauc_unnumbered(y, s, ids, threshold, query_weighting, constant_scores):
@@ -586,6 +643,8 @@ def _gauc_unnumbered(y, s, ids, threshold, query_weighting, constant_scores):
     order of ``np.unique(ids)``, bit for bit (integer counts).
     """
     args = (threshold, query_weighting, constant_scores)
+    if ids.dtype.kind in "US":
+        return _gauc_fixed_width(y, s, ids, *args)
     if ids.dtype.kind != "O":
         return _gauc_hashed(y, s, ids, *args)[:2]
     keys = object_keys(ids)

@@ -303,7 +303,8 @@ def check_query_id(query_id, n, factorize=True):
 
     The codes number the queries in the order of ``np.unique(query_id)``,
     which is also the order of the per-query values of ``average=None``.
-    With ``factorize=False``, integer ids are checked but not numbered:
+    With ``factorize=False``, integer and fixed-width text (``U``, ``S``)
+    ids are checked but not numbered:
     ``(None, ids)`` is returned, the ids as given (a caller that groups
     them itself spares the numbering's pass, see ``_metrics._auc._gauc_hashed``);
     so is an object array, unchecked (the caller groups its rows by
@@ -355,7 +356,7 @@ def check_query_id(query_id, n, factorize=True):
     if kind in "biu":
         return _factorize_ints(qid) if factorize else (None, qid)
     if kind in "US":
-        return _factorize_fixed_width(qid)
+        return _factorize_fixed_width(qid) if factorize else (None, qid)
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError:
@@ -597,31 +598,105 @@ def str_objects_order(objects):
     return str_order(objects)
 
 
-# Rows per block of _row_hashes (their padded bytes stay in cache).
+# Rows per block of _row_hashes and rows_match (their bytes stay in cache).
 _HASH_BLOCK_ROWS = 1 << 15
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _row_hashes(qid):
-    """A 64-bit hash of each fixed-width id (the bytes of a ``U`` or ``S``
-    array, zero-padded to 8-byte words: h = (h ^ word) * odd constant, word
-    after word), computed block by block of rows."""
+    """A 64-bit hash of each fixed-width id (h = (h ^ word) * odd constant,
+    word after word of its bytes), computed block by block of rows.
+
+    An id of at least 8 bytes is read in place as 8-byte words at offsets
+    0, 8, 16, ... and one word ending at its last byte (it may overlap the
+    one before): every byte is read, no copy (about 2x faster than padding
+    each id to whole words).  Shorter ids are zero-padded to one word.
+    """
     n, width = qid.shape[0], qid.dtype.itemsize
-    n_words = max(1, -(-width // 8))
-    raw = np.ascontiguousarray(qid).view(np.uint8).reshape(n, width)
     hashes = np.empty(n, dtype=np.uint64)
-    padded = np.zeros((min(n, _HASH_BLOCK_ROWS), n_words * 8), dtype=np.uint8)
+    if width >= 8:
+        data = np.ascontiguousarray(qid).view(np.uint8)
+        offsets = list(range(0, width - 7, 8))
+        if offsets[-1] != width - 8:
+            offsets.append(width - 8)
+        for start in range(0, n, _HASH_BLOCK_ROWS):
+            h = hashes[start : start + _HASH_BLOCK_ROWS]
+            for j, offset in enumerate(offsets):
+                word = np.ndarray(
+                    h.shape,
+                    dtype="<u8",
+                    buffer=data,
+                    offset=start * width + offset,
+                    strides=(width,),
+                )
+                if j == 0:
+                    np.multiply(word, _HASH_MULTIPLIER, out=h)
+                else:
+                    h ^= word
+                    h *= _HASH_MULTIPLIER
+        return hashes
+    raw = np.ascontiguousarray(qid).view(np.uint8).reshape(n, width)
+    padded = np.zeros((min(n, _HASH_BLOCK_ROWS), 8), dtype=np.uint8)
     for start in range(0, n, _HASH_BLOCK_ROWS):
         block = raw[start : start + _HASH_BLOCK_ROWS]
         b = block.shape[0]
         padded[:b, :width] = block
-        words = padded[:b].view(np.uint64)
         h = hashes[start : start + b]
-        np.multiply(words[:, 0], _HASH_MULTIPLIER, out=h)
-        for j in range(1, n_words):
-            h ^= words[:, j]
-            h *= _HASH_MULTIPLIER
+        np.multiply(padded[:b].view(np.uint64)[:, 0], _HASH_MULTIPLIER, out=h)
     return hashes
+
+
+def row_hashes(qid):
+    """A 64-bit hash of the bytes of each id of the 1-D ``U`` or ``S``
+    array ``qid`` (:func:`_row_hashes`): equal ids have equal hashes, the
+    converse is for the caller to check (:func:`rows_match`)."""
+    return _row_hashes(qid)
+
+
+def rows_match(qid, distinct, codes):
+    """Whether every row of ``qid`` equals ``distinct[codes]`` (compared
+    block by block of rows, so the gathered ids stay in cache, as bytes:
+    a fixed-width array's ids are equal exactly when their bytes are)."""
+    qid = np.ascontiguousarray(qid)
+    gathered = np.empty(min(qid.shape[0], _HASH_BLOCK_ROWS), dtype=distinct.dtype)
+    for start in range(0, qid.shape[0], _HASH_BLOCK_ROWS):
+        block = qid[start : start + _HASH_BLOCK_ROWS]
+        out = gathered[: block.shape[0]]
+        np.take(distinct, codes[start : start + _HASH_BLOCK_ROWS], out=out)
+        if not np.array_equal(block.view(np.uint8), out.view(np.uint8)):
+            return False
+    return True
+
+
+def fixed_width_order(ids):
+    """``np.argsort(ids, kind="stable")`` for a 1-D ``U`` or ``S`` array of
+    distinct ids, by ``np.lexsort`` over integer words of their characters
+    (two 32-bit code points of a ``U`` array, or eight bytes of an ``S``
+    array, big-end first, per 64-bit word), the words equal in every id
+    left out: numpy orders both kinds by their code points or bytes as
+    unsigned numbers, zero-padded, which the words compare alike.  About
+    1.5x faster than sorting the strings (100,000 ids of 9 characters).
+    """
+    n = ids.shape[0]
+    if n < 2 or ids.dtype.itemsize == 0:
+        return np.arange(n)
+    ids = np.ascontiguousarray(ids)
+    if ids.dtype.kind == "U":
+        # the code points as numbers, in the array's byte order
+        points = ids.view(ids.dtype.str[0] + "u4").reshape(n, -1)
+        words = points[:, 0::2].astype(np.uint64) << np.uint64(32)
+        words[:, : points[:, 1::2].shape[1]] |= points[:, 1::2]
+    else:
+        width = ids.dtype.itemsize
+        raw = np.zeros((n, -(-width // 8) * 8), dtype=np.uint8)
+        raw[:, :width] = ids.view(np.uint8).reshape(n, width)
+        words = raw.view(">u8")
+    keys = [w for w in words.T if (w != w[0]).any()]
+    if not keys:  # a single distinct id (or none)
+        return np.arange(n)
+    if len(keys) == 1:
+        return np.argsort(keys[0], kind="stable")
+    return np.lexsort(keys[::-1])
 
 
 def _factorize_fixed_width(qid, rows=False):
@@ -640,14 +715,12 @@ def _factorize_fixed_width(qid, rows=False):
     """
     codes, first = _number(_row_hashes(qid))
     distinct = qid[first]
-    for start in range(0, qid.shape[0], _HASH_BLOCK_ROWS):
-        block = slice(start, start + _HASH_BLOCK_ROWS)
-        if not np.array_equal(qid[block], distinct[codes[block]]):
-            if rows:
-                return None
-            uniques, codes = np.unique(qid, return_inverse=True)
-            return codes.reshape(-1).astype(np.intp, copy=False), uniques
-    order = np.argsort(distinct, kind="stable")
+    if not rows_match(qid, distinct, codes):
+        if rows:
+            return None
+        uniques, codes = np.unique(qid, return_inverse=True)
+        return codes.reshape(-1).astype(np.intp, copy=False), uniques
+    order = fixed_width_order(distinct)
     numbered = _sorted_numbering(codes, distinct, order)
     return (*numbered, first[order]) if rows else numbered
 
@@ -674,9 +747,10 @@ def check_inputs(
 
     With ``defer``, the dense 2-D form's grade values (sign, finiteness) and
     NaN scores are left to the caller, which checks them chunk by chunk
-    (:func:`_select_dense`).  With ``factorize=False`` and integer or
-    object query ids (and no ``sample_weight``), ``codes`` is None and
-    ``query_ids`` are the ids as given, one per row (:func:`check_query_id`).
+    (:func:`_select_dense`).  With ``factorize=False`` and integer,
+    fixed-width text or object query ids (and no ``sample_weight``),
+    ``codes`` is None and ``query_ids`` are the ids as given, one per row
+    (:func:`check_query_id`).
     """
     if query_id is not None:
         for name, x in (("y_true", y_true), ("y_score", y_score)):
