@@ -630,6 +630,14 @@ def test_a_list_of_str_keeps_its_ids():
         check_query_id(["a", None], 2)
 
 
+def _has(module):
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
 def test_the_table_reader_keeps_text_ids_exact():
     # read_table (recommendation_table_report's reader) numbers id columns
     # by the same hash pass as the frame forms (factorize_ids): each storage
@@ -642,8 +650,14 @@ def test_the_table_reader_keeps_text_ids_exact():
     for kind, frame in _frames_of(values, y, s).items():
         read = read_table(frame, {"user": "q"}, caller="f", arg="t", ids=("user",))
         ids = read.columns["user"]
-        if kind == "pandas object":  # objects: not numbered (1 == True)
-            assert ids.tolist() == values
+        # objects are not numbered (1 == True), pandas < 3's "str" is
+        # objects, and polars reaches Arrow with pyarrow only
+        plain = kind == "pandas object" or (
+            kind == "pandas str" and frame["q"].dtype == object
+        )
+        plain = plain or (kind.startswith("polars") and not _has("pyarrow"))
+        if plain:
+            assert ids.tolist() == values, kind
             continue
         assert isinstance(ids, FactorizedIds), kind
         assert len(set(ids.uniques.tolist())) == ids.uniques.shape[0], kind

@@ -9,6 +9,7 @@ Spark.
 import numpy as np
 
 from .._utils._conventions import CONVENTIONS
+from .._utils._validation import pandas_factorize
 
 __all__ = []  # private module
 
@@ -245,6 +246,6 @@ def _item_ids(series):
     import pandas as pd  # only ever called on a pandas partition
 
     if isinstance(series.dtype, pd.StringDtype):
-        codes, labels = pd.factorize(series, sort=True)
+        codes, labels = pandas_factorize(pd, series, sort=True)
         return codes.astype(np.intp, copy=False), np.asarray(labels, dtype=object)
     return series.to_numpy()

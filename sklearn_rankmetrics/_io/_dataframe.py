@@ -39,6 +39,7 @@ from .._utils._validation import (
     _number,
     _query_groups,
     check_query_id,
+    pandas_factorize,
     str_order,
 )
 from ._columns import (
@@ -330,7 +331,7 @@ def read_frame(
             continue
         ids = encode_ids(s, nw, col) if arg in encode else None
         if ids is None:
-            arrays[arg] = s.to_numpy()
+            arrays[arg] = text_to_numpy(s, nw)
         else:
             arrays[arg], encoded[arg] = ids.codes, ids
     for key, col in scores.items():
@@ -467,6 +468,19 @@ class FactorizedIds(NamedTuple):
         return self.codes.shape
 
 
+def text_to_numpy(series, nw):
+    """``series.to_numpy()``, with text ids as an object array of ``str``:
+    a library that converts them to a numpy ``U`` array (polars without
+    pyarrow) drops their trailing NULs, so ``"7"`` and ``"7\x00"`` would be
+    one id."""
+    values = series.to_numpy()
+    if values.dtype.kind in "US" and series.dtype == nw.String:
+        out = np.empty(values.shape[0], dtype=object)
+        out[:] = series.to_list()
+        return out
+    return values
+
+
 def factorize_ids(series, nw, *, objects=True, arrow=False):
     """Text or categorical ids of a narwhals Series as
     :class:`FactorizedIds`: pandas' ``factorize``, Arrow text (polars, and
@@ -495,7 +509,7 @@ def factorize_ids(series, nw, *, objects=True, arrow=False):
             return None
         import pandas as pd
 
-        codes, uniques = pd.factorize(native)
+        codes, uniques = pandas_factorize(pd, native)
         text = dtype == nw.String
         uniques = np.asarray(uniques, dtype=object if text else None)
         return FactorizedIds(codes.astype(np.intp, copy=False), uniques)
@@ -845,7 +859,7 @@ def _frame_columns(table, available, used, columns, ids, caller):
         null = None
         if values is None:
             null = series.is_null().to_numpy() if series.null_count() else None
-            values = series.to_numpy()
+            values = text_to_numpy(series, nw)
         read[col] = (values, null, text)
     return read
 

@@ -16,6 +16,7 @@ from .._utils._validation import (
     check_real,
     fixed_width_order,
     object_keys,
+    pandas_factorize,
     row_hashes,
     rows_match,
     str_objects_order,
@@ -458,7 +459,7 @@ def _local_codes(x):
         except ImportError:
             pass
         else:
-            codes, uniques = pd.factorize(x)
+            codes, uniques = pandas_factorize(pd, x)
             return codes, np.asarray(uniques)
     uniques, codes = np.unique(x, return_inverse=True)
     return codes.reshape(-1), uniques

@@ -449,12 +449,44 @@ def _number(x):
         codes = codes.reshape(-1).astype(np.intp, copy=False)
         m = int(codes.max()) + 1 if codes.shape[0] else 0
     else:
-        codes, uniques = pd.factorize(x)
+        codes, uniques = pandas_factorize(pd, x)
         codes = codes.astype(np.intp, copy=False)
         m = uniques.shape[0]
     rows = np.empty(m, dtype=np.intp)
     rows[codes] = np.arange(codes.shape[0])  # any row of each code will do
     return codes, rows
+
+
+# A key that is not text: pandas < 3 factorizes an object array of str (or
+# a string column) by their C strings, which end at the first NUL ("7" and
+# "7\x00" would be one id); one object of another type in the array makes
+# it compare the objects themselves (Python's equality).
+_NOT_TEXT = object()
+
+
+def pandas_factorize(pd, values, sort=False):
+    """``pd.factorize(values, sort=sort)`` as ``(codes, uniques)``, with
+    text ids compared exactly on every pandas version (NA: code -1)."""
+    dtype = getattr(values, "dtype", None)
+    text = isinstance(dtype, (np.dtype, pd.StringDtype)) and (
+        isinstance(dtype, pd.StringDtype) or dtype.kind == "O"
+    )
+    if not text or int(pd.__version__.split(".", 1)[0]) >= 3:
+        codes, uniques = pd.factorize(values, sort=sort)
+        return codes, uniques
+    arr = np.asarray(values, dtype=object)
+    keys = np.empty(arr.shape[0] + 1, dtype=object)
+    keys[:-1] = arr
+    keys[-1] = _NOT_TEXT  # a new object, last seen: the last unique
+    codes, uniques = pd.factorize(keys)
+    codes, uniques = codes[:-1], np.asarray(uniques, dtype=object)[:-1]
+    if sort:
+        order = str_order(uniques)
+        rank = np.empty(order.shape[0], dtype=codes.dtype)
+        rank[order] = np.arange(order.shape[0])
+        codes = np.where(codes < 0, codes, rank[np.maximum(codes, 0)])
+        uniques = uniques[order]
+    return codes, uniques
 
 
 def _sorted_numbering(codes, distinct, order):
