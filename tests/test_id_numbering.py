@@ -191,6 +191,8 @@ def test_property_numbering_equals_the_reference(values, kind, hash_min_rows):
 )
 def test_colliding_hashes_still_number_exactly(kind, collide, backend, monkeypatch):
     # the row-by-row check against one row of each hash catches any collision
+    # (ids of few varying bits are packed, not hashed: not here)
+    monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
     monkeypatch.setattr(_validation, "_row_hashes", collide)
     rng = np.random.default_rng(1)
     _check(KINDS[kind](_draw(rng, FIXED, 3000)))
@@ -384,18 +386,26 @@ def test_gauc_rows_of_each_id(monkeypatch):
     assert_array_equal(plain[0], auc) and assert_array_equal(plain[1], w)
 
 
-def _fixed_width_log(kind):
+# Look-alike ids that differ in few bits (packed_ids packs them in 64).
+NARROW = ["7", "007", "07", "7 ", " 7", "\x007", "", " ", "a", "A", "70", "077"]
+
+
+def _fixed_width_log(kind, narrow=False):
     """``_many_runs_log``'s rows with its 150 users named by look-alike ids
-    (and padded names), as the fixed-width array ``kind``."""
+    (and padded names), as the fixed-width array ``kind``; with ``narrow``
+    ids that differ in at most 64 bits."""
     from tests.test_gauc import _many_runs_log
 
     y, s, users, _ = _many_runs_log(5, n_rows=2000, n_users=150)
-    names = FIXED + [f"u{i:03d}" for i in range(150 - len(FIXED))]
+    lookalikes = NARROW if narrow else FIXED
+    names = lookalikes + [f"{i:03d}." for i in range(150 - len(lookalikes))]
     _, codes = np.unique(users, return_inverse=True)
     return y, s, KINDS[kind]([names[c] for c in codes])
 
 
-@pytest.mark.parametrize("collide", [None, "one hash", "hash = length"])
+@pytest.mark.parametrize(
+    "collide", [None, "narrow ids", "hash", "one hash", "hash = length"]
+)
 @pytest.mark.parametrize("skip", ["keep", "skip"])
 @pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
 @pytest.mark.parametrize("bucket_rows", [4, 1 << 30])
@@ -404,16 +414,20 @@ def _fixed_width_log(kind):
 def test_gauc_of_fixed_width_ids_equals_one_pass_bit_for_bit(
     monkeypatch, kind, split_rows, bucket_rows, weighting, skip, collide
 ):
-    """Unweighted GAUC with a U or S array of ids: the rows grouped by a
-    hash of their bytes (``_auc._gauc_fixed_width``), each row checked
-    against one row of its group; should hashes collide (forced here), the
-    ids are numbered first.  The values are those of one pass over the rows
+    """Unweighted GAUC with a U or S array of ids: ids that differ in few
+    bits by their packed keys ("narrow ids": ``_validation.packed_ids``);
+    others (the look-alikes, and every id with packing off) by a hash of
+    their bytes (``_auc._gauc_fixed_width``), each row checked against one
+    row of its group; should hashes collide (forced here), the ids are
+    numbered first.  The values are those of one pass over the rows
     numbered by np.unique, bit for bit, in np.unique's order."""
     from sklearn_rankmetrics._metrics import _auc
     from tests.test_gauc import _one_pass_gauc
 
     monkeypatch.setattr(_auc, "_BUCKET_ROWS", bucket_rows)
     monkeypatch.setattr(_auc, "_SPLIT_ROWS", split_rows)
+    if collide not in (None, "narrow ids"):
+        monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
     if collide == "one hash":
         monkeypatch.setattr(
             _validation, "_row_hashes", lambda q: np.zeros(q.shape[0], np.uint64)
@@ -424,7 +438,9 @@ def test_gauc_of_fixed_width_ids_equals_one_pass_bit_for_bit(
             "_row_hashes",
             lambda q: np.char.str_len(q).astype(np.uint64),
         )
-    y, s, qid = _fixed_width_log(kind)
+    y, s, qid = _fixed_width_log(kind, narrow=collide == "narrow ids")
+    packed = _validation.packed_ids(qid)
+    assert (packed is not None) == (collide == "narrow ids")
     before = qid.copy()
     options = dict(query_weighting=weighting, constant_scores=skip)
     expected, query_w = _one_pass_gauc(y, s, qid, None, weighting, skip)
@@ -506,6 +522,93 @@ def test_fixed_width_order_sorts_as_numpy(values, big_endian):
     for ids in arrays:
         want = np.argsort(ids, kind="stable")
         assert_array_equal(_validation.fixed_width_order(ids), want)
+
+
+def _varying_span_bits(ids):
+    """Slow reference of the bits packed_ids needs: per code point (``U``)
+    or byte (``S``) position, the bits in which some id differs from the
+    first, first to last; their total."""
+    if ids.dtype.kind == "U":
+        rows = [
+            [ord(c) for c in v] + [0] * (ids.dtype.itemsize // 4 - len(v))
+            for v in ids.tolist()
+        ]
+    else:
+        rows = [list(v) + [0] * (ids.dtype.itemsize - len(v)) for v in ids.tolist()]
+    total = 0
+    for column in zip(*rows, strict=True):
+        mask = 0
+        for v in column:
+            mask |= v ^ column[0]
+        if mask:
+            low = (mask & -mask).bit_length() - 1
+            total += mask.bit_length() - low
+    return total
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="\x00 07a", max_size=12),
+            st.text(alphabet="\x00 07aAé\uffffユ😀", max_size=6),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from(sorted(FIXED_WIDTH)),
+    st.sampled_from([1, 2, 3, 1 << 15]),
+)
+def test_packed_ids_number_and_order_as_numpy(values, kind, block_rows):
+    # keys equal exactly when the ids are, in np.unique's order, whenever
+    # the ids differ in at most 64 bits (first to last varying bit of each
+    # code point or byte); None otherwise; over blocks of any size
+    if kind == "bytes":
+        values = [v.encode("utf-8", "surrogatepass") for v in values]
+    else:
+        values = [v.rstrip("\x00") for v in values]
+    ids = KINDS[kind](values) if kind != "bytes" else np.array(values)
+    old = _validation._HASH_BLOCK_ROWS
+    _validation._HASH_BLOCK_ROWS = block_rows
+    try:
+        before = ids.copy()
+        keys = _validation.packed_ids(ids)
+    finally:
+        _validation._HASH_BLOCK_ROWS = old
+    assert_array_equal(ids, before)
+    assert (keys is not None) == (_varying_span_bits(ids) <= 64)
+    if keys is not None:
+        assert keys.dtype == np.uint64
+        _, key_codes = np.unique(keys, return_inverse=True)
+        assert_array_equal(key_codes.reshape(-1), reference(ids)[0])
+
+
+def test_packed_ids_by_hand():
+    # "user12345": the 5 digits vary in their 4 low bits (0x30-0x39): 20
+    # bits, keys in the ids' order; ids equal everywhere: one key
+    ids = np.array(["user10", "user09", "user10", "user99", "user00"])
+    keys = _validation.packed_ids(ids)
+    assert keys.tolist() == [0x10, 0x09, 0x10, 0x99, 0x00]
+    assert _validation.packed_ids(np.array(["ab", "ab"])).tolist() == [0, 0]
+    # "7", "7 ", "07": the first code point varies in bits 0-2 (0x37, 0x30),
+    # the second in bits 0-5 (0, 0x20 for the trailing space, 0x37): keys
+    # (7 << 6) | 0, (7 << 6) | 0x20 and (0 << 6) | 0x37, in the ids' order
+    keys = _validation.packed_ids(np.array(["7", "7 ", "07"]))
+    assert keys.tolist() == [448, 480, 55]
+    # random hex ids of 32 characters differ in far more than 64 bits
+    rng = np.random.default_rng(3)
+    uuids = np.array([rng.bytes(16).hex() for _ in range(100)])
+    assert _validation.packed_ids(uuids) is None
+    assert _validation.packed_ids(np.array([], dtype=str)) is None
+
+
+@pytest.mark.parametrize("kind", sorted(FIXED_WIDTH))
+def test_narrow_ids_numbered_by_their_packed_keys(kind, backend):
+    rng = np.random.default_rng(4)
+    ids = KINDS[kind](_draw(rng, NARROW, 3000))
+    assert _validation.packed_ids(ids) is not None
+    _check(ids)
+    _check(KINDS[kind](["user12345", "user12344", "user02345", "user12345"]))
 
 
 def test_gauc_bad_object_ids_found_after_the_sample(monkeypatch):
@@ -729,6 +832,7 @@ def test_equal_width_numbering_hand_worked_and_refusals(monkeypatch):
     ):
         assert _dataframe._equal_width_numbering(other) is None
     # two ids sharing a hash: refused here, numbered by Arrow, exactly
+    monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
     monkeypatch.setattr(
         _validation, "_row_hashes", lambda q: np.zeros(q.shape[0], np.uint64)
     )

@@ -16,6 +16,7 @@ from .._utils._validation import (
     check_real,
     fixed_width_order,
     object_keys,
+    packed_ids,
     pandas_factorize,
     row_hashes,
     rows_match,
@@ -611,17 +612,23 @@ def _gauc_hashed(
 
 def _gauc_fixed_width(y, s, ids, threshold, query_weighting, constant_scores):
     """``(auc, query_weights)`` of :func:`_gauc_unnumbered` for a ``U`` or
-    ``S`` array of ids: the rows grouped by :func:`_gauc_hashed` over a
-    64-bit hash of their bytes (:func:`row_hashes`), every row then
-    compared with one row of its group (two ids of one fixed-width array
-    are equal exactly when their bytes are), and only the distinct ids
-    sorted; no numbering pass over the rows.  Should two ids share a hash,
-    the ids are numbered first (:func:`check_query_id`).
+    ``S`` array of ids: when they differ in at most 64 bits, by
+    :func:`_gauc_hashed` over their packed keys (:func:`packed_ids`),
+    exact and in the ids' order.  Else the rows are grouped by
+    :func:`_gauc_hashed` over a 64-bit hash of their bytes
+    (:func:`row_hashes`), every row is then compared with one row of its
+    group (two ids of one fixed-width array are equal exactly when their
+    bytes are), and only the distinct ids are sorted; no numbering pass
+    over the rows.  Should two ids share a hash, the ids are numbered first
+    (:func:`check_query_id`).
     """
     args = (threshold, query_weighting, constant_scores)
     if ids.shape[0] == 0:  # no rows, no hash: the numbered path says why
         codes, ids = check_query_id(ids, 0)
         return gauc_per_query("long", y, s, codes, ids.shape[0], None, *args)
+    keys = packed_ids(ids)
+    if keys is not None:  # exact keys in the ids' order: int ids
+        return _gauc_hashed(y, s, keys, *args)[:2]
     auc, query_w, group = _gauc_hashed(y, s, row_hashes(ids), *args, groups=True)
     first = np.empty(auc.shape[0], dtype=np.intp)
     first[group] = np.arange(group.shape[0])  # one row of each group

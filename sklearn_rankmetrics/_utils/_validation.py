@@ -678,6 +678,93 @@ def _row_hashes(qid):
     return hashes
 
 
+# Most bits in which the fixed-width ids may differ for packed_ids (a key
+# is one uint64).
+_PACKED_MAX_BITS = 64
+
+
+def _units(qid):
+    """The ids of the 1-D ``U`` or ``S`` array ``qid`` as a 2-D array of
+    unsigned numbers, one row per id: its code points (``U``, in the
+    array's byte order) or its bytes (``S``).  numpy orders and compares
+    such ids by these numbers, zero-padded."""
+    unit = qid.dtype.str[0] + "u4" if qid.dtype.kind == "U" else "u1"
+    return np.ascontiguousarray(qid).view(unit).reshape(qid.shape[0], -1)
+
+
+def _varying_bits(units):
+    """Per column of ``units``, the bits that are not equal in every row
+    (``OR`` over the rows of ``row ^ units[0]``), block by block of rows,
+    each block folded in halves (contiguous ``|=``, fast where a reduction
+    along the rows of a narrow array is not); None as soon as more than 64
+    bits vary."""
+    n, width = units.shape
+    rows = min(n, _HASH_BLOCK_ROWS)
+    flat = units.reshape(-1)
+    tiled = np.tile(units[0], rows)
+    buf = np.empty(rows * width, dtype=units.dtype)
+    varying = np.zeros(width, dtype=units.dtype)
+    for start in range(0, n, rows):
+        b = min(rows, n - start)
+        x = buf[: b * width]
+        rows_in = flat[start * width : (start + b) * width]
+        np.bitwise_xor(rows_in, tiled[: x.size], out=x)
+        while b > 1:
+            half = b // 2
+            x[: half * width] |= x[(b - half) * width : b * width]
+            b -= half
+        varying |= x[:width]
+        if sum(bin(int(v)).count("1") for v in varying) > _PACKED_MAX_BITS:
+            return None
+    return varying
+
+
+def packed_ids(qid):
+    """Keys of the ids of the 1-D ``U`` or ``S`` array ``qid`` as unsigned
+    64-bit ints, equal exactly when the ids are and in the order of
+    ``np.unique(qid)``; None when the ids differ in more than 64 bits.
+
+    Bits that are equal in every id carry nothing: the key of an id is the
+    span of varying bits of each code point (or byte), first to last
+    varying bit, packed code point after code point, first one highest.
+    Two ids are then compared by their varying bits, in the order numpy
+    compares them, so the keys number and sort the ids exactly, as int ids
+    do, without a hash to check.  Ids such as ``"user12345"`` or
+    ``"0000042"`` fit (each digit varies in its 4 low bits); random UUIDs
+    do not.  About 10 ms for 2,000,000 ``U9`` ids, against 55 ms for a
+    hash of their bytes, the check of every row and the sort of the
+    distinct ids (:func:`_factorize_fixed_width`).
+    """
+    n = qid.shape[0]
+    if n == 0 or qid.dtype.itemsize == 0:
+        return None
+    units = _units(qid)
+    varying = _varying_bits(units)
+    if varying is None:
+        return None
+    fields = []  # (column, lowest varying bit, number of bits)
+    for column in np.flatnonzero(varying).tolist():
+        bits = int(varying[column])
+        low = (bits & -bits).bit_length() - 1
+        fields.append((column, low, bits.bit_length() - low))
+    if sum(w for _, _, w in fields) > _PACKED_MAX_BITS:
+        return None
+    keys = np.zeros(n, dtype=np.uint64)
+    part = np.empty(min(n, _HASH_BLOCK_ROWS), dtype=np.uint64)
+    for start in range(0, n, _HASH_BLOCK_ROWS):
+        key = keys[start : start + _HASH_BLOCK_ROWS]
+        block = units[start : start + _HASH_BLOCK_ROWS]
+        v = part[: key.shape[0]]
+        for column, low, width in fields:
+            key <<= np.uint64(width)
+            v[...] = block[:, column]
+            if low:
+                v >>= np.uint64(low)
+            v &= np.uint64((1 << width) - 1)
+            key |= v
+    return keys
+
+
 def row_hashes(qid):
     """A 64-bit hash of the bytes of each id of the 1-D ``U`` or ``S``
     array ``qid`` (:func:`_row_hashes`): equal ids have equal hashes, the
@@ -737,14 +824,22 @@ def _factorize_fixed_width(qid, rows=False):
     ``rows``, ``(codes, uniques, one row of each unique)``, or None if two
     ids share a hash.
 
-    The rows are numbered by a 64-bit hash of their bytes (:func:`_number`),
-    every row is then compared with one row of its hash, so the codes are
-    exact (should two ids share a hash, ``np.unique`` sorts the rows
-    instead), and only the distinct ids are sorted.  Two ids of one
-    fixed-width array are equal exactly when their bytes are.  On
-    2,000,000 rows with 100,000 queries: 1.5-2x the numbering of spread
-    int64 ids (``np.unique``: 15x).
+    Ids that differ in at most 64 bits are numbered by their packed keys
+    (:func:`packed_ids`), exact and in the ids' order.  Other ids are
+    numbered by a 64-bit hash of their bytes (:func:`_number`), every row
+    is then compared with one row of its hash, so the codes are exact
+    (should two ids share a hash, ``np.unique`` sorts the rows instead),
+    and only the distinct ids are sorted.  Two ids of one fixed-width
+    array are equal exactly when their bytes are.  On 2,000,000 rows with
+    100,000 queries: 1.5-2x the numbering of spread int64 ids by a hash
+    (``np.unique``: 15x).
     """
+    keys = packed_ids(qid)
+    if keys is not None:  # exact keys in the ids' order: no check, no sort
+        codes, first = _number(keys)
+        order = np.argsort(keys[first])
+        numbered = _sorted_numbering(codes, qid[first], order)
+        return (*numbered, first[order]) if rows else numbered
     codes, first = _number(_row_hashes(qid))
     distinct = qid[first]
     if not rows_match(qid, distinct, codes):
