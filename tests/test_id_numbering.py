@@ -894,7 +894,7 @@ def test_varied_width_arrow_text_numbered_exactly(values, large, cut):
 
     kind = pa.large_string() if large else pa.string()
     text = pa.array(["pad"] * cut + values, type=kind).slice(cut)
-    codes, rows = _varied_width_numbering(text)
+    codes, rows, _ = _varied_width_numbering(text)
     distinct = [values[r] for r in rows]
     assert len(set(distinct)) == len(distinct)
     assert [distinct[c] for c in codes] == values
@@ -907,14 +907,14 @@ def test_varied_width_numbering_hand_worked_and_refusals(monkeypatch, backend):
     # "7", "007", "7\x00" (2 bytes), "" and "é" are five ids; with pandas,
     # numbered in order of first appearance (as dictionary_encode numbers)
     ids = ["7", "007", "7\x00", "", "é", "7", "7\x00", "x" * 20]
-    codes, rows = _dataframe._varied_width_numbering(pa.array(ids))
+    codes, rows, _ = _dataframe._varied_width_numbering(pa.array(ids))
     assert [ids[r] for r in rows][codes[0]] == "7"
     assert [[ids[r] for r in rows][c] for c in codes] == ids
     if backend == "pandas":
         assert codes.tolist() == [0, 1, 2, 3, 4, 0, 2, 5]
     # fewer than 8 bytes of data in all; only empty ids
     for few in (["a", "", "b", "a"], ["", ""]):
-        codes, rows = _dataframe._varied_width_numbering(pa.array(few))
+        codes, rows, _ = _dataframe._varied_width_numbering(pa.array(few))
         assert [[few[r] for r in rows][c] for c in codes] == few
         assert len(rows) == len(set(few))
     # left to Arrow's dictionary_encode: nulls, ids over 128 bytes, no rows
@@ -924,7 +924,9 @@ def test_varied_width_numbering_hand_worked_and_refusals(monkeypatch, backend):
         pa.array([], type=pa.string()),
     ):
         assert _dataframe._varied_width_numbering(other) is None
-    # ids sharing a hash: refused here, numbered by Arrow, exactly
+    # ids sharing a hash: refused here, numbered by Arrow, exactly (ids of
+    # few varying bits are packed, not hashed: not here)
+    monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
     for collide in (
         lambda w, o, lengths, k: np.zeros(lengths.shape[0], np.uint64),
         lambda w, o, lengths, k: lengths.astype(np.uint64),  # same length
@@ -937,13 +939,107 @@ def test_varied_width_numbering_hand_worked_and_refusals(monkeypatch, backend):
     assert _dataframe._varied_width_numbering(pa.array(["a", "bb", "ccc"]))
 
 
+def _packed_span_bits(values):
+    """Slow reference of the bits _packed_text needs for Arrow text: each
+    id's UTF-8 bytes zero-padded to whole 8-byte words, each word as a
+    big-endian number, then the length; per word (and for the length) the
+    span from the lowest to the highest bit in which some id differs from
+    the first; their total."""
+    data = [v.encode() for v in values]
+    n_words = max(1, -(-max(map(len, data)) // 8))
+    rows = [
+        [
+            int.from_bytes(d.ljust(8 * n_words, b"\x00")[8 * j : 8 * j + 8], "big")
+            for j in range(n_words)
+        ]
+        + [len(d)]
+        for d in data
+    ]
+    total = 0
+    for column in zip(*rows, strict=True):
+        mask = 0
+        for v in column:
+            mask |= v ^ column[0]
+        if mask:
+            total += mask.bit_length() - ((mask & -mask).bit_length() - 1)
+    return total
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.text(alphabet="\x00 07a", max_size=10),
+            st.text(alphabet="\x00 7éユ😀", max_size=4),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    large=st.booleans(),
+    cut=st.integers(0, 3),
+    block_rows=st.sampled_from([1, 3, 1 << 15]),
+)
+def test_varied_width_text_packed_in_order(values, large, cut, block_rows):
+    # ids that differ in at most 64 bits (words and length) get exact keys
+    # in their order: the codes and distinct rows of np.unique; others the
+    # hash path, exact in any order; ids at the data's end (shorter than a
+    # word after longer ones), an offset, blocks of any size
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io import _dataframe
+
+    kind = pa.large_string() if large else pa.string()
+    text = pa.array(["pad"] * cut + values, type=kind).slice(cut)
+    old = _dataframe._VARIED_BLOCK_ROWS
+    _dataframe._VARIED_BLOCK_ROWS = block_rows
+    try:
+        codes, rows, in_order = _dataframe._varied_width_numbering(text)
+    finally:
+        _dataframe._VARIED_BLOCK_ROWS = old
+    assert in_order == (_packed_span_bits(values) <= 64)
+    distinct = [values[r] for r in rows]
+    assert [distinct[c] for c in codes] == values
+    if in_order:
+        want_codes, want_distinct = reference(values)
+        assert distinct == want_distinct
+        assert_array_equal(codes, want_codes)
+    else:
+        assert len(set(distinct)) == len(distinct)
+
+
+def test_varied_width_text_packed_by_hand():
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io import _dataframe
+
+    # "u1" < "u1\x00" (a prefix first) < "u10" < "u2"; "" first
+    ids = ["u1", "u10", "u2", "u1\x00", "", "u1"]
+    codes, rows, in_order = _dataframe._varied_width_numbering(pa.array(ids))
+    assert in_order
+    assert [ids[r] for r in rows] == ["", "u1", "u1\x00", "u10", "u2"]
+    assert codes.tolist() == [1, 3, 4, 2, 0, 1]
+    # 20-byte ids that differ in their last 4 digits only: 3 words, packed
+    ids = [f"user-0000-0000-{i:04d}" for i in (7, 3, 7, 9999)]
+    codes, rows, in_order = _dataframe._varied_width_numbering(pa.array(ids))
+    assert in_order and codes.tolist() == [1, 0, 1, 2]
+    # random hex ids: far more than 64 varying bits, the hash path
+    rng = np.random.default_rng(5)
+    ids = [rng.bytes(8).hex() for _ in range(20)] + ["a"]
+    codes, rows, in_order = _dataframe._varied_width_numbering(pa.array(ids))
+    assert not in_order
+    assert [[ids[r] for r in rows][c] for c in codes] == ids
+
+
+@pytest.mark.parametrize("narrow", [False, True])
 @pytest.mark.parametrize("n", [50, 70_000])
-def test_frames_of_varied_width_text_give_the_array_values(n):
+def test_frames_of_varied_width_text_give_the_array_values(n, narrow):
     # test_frames_of_every_text_storage_give_the_array_values with ids of
-    # at most 128 bytes (the in-place path of Arrow text of varied widths)
+    # at most 128 bytes (the in-place path of Arrow text of varied widths;
+    # narrow: ids of few varying bits, numbered by their packed keys)
     rng = np.random.default_rng(9)
     pool = [v for v in LOOKALIKES if v != "\ud800" and len(v.encode()) <= 128]
-    values = _draw(rng, pool + ["\U0001f600a", "\uffff", "z"], n)
+    pool += ["\U0001f600a", "\uffff", "z"]
+    if narrow:
+        pool = NARROW + ["7\x00", "\x00", "a\x00b"]
+    values = _draw(rng, pool, n)
     y = rng.integers(0, 3, n)
     s = np.round(rng.random(n), 2)
     want = srm.ranking_report(

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._utils import _validation
 from .._utils._validation import (
     _factorize_fixed_width,
     _is_missing,
@@ -545,8 +546,9 @@ def _arrow_factorize(native, arrow=False):
         numbered = _varied_width_numbering(native)
         if numbered is None:
             encoded = pc.dictionary_encode(native)
-    if encoded is None:  # numbered in order of appearance, as Arrow would
-        codes, rows = numbered
+    in_order = False
+    if encoded is None:  # numbered (in order of appearance, as Arrow would)
+        codes, rows, in_order = numbered
         uniques = native.take(pa.array(rows))
     else:
         indices = encoded.indices
@@ -554,7 +556,7 @@ def _arrow_factorize(native, arrow=False):
             indices = indices.fill_null(-1)
         codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
         uniques = encoded.dictionary
-    if not (arrow and _arrow_text(uniques)):
+    if in_order or not (arrow and _arrow_text(uniques)):
         uniques = uniques.to_numpy(zero_copy_only=False)
         if uniques.dtype.kind in "OU":
             uniques = uniques.astype(object, copy=False)
@@ -565,7 +567,7 @@ def _arrow_factorize(native, arrow=False):
             new = np.full(len(uniques) + 1, -1, dtype=np.intp)
             new[keep] = np.arange(keep.shape[0])
             codes, uniques = new[codes], uniques.take(keep)
-    return FactorizedIds(codes, uniques)
+    return FactorizedIds(codes, uniques, in_order)
 
 
 def _equal_width_numbering(text):
@@ -619,12 +621,15 @@ _WORD_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _varied_width_numbering(text):
-    """``(codes, one row of each code)`` of an Arrow string array without
-    nulls whose ids take different numbers of bytes (at most
+    """``(codes, one row of each code, in_order)`` of an Arrow string array
+    without nulls whose ids take different numbers of bytes (at most
     ``_VARIED_MAX_BYTES``), or None (the caller then runs Arrow's
     ``dictionary_encode``).
 
-    The array's offsets and bytes are read in place: each id is cut into
+    When the ids differ in at most 64 bits (:func:`_packed_text`: ids of
+    at most 7 bytes always do), they are numbered by exact keys in their
+    order, and the codes and rows are those of ``np.unique`` (``in_order``).
+    Else the array's offsets and bytes are read in place: each id is cut into
     8-byte words counted from its end (:func:`_end_words`), hashed with its
     length, and the rows are numbered by hash (:func:`_number`, in order of
     first appearance); every row is then compared, length and words, with
@@ -657,6 +662,13 @@ def _varied_width_numbering(text):
         if data_buffer:
             data[: len(data_buffer)] = np.frombuffer(data_buffer, dtype=np.uint8)
     windows = np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
+    keys = _packed_text(windows, offsets[:-1], lengths, n_words)
+    if keys is not None:  # exact keys in the ids' order: no check, no sort
+        codes, rows = _number(_validation.spread_bits(keys))
+        order = np.argsort(keys[rows])
+        rank = np.empty(order.shape[0], dtype=np.intp)
+        rank[order] = np.arange(order.shape[0])
+        return rank[codes], rows[order], True
     codes, rows = _number(_varied_hashes(windows, offsets, lengths, n_words))
     # the exact check: each row's length and words against its code's row
     first_len = lengths[rows]
@@ -670,7 +682,99 @@ def _varied_width_numbering(text):
         for word, first_word in zip(words, first_words, strict=True):
             if not np.array_equal(word, first_word[c]):
                 return None
-    return codes, rows
+    return codes, rows, False
+
+
+# The low `i` bytes of a little-endian 8-byte word, i = 0..8.
+_LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(9)], dtype=np.uint64)
+
+
+def _start_words(windows, starts, lengths, j):
+    """Word ``j`` of each id (starting at byte ``starts``, of ``lengths``
+    bytes): its bytes ``[8j, 8j + 8)``, zero past its end, as a big-endian
+    number (the id's first byte highest); ``windows`` are the 8-byte words
+    of the data at every byte position.  Near the data's end the last
+    window is read and shifted down."""
+    pos = starts + 8 * j
+    last = windows.shape[0] - 1
+    word = windows[np.minimum(pos, last)]
+    over = pos > last
+    if over.any():
+        word[over] >>= (8 * np.minimum(pos[over] - last, 7)).astype(np.uint64)
+    word &= _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+    return word.byteswap(inplace=True)
+
+
+def _packed_text(windows, starts, lengths, n_words):
+    """Keys of the ids of :func:`_varied_width_numbering` as unsigned 64-bit
+    ints, equal exactly when the ids are and in their order; None when the
+    ids differ in more than 64 bits.
+
+    An id is its bytes zero-padded to ``n_words`` words (as big-endian
+    numbers, :func:`_start_words`), then its length (``"a"`` and
+    ``"a\x00"`` pad alike): ids compare as these numbers do, one after
+    the other, and UTF-8 bytes compare as code points.  The bits equal in
+    every id carry nothing: the key packs, word after word and the length
+    last, each one's span of varying bits (first to last varying bit).
+    """
+    n = lengths.shape[0]
+    limit = _validation._PACKED_MAX_BITS
+    first = [
+        _start_words(windows, starts[:1], lengths[:1], j)[0] for j in range(n_words)
+    ]
+    first.append(np.uint64(lengths[0]))
+    # first pass: the varying bits of each word and of the length; word 0
+    # is kept in `keys`, which the second pass packs in place
+    keys = np.empty(n, dtype=np.uint64)
+    varying = np.zeros(n_words + 1, dtype=np.uint64)
+    for a in range(0, n, _VARIED_BLOCK_ROWS):
+        b = min(n, a + _VARIED_BLOCK_ROWS)
+        for j, value in enumerate(first):
+            column = _packed_column(windows, starts, lengths, a, b, j, n_words)
+            if j == 0:
+                keys[a:b] = column
+            column ^= value
+            varying[j] |= np.bitwise_or.reduce(column)
+        if sum(bin(int(v)).count("1") for v in varying) > limit:
+            return None
+    fields = []  # (column, lowest varying bit, number of bits)
+    for j, bits in enumerate(varying.tolist()):
+        if bits:
+            low = (bits & -bits).bit_length() - 1
+            fields.append((j, low, bits.bit_length() - low))
+    if sum(w for _, _, w in fields) > limit:
+        return None
+    for a in range(0, n, _VARIED_BLOCK_ROWS):
+        b = min(n, a + _VARIED_BLOCK_ROWS)
+        key = keys[a:b]  # word 0
+        rest = fields
+        if fields and fields[0][0] == 0:  # word 0's span, in place
+            _span(key, *fields[0][1:])
+            rest = fields[1:]
+        else:
+            key[...] = 0
+        for j, low, width in rest:
+            v = _packed_column(windows, starts, lengths, a, b, j, n_words)
+            key <<= np.uint64(width)
+            key |= _span(v, low, width)
+    return keys
+
+
+def _packed_column(windows, starts, lengths, a, b, j, n_words):
+    """Rows ``[a, b)`` of column ``j`` of :func:`_packed_text`: word ``j``
+    of the ids, or their lengths after the last word."""
+    if j < n_words:
+        return _start_words(windows, starts[a:b], lengths[a:b], j)
+    return lengths[a:b].astype(np.uint64)
+
+
+def _span(v, low, width):
+    """Bits ``[low, low + width)`` of the uint64 array ``v``, in place."""
+    if low:
+        v >>= np.uint64(low)
+    if width < 64:
+        v &= np.uint64((1 << width) - 1)
+    return v
 
 
 def _varied_hashes(windows, offsets, lengths, n_words):

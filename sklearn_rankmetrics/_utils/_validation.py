@@ -719,6 +719,19 @@ def _varying_bits(units):
     return varying
 
 
+def spread_bits(keys):
+    """A bijection of the uint64 array ``keys`` that moves every bit into
+    the low bits (``h ^= h >> 32; h *= odd; h ^= h >> 29``), for a hash
+    table: pandas' table indexes by the low bits of a weak mix, so packed
+    keys (few varying bits, the length lowest) would crowd its buckets
+    (``pandas.factorize`` of 10,000,000 packed keys: 1.3x slower)."""
+    h = keys >> np.uint64(32)
+    h ^= keys
+    h *= _HASH_MULTIPLIER
+    h ^= h >> np.uint64(29)
+    return h
+
+
 def packed_ids(qid):
     """Keys of the ids of the 1-D ``U`` or ``S`` array ``qid`` as unsigned
     64-bit ints, equal exactly when the ids are and in the order of
@@ -836,7 +849,7 @@ def _factorize_fixed_width(qid, rows=False):
     """
     keys = packed_ids(qid)
     if keys is not None:  # exact keys in the ids' order: no check, no sort
-        codes, first = _number(keys)
+        codes, first = _number(spread_bits(keys))
         order = np.argsort(keys[first])
         numbered = _sorted_numbering(codes, qid[first], order)
         return (*numbered, first[order]) if rows else numbered
