@@ -9,7 +9,10 @@ the same run, with query ids spread over the int64 range (issue 9 targets:
 beyond its inputs (tracemalloc; target <= 3x the three input arrays).
 Then the text-id calls against the int64-id calls of the same queries,
 interleaved (issue 31: <= 1.3x), with the ids as an object array of str
-(what pandas' ``to_numpy`` gives) and as a numpy ``U`` array.
+(what pandas' ``to_numpy`` gives) and as a numpy ``U`` array (``user123``:
+ids that differ in few bits, packed into exact integer keys), and as a
+``U`` array of random 32-character hex ids (UUIDs: hashed, every row
+checked).
 
 With ``k=None`` each query is ranked whole; the last line makes one
 query of about 100,000 rows out of 5 % of the queries, which a ranking
@@ -128,12 +131,15 @@ def bench_long(args):
     # Issue 31: text ids against the int64 ids of the same queries, the two
     # calls interleaved round by round (median of the rounds' ratios).
     uid = sid.astype(str)  # a numpy "U" array (np.asarray of a list of str)
+    # random 32-character hex ids (UUIDs): they differ in far more than 64
+    # bits, so they are hashed and checked, not packed
+    hid = np.array([rng.bytes(16).hex() for _ in range(args.queries)])[qid]
     print(
         f"  text ids / spread int64 ids, interleaved, {r} rounds "
         "(median ratio; goal of issue 31 <= 1.3):"
     )
     for name, label in (("ndcg", "ndcg_at_k(k=10)"), ("gauc", "group_auc_score")):
-        for kind, ids in (("object str", sid), ("U", uid)):
+        for kind, ids in (("object str", sid), ("U", uid), ("U, hex", hid)):
             t_int, t_str, ratio = paired_times(
                 partial(calls[name], big_ids, s), partial(calls[name], ids, s), r
             )

@@ -611,6 +611,20 @@ def test_narrow_ids_numbered_by_their_packed_keys(kind, backend):
     _check(KINDS[kind](["user12345", "user12344", "user02345", "user12345"]))
 
 
+@pytest.mark.parametrize("max_keys", [0, 1, 3])
+def test_fixed_width_order_of_wide_ids(max_keys, monkeypatch):
+    # ids that differ in more words than lexsort takes are sorted as strings
+    monkeypatch.setattr(_validation, "_LEXSORT_MAX_KEYS", max_keys)
+    rng = np.random.default_rng(6)
+    for width in (3, 16, 40):
+        values = {rng.bytes(width // 2 + 1).hex()[:width] for _ in range(300)}
+        values |= {"", "0", "00", "0\x00" + "f" * 10}
+        ids = np.array(sorted(values))[rng.permutation(len(values))]
+        for arr in (ids, np.char.encode(ids), ids.astype(ids.dtype.newbyteorder(">"))):
+            want = np.argsort(arr, kind="stable")
+            assert_array_equal(_validation.fixed_width_order(arr), want)
+
+
 def test_gauc_bad_object_ids_found_after_the_sample(monkeypatch):
     # the sample reads the first row only: a None or an int further down is
     # found when the groups are named, then reported as the numbering does
