@@ -4,7 +4,10 @@ numpy path (a benchmark, not a test).
 An impressions table of ``--rows`` rows (default 10,000,000) over
 ``--users`` users (1-39 rows each, rows shuffled): the user id (text such as
 ``"u0012345"``, or of different lengths, ``"u12345"``, with ``--id-width
-varied``; categorical with ``--ids cat``; int64 with ``--ids int``), a
+varied``, or random hex of about 30 characters with ``--id-width hex``:
+ids that differ in far more than 64 bits, which are hashed and checked
+where the others are packed into exact integer keys; categorical with
+``--ids cat``; int64 with ``--ids int``), a
 click label (int8) and the model's score (float64).  The same table is held
 as numpy arrays (text ids as an object array of Python strings, one object
 per id as indexing a list of names gives; with ``--numpy-ids to_numpy``,
@@ -33,7 +36,7 @@ value; by value when each row holds its own object).
 Run from the repository root::
 
     python benchmarks/bench_frames.py [--rows 10000000] [--users 500000]
-        [--ids str|cat|int] [--id-width fixed|varied]
+        [--ids str|cat|int] [--id-width fixed|varied|hex]
         [--numpy-ids names|to_numpy] [--repeat 3]
         [--metrics ndcg,recall,map,precision] [--k 10]
         [--frames pandas,polars,pyarrow]
@@ -58,7 +61,10 @@ def make_table(n_rows, n_users, ids, seed=0, width="fixed"):
     n = user.shape[0]
     clicked = (rng.random(n) < 0.05 + 0.1 * (user % 3 == 0)).astype(np.int8)
     score = np.round(rng.random(n) + 0.3 * clicked, 3)  # ties
-    if ids == "str":
+    if ids == "str" and width == "hex":  # UUID-like: far more than 64 bits
+        hexes = [rng.bytes(15).hex().lstrip("0") for _ in range(n_users)]
+        user = np.array(hexes, dtype=object)[user]
+    elif ids == "str":
         form = "u{:07d}" if width == "fixed" else "u{}"
         names = np.array([form.format(i) for i in range(n_users)], dtype=object)
         user = names[user]
@@ -112,7 +118,9 @@ def main():
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--users", type=int, default=500_000)
     parser.add_argument("--ids", choices=("str", "cat", "int"), default="str")
-    parser.add_argument("--id-width", choices=("fixed", "varied"), default="fixed")
+    parser.add_argument(
+        "--id-width", choices=("fixed", "varied", "hex"), default="fixed"
+    )
     parser.add_argument("--numpy-ids", choices=("names", "to_numpy"), default="names")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--metrics", default="ndcg,recall,map,precision")

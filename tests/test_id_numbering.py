@@ -581,6 +581,35 @@ def test_packed_ids_number_and_order_as_numpy(values, kind, block_rows):
         assert keys.dtype == np.uint64
         _, key_codes = np.unique(keys, return_inverse=True)
         assert_array_equal(key_codes.reshape(-1), reference(ids)[0])
+        # spread for a hash table, block by block: undone exactly
+        _validation._HASH_BLOCK_ROWS = block_rows
+        try:
+            spread = _validation.packed_ids(ids, spread=True)
+        finally:
+            _validation._HASH_BLOCK_ROWS = old
+        assert_array_equal(_validation.unspread_bits(spread), keys)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=50))
+def test_spread_bits_is_a_bijection(values):
+    keys = np.array(values, dtype=np.uint64)
+    spread = _validation.spread_bits(keys)
+    assert_array_equal(_validation.unspread_bits(spread), keys)
+    assert np.unique(spread).shape == np.unique(keys).shape
+    inplace = keys.copy()
+    assert _validation.spread_bits(inplace, out=inplace) is inplace
+    assert_array_equal(inplace, spread)
+
+
+@pytest.mark.parametrize("block_rows", [1, 3, 1 << 16])
+def test_number_gives_a_row_of_each_code(block_rows, backend, monkeypatch):
+    monkeypatch.setattr(_validation, "_NUMBER_BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 50, 1000) * 7919
+    codes, rows = _validation._number(x)
+    assert_array_equal(x[rows][codes], x)
+    assert np.unique(x[rows]).shape[0] == rows.shape[0] == 50
 
 
 def test_packed_ids_by_hand():

@@ -664,8 +664,8 @@ def _varied_width_numbering(text):
     windows = np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
     keys = _packed_text(windows, offsets[:-1], lengths, n_words)
     if keys is not None:  # exact keys in the ids' order: no check, no sort
-        codes, rows = _number(_validation.spread_bits(keys))
-        order = np.argsort(keys[rows])
+        codes, rows = _number(keys)
+        order = np.argsort(_validation.unspread_bits(keys[rows]))
         rank = np.empty(order.shape[0], dtype=np.intp)
         rank[order] = np.arange(order.shape[0])
         return rank[codes], rows[order], True
@@ -707,8 +707,10 @@ def _start_words(windows, starts, lengths, j):
 
 def _packed_text(windows, starts, lengths, n_words):
     """Keys of the ids of :func:`_varied_width_numbering` as unsigned 64-bit
-    ints, equal exactly when the ids are and in their order; None when the
-    ids differ in more than 64 bits.
+    ints, equal exactly when the ids are and, once
+    :func:`~sklearn_rankmetrics._utils._validation.unspread_bits` undoes
+    the spread made for the hash table, in their order; None when the ids
+    differ in more than 64 bits.
 
     An id is its bytes zero-padded to ``n_words`` words (as big-endian
     numbers, :func:`_start_words`), then its length (``"a"`` and
@@ -757,6 +759,7 @@ def _packed_text(windows, starts, lengths, n_words):
             v = _packed_column(windows, starts, lengths, a, b, j, n_words)
             key <<= np.uint64(width)
             key |= _span(v, low, width)
+        _validation.spread_bits(key, out=key)  # for the hash table
     return keys
 
 
