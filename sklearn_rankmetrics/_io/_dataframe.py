@@ -650,7 +650,7 @@ def _varied_width_numbering(text):
         dtype=np.int64 if large else np.int32,
         count=n + 1,
         offset=text.offset * (8 if large else 4),
-    ).astype(np.int64)
+    )  # read in place: a string array's data is under 2 GiB, int32 offsets
     lengths = np.diff(offsets)
     longest = int(lengths.max())
     if longest > _VARIED_MAX_BYTES:
@@ -670,17 +670,23 @@ def _varied_width_numbering(text):
         rank[order] = np.arange(order.shape[0])
         return rank[codes], rows[order], True
     codes, rows = _number(_varied_hashes(windows, offsets, lengths, n_words))
-    # the exact check: each row's length and words against its code's row
+    # the exact check: each row's length and words against its code's row,
+    # read from one table row per code (one gather per row, not one a word)
     first_len = lengths[rows]
-    first_words = list(_end_words(windows, offsets[rows + 1], first_len, n_words))
+    table = np.empty((rows.shape[0], n_words + 1), dtype=np.uint64)
+    table[:, 0] = first_len
+    for i, word in enumerate(
+        _end_words(windows, offsets[rows + 1], first_len, n_words)
+    ):
+        table[:, i + 1] = word
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
-        c = codes[a:b]
-        if not np.array_equal(lengths[a:b], first_len[c]):
+        first = table.take(codes[a:b], axis=0)
+        if (first[:, 0] != lengths[a:b].astype(np.uint64)).any():
             return None
         words = _end_words(windows, offsets[a + 1 : b + 1], lengths[a:b], n_words)
-        for word, first_word in zip(words, first_words, strict=True):
-            if not np.array_equal(word, first_word[c]):
+        for i, word in enumerate(words):
+            if (first[:, i + 1] != word).any():
                 return None
     return codes, rows, False
 
