@@ -535,14 +535,19 @@ def _varying_span_bits(ids):
         ]
     else:
         rows = [list(v) + [0] * (ids.dtype.itemsize - len(v)) for v in ids.tolist()]
+    return _span_total(rows)
+
+
+def _span_total(rows):
+    """Per column of ``rows`` (lists of ints), the span from the lowest to
+    the highest bit in which some row differs from the first; their total."""
     total = 0
     for column in zip(*rows, strict=True):
         mask = 0
         for v in column:
             mask |= v ^ column[0]
         if mask:
-            low = (mask & -mask).bit_length() - 1
-            total += mask.bit_length() - low
+            total += mask.bit_length() - ((mask & -mask).bit_length() - 1)
     return total
 
 
@@ -998,14 +1003,7 @@ def _packed_span_bits(values):
         + [len(d)]
         for d in data
     ]
-    total = 0
-    for column in zip(*rows, strict=True):
-        mask = 0
-        for v in column:
-            mask |= v ^ column[0]
-        if mask:
-            total += mask.bit_length() - ((mask & -mask).bit_length() - 1)
-    return total
+    return _span_total(rows)
 
 
 @settings(max_examples=300, deadline=None)
