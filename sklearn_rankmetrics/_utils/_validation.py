@@ -719,7 +719,7 @@ def _varying_bits(units):
     along the rows of a narrow array is not); None as soon as more than 64
     bits vary."""
     n, width = units.shape
-    rows = min(n, _HASH_BLOCK_ROWS)
+    rows = min(n, _block_rows(width * units.itemsize))
     flat = units.reshape(-1)
     tiled = np.tile(units[0], rows)
     buf = np.empty(rows * width, dtype=units.dtype)
