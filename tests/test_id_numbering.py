@@ -732,20 +732,19 @@ def _frames_of(values, y, s):
     return out
 
 
-@pytest.mark.parametrize("n", [50, 70_000])  # below and above the hash threshold
-def test_frames_of_every_text_storage_give_the_array_values(n):
-    # Arrow sorts the distinct ids by their UTF-8 bytes, Python by code
-    # points: the same order (no surrogates in Arrow strings)
-    rng = np.random.default_rng(5)
-    pool = [v for v in LOOKALIKES if v != "\ud800"] + ["\U0001f600a", "\uffff", "z"]
-    values = _draw(rng, pool, n)
+def _frames_match_the_arrays(values, rng, n):
+    """Per-query NDCG@3 of a random log whose query ids are ``values``,
+    from every frame kind installed (:func:`_frames_of`), equal to the
+    array path's (ids and values) and in the reference order; returns the
+    labels, scores and frames."""
     y = rng.integers(0, 3, n)
     s = np.round(rng.random(n), 2)
     want = srm.ranking_report(
         y, s, query_id=shared_objects(values), k=3, per_query=True, metrics=["ndcg"]
     )
     assert list(want["query_id"]) == reference(values)[1]
-    for kind, frame in _frames_of(values, y, s).items():
+    frames = _frames_of(values, y, s)
+    for kind, frame in frames.items():
         got = srm.ranking_report(
             frame,
             query_col="q",
@@ -757,6 +756,18 @@ def test_frames_of_every_text_storage_give_the_array_values(n):
         )
         assert list(got["query_id"]) == list(want["query_id"]), kind
         assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)
+    return y, s, frames
+
+
+@pytest.mark.parametrize("n", [50, 70_000])  # below and above the hash threshold
+def test_frames_of_every_text_storage_give_the_array_values(n):
+    # Arrow sorts the distinct ids by their UTF-8 bytes, Python by code
+    # points: the same order (no surrogates in Arrow strings)
+    rng = np.random.default_rng(5)
+    pool = [v for v in LOOKALIKES if v != "\ud800"] + ["\U0001f600a", "\uffff", "z"]
+    values = _draw(rng, pool, n)
+    y, s, frames = _frames_match_the_arrays(values, rng, n)
+    for kind, frame in frames.items():
         assert srm.ndcg_at_k(
             frame, query_col="q", label_col="y", score_col="s", k=3
         ) == srm.ndcg_at_k(y, s, query_id=values, k=3), kind
@@ -897,24 +908,7 @@ def test_frames_of_equal_width_text_give_the_array_values(n):
     rng = np.random.default_rng(8)
     pool = _equal_width(["7", "007", "07", "7\x00", "ß", "é7", "\x007", "a", "A"])
     values = _draw(rng, pool, n)
-    y = rng.integers(0, 3, n)
-    s = np.round(rng.random(n), 2)
-    want = srm.ranking_report(
-        y, s, query_id=shared_objects(values), k=3, per_query=True, metrics=["ndcg"]
-    )
-    assert list(want["query_id"]) == reference(values)[1]
-    for kind, frame in _frames_of(values, y, s).items():
-        got = srm.ranking_report(
-            frame,
-            query_col="q",
-            label_col="y",
-            score_col="s",
-            k=3,
-            per_query=True,
-            metrics=["ndcg"],
-        )
-        assert list(got["query_id"]) == list(want["query_id"]), kind
-        assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)
+    y, s, frames = _frames_match_the_arrays(values, rng, n)
 
 
 # ---------------------------------------------------------------------------
@@ -1081,21 +1075,4 @@ def test_frames_of_varied_width_text_give_the_array_values(n, narrow):
     if narrow:
         pool = NARROW + ["7\x00", "\x00", "a\x00b"]
     values = _draw(rng, pool, n)
-    y = rng.integers(0, 3, n)
-    s = np.round(rng.random(n), 2)
-    want = srm.ranking_report(
-        y, s, query_id=shared_objects(values), k=3, per_query=True, metrics=["ndcg"]
-    )
-    assert list(want["query_id"]) == reference(values)[1]
-    for kind, frame in _frames_of(values, y, s).items():
-        got = srm.ranking_report(
-            frame,
-            query_col="q",
-            label_col="y",
-            score_col="s",
-            k=3,
-            per_query=True,
-            metrics=["ndcg"],
-        )
-        assert list(got["query_id"]) == list(want["query_id"]), kind
-        assert_array_equal(got["ndcg@3"], want["ndcg@3"], err_msg=kind)
+    y, s, frames = _frames_match_the_arrays(values, rng, n)
