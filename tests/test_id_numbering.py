@@ -51,6 +51,8 @@ LOOKALIKES = [
 ]
 # for the fixed-width kinds: what a U array can hold (no trailing NULs)
 FIXED = [v for v in LOOKALIKES if not v.endswith("\x00")]
+# those of Latin-1 characters only: a U array of them is narrowed to bytes
+LATIN1 = [v for v in FIXED if all(ord(c) < 256 for c in v)]
 
 
 def reference(ids):
@@ -189,13 +191,20 @@ def test_property_numbering_equals_the_reference(values, kind, hash_min_rows):
     ],
     ids=["one hash", "hash = length"],
 )
-def test_colliding_hashes_still_number_exactly(kind, collide, backend, monkeypatch):
+@pytest.mark.parametrize("pool", ["FIXED", "LATIN1"])
+def test_colliding_hashes_still_number_exactly(
+    kind, collide, pool, backend, monkeypatch
+):
     # the row-by-row check against one row of each hash catches any collision
-    # (ids of few varying bits are packed, not hashed: not here)
+    # (ids of few varying bits are packed, not hashed: not here), on the
+    # ids' bytes or, for U ids of Latin-1 characters, on their narrowed bytes
     monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
     monkeypatch.setattr(_validation, "_row_hashes", collide)
     rng = np.random.default_rng(1)
-    _check(KINDS[kind](_draw(rng, FIXED, 3000)))
+    ids = KINDS[kind](_draw(rng, {"FIXED": FIXED, "LATIN1": LATIN1}[pool], 3000))
+    if ids.dtype.kind == "U":
+        assert (_validation.narrow_text(ids) is None) == (pool == "FIXED")
+    _check(ids)
     _check(KINDS[kind](["7", "8", "7", "9"]))
 
 
@@ -390,21 +399,21 @@ def test_gauc_rows_of_each_id(monkeypatch):
 NARROW = ["7", "007", "07", "7 ", " 7", "\x007", "", " ", "a", "A", "70", "077"]
 
 
-def _fixed_width_log(kind, narrow=False):
-    """``_many_runs_log``'s rows with its 150 users named by look-alike ids
-    (and padded names), as the fixed-width array ``kind``; with ``narrow``
-    ids that differ in at most 64 bits."""
+def _fixed_width_log(kind, lookalikes=FIXED):
+    """``_many_runs_log``'s rows with its 150 users named by the look-alike
+    ids ``lookalikes`` (and padded names), as the fixed-width array
+    ``kind``."""
     from tests.test_gauc import _many_runs_log
 
     y, s, users, _ = _many_runs_log(5, n_rows=2000, n_users=150)
-    lookalikes = NARROW if narrow else FIXED
     names = lookalikes + [f"{i:03d}." for i in range(150 - len(lookalikes))]
     _, codes = np.unique(users, return_inverse=True)
     return y, s, KINDS[kind]([names[c] for c in codes])
 
 
 @pytest.mark.parametrize(
-    "collide", [None, "narrow ids", "hash", "one hash", "hash = length"]
+    "collide",
+    [None, "narrow ids", "latin-1 ids", "hash", "one hash", "hash = length"],
 )
 @pytest.mark.parametrize("skip", ["keep", "skip"])
 @pytest.mark.parametrize("weighting", ["impressions", "clicks", "uniform"])
@@ -417,7 +426,8 @@ def test_gauc_of_fixed_width_ids_equals_one_pass_bit_for_bit(
     """Unweighted GAUC with a U or S array of ids: ids that differ in few
     bits by their packed keys ("narrow ids": ``_validation.packed_ids``);
     others (the look-alikes, and every id with packing off) by a hash of
-    their bytes (``_auc._gauc_fixed_width``), each row checked against one
+    their bytes (``_auc._gauc_fixed_width``; U ids of Latin-1 characters
+    narrowed to one byte each first), each row checked against one
     row of its group; should hashes collide (forced here), the ids are
     numbered first.  The values are those of one pass over the rows
     numbered by np.unique, bit for bit, in np.unique's order."""
@@ -438,9 +448,12 @@ def test_gauc_of_fixed_width_ids_equals_one_pass_bit_for_bit(
             "_row_hashes",
             lambda q: np.char.str_len(q).astype(np.uint64),
         )
-    y, s, qid = _fixed_width_log(kind, narrow=collide == "narrow ids")
+    pool = {"narrow ids": NARROW, "latin-1 ids": LATIN1}.get(collide, FIXED)
+    y, s, qid = _fixed_width_log(kind, pool)
     packed = _validation.packed_ids(qid)
     assert (packed is not None) == (collide == "narrow ids")
+    if qid.dtype.kind == "U":  # hashed as bytes, one per character
+        assert (_validation.narrow_text(qid) is None) == (pool is FIXED)
     before = qid.copy()
     options = dict(query_weighting=weighting, constant_scores=skip)
     expected, query_w = _one_pass_gauc(y, s, qid, None, weighting, skip)
@@ -595,6 +608,43 @@ def test_packed_ids_number_and_order_as_numpy(values, kind, block_rows):
         assert_array_equal(_validation.unspread_bits(spread), keys)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet="\x00 07aé\xff", max_size=12),
+            st.text(alphabet="\x00 7a\xff\u0100ユ😀", max_size=4),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from(sorted(FIXED_WIDTH - {"bytes"})),
+    st.sampled_from([1, 2, 3, 1 << 15]),
+)
+def test_narrow_text_equals_and_orders_as_the_ids(values, kind, block_rows):
+    # U ids of Latin-1 characters (code points below 256) as bytes, one per
+    # character: the same ids, equal and sorted alike; None as soon as one
+    # code point is wider, in any block (the last one included)
+    ids = KINDS[kind]([v.rstrip("\x00") for v in values])
+    old = _validation._HASH_BLOCK_ROWS
+    _validation._HASH_BLOCK_ROWS = block_rows
+    try:
+        before = ids.copy()
+        narrow = _validation.narrow_text(ids)
+    finally:
+        _validation._HASH_BLOCK_ROWS = old
+    assert_array_equal(ids, before)
+    latin1 = all(ord(c) < 256 for v in values for c in v)
+    assert (narrow is not None) == latin1
+    if latin1:
+        assert narrow.dtype == np.dtype(f"S{ids.dtype.itemsize // 4}")
+        assert narrow.tolist() == [v.encode("latin-1") for v in ids.tolist()]
+        assert_array_equal(reference(narrow)[0], reference(ids)[0])
+        assert_array_equal(
+            np.argsort(narrow, kind="stable"), np.argsort(ids, kind="stable")
+        )
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=50))
 def test_spread_bits_is_a_bijection(values):
@@ -645,14 +695,22 @@ def test_narrow_ids_numbered_by_their_packed_keys(kind, backend):
     _check(KINDS[kind](["user12345", "user12344", "user02345", "user12345"]))
 
 
+@pytest.mark.parametrize("ties", [0.0, 0.125, 1.0])
 @pytest.mark.parametrize("max_keys", [0, 1, 3])
-def test_fixed_width_order_of_wide_ids(max_keys, monkeypatch):
-    # ids that differ in more words than lexsort takes are sorted as strings
+def test_fixed_width_order_of_wide_ids(max_keys, ties, monkeypatch):
+    # ids that differ in more words than lexsort takes are sorted as strings;
+    # ids sorted by their first word, then the runs that share it by all
+    # words (ties=1: always; 0: never, the whole sort instead)
     monkeypatch.setattr(_validation, "_LEXSORT_MAX_KEYS", max_keys)
+    monkeypatch.setattr(_validation, "_TIES_MAX_FRACTION", ties)
     rng = np.random.default_rng(6)
     for width in (3, 16, 40):
         values = {rng.bytes(width // 2 + 1).hex()[:width] for _ in range(300)}
         values |= {"", "0", "00", "0\x00" + "f" * 10}
+        # runs of ids that share their first 8 bytes (2 code points)
+        shared = rng.bytes(4).hex()
+        values |= {(shared + rng.bytes(8).hex())[:width] for _ in range(20)}
+        values |= {shared[:2] + "\x00" * 3, shared[:2] + "\x00" * 3 + "1"}
         ids = np.array(sorted(values))[rng.permutation(len(values))]
         for arr in (ids, np.char.encode(ids), ids.astype(ids.dtype.newbyteorder(">"))):
             want = np.argsort(arr, kind="stable")

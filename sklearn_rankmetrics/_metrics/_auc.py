@@ -15,6 +15,7 @@ from .._utils._validation import (
     check_query_id,
     check_real,
     fixed_width_order,
+    narrow_text,
     object_keys,
     packed_ids,
     pandas_factorize,
@@ -616,11 +617,12 @@ def _gauc_fixed_width(y, s, ids, threshold, query_weighting, constant_scores):
     :func:`_gauc_hashed` over their packed keys (:func:`packed_ids`),
     exact and in the ids' order.  Else the rows are grouped by
     :func:`_gauc_hashed` over a 64-bit hash of their bytes
-    (:func:`row_hashes`), every row is then compared with one row of its
-    group (two ids of one fixed-width array are equal exactly when their
-    bytes are), and only the distinct ids are sorted; no numbering pass
-    over the rows.  Should two ids share a hash, the ids are numbered first
-    (:func:`check_query_id`).
+    (:func:`row_hashes`; ``U`` ids of Latin-1 characters narrowed to one
+    byte per character first, :func:`narrow_text`), every row is then
+    compared with one row of its group (two ids of one fixed-width array
+    are equal exactly when their bytes are), and only the distinct ids are
+    sorted; no numbering pass over the rows.  Should two ids share a hash,
+    the ids are numbered first (:func:`check_query_id`).
     """
     args = (threshold, query_weighting, constant_scores)
     if ids.shape[0] == 0:  # no rows, no hash: the numbered path says why
@@ -629,11 +631,13 @@ def _gauc_fixed_width(y, s, ids, threshold, query_weighting, constant_scores):
     keys = packed_ids(ids)
     if keys is not None:  # exact keys in the ids' order: int ids
         return _gauc_hashed(y, s, keys, *args)[:2]
-    auc, query_w, group = _gauc_hashed(y, s, row_hashes(ids), *args, groups=True)
+    narrow = narrow_text(ids) if ids.dtype.kind == "U" else None
+    data = ids if narrow is None else narrow
+    auc, query_w, group = _gauc_hashed(y, s, row_hashes(data), *args, groups=True)
     first = np.empty(auc.shape[0], dtype=np.intp)
     first[group] = np.arange(group.shape[0])  # one row of each group
-    distinct = ids[first]
-    if rows_match(ids, distinct, group):
+    distinct = data[first]
+    if rows_match(data, distinct, group):
         order = fixed_width_order(distinct)
         return auc[order], query_w[order]
     codes, ids = check_query_id(ids, ids.shape[0])
