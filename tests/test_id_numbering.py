@@ -717,6 +717,31 @@ def test_fixed_width_order_of_wide_ids(max_keys, ties, monkeypatch):
             assert_array_equal(_validation.fixed_width_order(arr), want)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sets(st.tuples(*[st.integers(0, 3)] * 3), min_size=1, max_size=60),
+    st.sampled_from([0.0, 0.125, 1.0]),
+    st.sampled_from([0, 3]),
+)
+def test_words_order_is_lexsort(rows, ties, max_keys):
+    # distinct ids as columns of words, the first most significant: sorted
+    # by the first varying word, then the runs that share it by all (or
+    # the whole lexsort when more share it than _TIES_MAX_FRACTION); words
+    # of few values (many ties), the first in its top bits
+    words = np.array(sorted(rows), dtype=np.uint64).T.copy()
+    words[0] <<= np.uint64(62)
+    shuffle = np.random.default_rng(len(rows)).permutation(words.shape[1])
+    words = words[:, shuffle]
+    old = _validation._TIES_MAX_FRACTION, _validation._LEXSORT_MAX_KEYS
+    _validation._TIES_MAX_FRACTION, _validation._LEXSORT_MAX_KEYS = ties, max_keys
+    try:
+        got = _validation.words_order(list(words))
+    finally:
+        _validation._TIES_MAX_FRACTION, _validation._LEXSORT_MAX_KEYS = old
+    assert_array_equal(got, np.lexsort(words[::-1]))
+    assert_array_equal(got, np.argsort(shuffle))  # the rows were sorted
+
+
 def test_gauc_bad_object_ids_found_after_the_sample(monkeypatch):
     # the sample reads the first row only: a None or an int further down is
     # found when the groups are named, then reported as the numbering does
@@ -954,9 +979,10 @@ def test_equal_width_numbering_hand_worked_and_refusals(monkeypatch):
         _validation, "_row_hashes", lambda q: np.zeros(q.shape[0], np.uint64)
     )
     assert _dataframe._equal_width_numbering(pa.array(ids)) is None
+    # (then numbered as ids of any widths, in np.unique's order)
     via_arrow = _dataframe._arrow_factorize(pa.array(ids))
-    assert not via_arrow.in_order
-    assert via_arrow.uniques[via_arrow.codes].tolist() == ids
+    assert via_arrow.uniques.tolist() == ["a\x00", "ab", "é"]
+    assert via_arrow.codes.tolist() == [1, 2, 0, 1, 2]
 
 
 @pytest.mark.parametrize("n", [50, 70_000])
@@ -1004,14 +1030,13 @@ def test_varied_width_numbering_hand_worked_and_refusals(monkeypatch, backend):
     pa = pytest.importorskip("pyarrow")
     from sklearn_rankmetrics._io import _dataframe
 
-    # "7", "007", "7\x00" (2 bytes), "" and "é" are five ids; with pandas,
-    # numbered in order of first appearance (as dictionary_encode numbers)
+    # "7", "007", "7\x00" (2 bytes), "" and "é" are five ids, numbered in
+    # np.unique's order: "" < "007" < "7" < "7\x00" < "xx..." < "é"
     ids = ["7", "007", "7\x00", "", "é", "7", "7\x00", "x" * 20]
-    codes, rows, _ = _dataframe._varied_width_numbering(pa.array(ids))
-    assert [ids[r] for r in rows][codes[0]] == "7"
-    assert [[ids[r] for r in rows][c] for c in codes] == ids
-    if backend == "pandas":
-        assert codes.tolist() == [0, 1, 2, 3, 4, 0, 2, 5]
+    codes, rows, in_order = _dataframe._varied_width_numbering(pa.array(ids))
+    assert in_order
+    assert [ids[r] for r in rows] == ["", "007", "7", "7\x00", "x" * 20, "é"]
+    assert codes.tolist() == [2, 1, 3, 0, 5, 2, 3, 4]
     # fewer than 8 bytes of data in all; only empty ids
     for few in (["a", "", "b", "a"], ["", ""]):
         codes, rows, _ = _dataframe._varied_width_numbering(pa.array(few))
@@ -1082,21 +1107,21 @@ def test_varied_width_text_packed_in_order(values, large, cut, block_rows):
 
     kind = pa.large_string() if large else pa.string()
     text = pa.array(["pad"] * cut + values, type=kind).slice(cut)
+    hashed = []  # whether the hash path ran
+    hashes = _dataframe._varied_hashes
     old = _dataframe._VARIED_BLOCK_ROWS
     _dataframe._VARIED_BLOCK_ROWS = block_rows
+    _dataframe._varied_hashes = lambda *a: hashed.append(1) or hashes(*a)
     try:
         codes, rows, in_order = _dataframe._varied_width_numbering(text)
     finally:
         _dataframe._VARIED_BLOCK_ROWS = old
-    assert in_order == (_packed_span_bits(values) <= 64)
-    distinct = [values[r] for r in rows]
-    assert [distinct[c] for c in codes] == values
-    if in_order:
-        want_codes, want_distinct = reference(values)
-        assert distinct == want_distinct
-        assert_array_equal(codes, want_codes)
-    else:
-        assert len(set(distinct)) == len(distinct)
+        _dataframe._varied_hashes = hashes
+    assert bool(hashed) == (_packed_span_bits(values) > 64)
+    assert in_order  # packed or hashed, then the distinct ids sorted
+    want_codes, want_distinct = reference(values)
+    assert [values[r] for r in rows] == want_distinct
+    assert_array_equal(codes, want_codes)
 
 
 def test_varied_width_text_packed_by_hand():
@@ -1113,12 +1138,15 @@ def test_varied_width_text_packed_by_hand():
     ids = [f"user-0000-0000-{i:04d}" for i in (7, 3, 7, 9999)]
     codes, rows, in_order = _dataframe._varied_width_numbering(pa.array(ids))
     assert in_order and codes.tolist() == [1, 0, 1, 2]
-    # random hex ids: far more than 64 varying bits, the hash path
+    # random hex ids: far more than 64 varying bits, the hash path, the
+    # distinct ids then sorted by their words
     rng = np.random.default_rng(5)
-    ids = [rng.bytes(8).hex() for _ in range(20)] + ["a"]
+    hexes = [rng.bytes(8).hex() for _ in range(20)]
+    ids = hexes + ["a", hexes[0][:9], hexes[1]]  # a prefix, a repeat
     codes, rows, in_order = _dataframe._varied_width_numbering(pa.array(ids))
-    assert not in_order
-    assert [[ids[r] for r in rows][c] for c in codes] == ids
+    assert in_order
+    assert [ids[r] for r in rows] == sorted(set(ids))
+    assert [sorted(set(ids))[c] for c in codes] == ids
 
 
 @pytest.mark.parametrize("narrow", [False, True])

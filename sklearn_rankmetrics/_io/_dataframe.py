@@ -624,19 +624,21 @@ def _varied_width_numbering(text):
     """``(codes, one row of each code, in_order)`` of an Arrow string array
     without nulls whose ids take different numbers of bytes (at most
     ``_VARIED_MAX_BYTES``), or None (the caller then runs Arrow's
-    ``dictionary_encode``).
+    ``dictionary_encode``).  The codes and rows are those of ``np.unique``
+    (``in_order``, always True here).
 
     When the ids differ in at most 64 bits (:func:`_packed_text`: ids of
     at most 7 bytes always do), they are numbered by exact keys in their
-    order, and the codes and rows are those of ``np.unique`` (``in_order``).
-    Else the array's offsets and bytes are read in place: each id is cut into
-    8-byte words counted from its end (:func:`_end_words`), hashed with its
-    length, and the rows are numbered by hash (:func:`_number`, in order of
-    first appearance); every row is then compared, length and words, with
-    one row of its hash, so the codes are exact (should two ids share a
-    hash: None).  Two ids are equal exactly when their lengths and words
-    are.  About a third of ``dictionary_encode``'s time at 10,000,000 rows
-    (benchmarks/README.md, issue 31 goal 5).
+    order.  Else the array's offsets and bytes are read in place: each id
+    is read as 8-byte words that cover its bytes (:func:`_span_words`),
+    hashed with its length, and the rows are numbered by hash
+    (:func:`_number`, in order of first appearance); every row is then
+    compared, length and words, with one row of its hash, so the codes are
+    exact (should two ids share a hash: None).  Two ids are equal exactly
+    when their lengths and words are.  Only the distinct ids are then
+    sorted (:func:`_distinct_order`).  About a third of
+    ``dictionary_encode``'s time at 10,000,000 rows (benchmarks/README.md,
+    issue 31 goal 5).
     """
     import pyarrow as pa
 
@@ -662,33 +664,56 @@ def _varied_width_numbering(text):
         if data_buffer:
             data[: len(data_buffer)] = np.frombuffer(data_buffer, dtype=np.uint8)
     windows = np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
-    keys = _packed_text(windows, offsets[:-1], lengths, n_words)
+    starts = offsets[:-1]
+    keys = _packed_text(windows, starts, lengths, n_words)
     if keys is not None:  # exact keys in the ids' order: no check, no sort
         codes, rows = _number(keys)
         order = np.argsort(_validation.unspread_bits(keys[rows]))
-        rank = np.empty(order.shape[0], dtype=np.intp)
-        rank[order] = np.arange(order.shape[0])
-        return rank[codes], rows[order], True
-    codes, rows = _number(_varied_hashes(windows, offsets, lengths, n_words))
-    # the exact check: each row's length and words against its code's row,
-    # read from one table row per code (one gather per row, not one a word)
-    first_len = lengths[rows]
+    else:
+        codes, rows = _number(_varied_hashes(windows, offsets, lengths, n_words))
+        if not _rows_match(windows, starts, lengths, n_words, codes, rows):
+            return None
+        order = _distinct_order(windows, starts[rows], lengths[rows], n_words)
+    rank = np.empty(order.shape[0], dtype=np.intp)
+    rank[order] = np.arange(order.shape[0])
+    return rank[codes], rows[order], True
+
+
+def _rows_match(windows, starts, lengths, n_words, codes, rows):
+    """Whether every id (its length and :func:`_span_words`) equals that of
+    the row ``rows[code]`` of its code: block by block of rows, each
+    compared with its code's row of a table of the distinct ids (one
+    gather per row, not one a word)."""
+    n = lengths.shape[0]
+    first_start, first_len = starts[rows], lengths[rows]
     table = np.empty((rows.shape[0], n_words + 1), dtype=np.uint64)
     table[:, 0] = first_len
-    for i, word in enumerate(
-        _end_words(windows, offsets[rows + 1], first_len, n_words)
-    ):
-        table[:, i + 1] = word
+    words = _span_words(windows, first_start, first_len, n_words)
+    for j, word in enumerate(words):
+        table[:, j + 1] = word
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
         first = table.take(codes[a:b], axis=0)
         if (first[:, 0] != lengths[a:b].astype(np.uint64)).any():
-            return None
-        words = _end_words(windows, offsets[a + 1 : b + 1], lengths[a:b], n_words)
-        for i, word in enumerate(words):
-            if (first[:, i + 1] != word).any():
-                return None
-    return codes, rows, False
+            return False
+        words = _span_words(windows, starts[a:b], lengths[a:b], n_words)
+        for j, word in enumerate(words):
+            if (first[:, j + 1] != word).any():
+                return False
+    return True
+
+
+def _distinct_order(windows, starts, lengths, n_words):
+    """The permutation that sorts the distinct ids that start at ``starts``
+    with ``lengths`` as ``np.unique`` does: by their words from the start,
+    zero-padded, as big-endian numbers (:func:`_start_words`), then their
+    length (``"a"`` before ``"a\x00"``); UTF-8 bytes compare as code
+    points.  By the first varying word, then the ids that share it
+    (:func:`~sklearn_rankmetrics._utils._validation.words_order`): 500,000
+    random hex ids in 50 ms, where Arrow's sort of the strings takes 250."""
+    keys = [_start_words(windows, starts, lengths, j) for j in range(n_words)]
+    keys.append(lengths.astype(np.uint64))
+    return _validation.words_order(keys)
 
 
 # The low `i` bytes of a little-endian 8-byte word, i = 0..8.
@@ -788,13 +813,14 @@ def _span(v, low, width):
 
 def _varied_hashes(windows, offsets, lengths, n_words):
     """A 64-bit hash of each id of :func:`_varied_width_numbering` (its
-    length, then its words from the end), block by block of rows."""
+    length, then its words, :func:`_span_words`), block by block of rows."""
     n = lengths.shape[0]
+    starts = offsets[:-1]
     hashes = np.empty(n, dtype=np.uint64)
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
         h = lengths[a:b].astype(np.uint64) * _WORD_MULTIPLIER
-        for word in _end_words(windows, offsets[a + 1 : b + 1], lengths[a:b], n_words):
+        for word in _span_words(windows, starts[a:b], lengths[a:b], n_words):
             h ^= word
             h *= _WORD_MULTIPLIER
             h ^= h >> np.uint64(29)
@@ -802,23 +828,29 @@ def _varied_hashes(windows, offsets, lengths, n_words):
     return hashes
 
 
-def _end_words(windows, ends, lengths, n_words):
-    """The ``n_words`` 8-byte words of the ids that end at ``ends`` (byte
-    positions) with ``lengths``, from each id's end: word ``i`` holds the
-    id's bytes ``[length - 8(i+1), length - 8i)`` (those before its start
-    zeroed), as the high bytes of a little-endian word; ``windows`` are
-    the 8-byte words of the data at every byte position."""
-    for i in range(n_words):
-        pos = ends - 8 * (i + 1)
-        word = windows[np.maximum(pos, 0)]
-        early = pos < 0  # the data's first bytes: the window read at 0
-        if early.any():
-            shift = (-pos[early] * 8).astype(np.uint64)
-            word[early] = np.where(shift < 64, word[early] << shift, np.uint64(0))
-        n_bytes = np.clip(lengths - 8 * i, 0, 8)
-        if (n_bytes < 8).any():  # keep the id's own bytes only
-            shift = (8 * (8 - np.maximum(n_bytes, 1))).astype(np.uint64)
-            word = np.where(n_bytes > 0, word >> shift, np.uint64(0))
+def _span_words(windows, starts, lengths, n_words):
+    """The ``n_words`` words of each id that starts at byte ``starts`` with
+    ``lengths`` bytes, for the hash and the exact check (a generator): for
+    an id of at least 8 bytes, word ``j`` is its 8 bytes from
+    ``min(8j, length - 8)`` (the words cover every byte of the id, the
+    last ending at its end, so no word is masked and none reads past the
+    id); for a shorter id, its bytes zero-padded (:func:`_start_words`),
+    whatever ``j``.  Ids of one length are equal exactly when all their
+    words are."""
+    last = lengths - 8  # where each id's last word starts
+    short = last < 0
+    any_short = bool(short.any())
+    if any_short:
+        np.maximum(last, 0, out=last)
+        padded = _start_words(windows, starts[short], lengths[short], 0)
+    last += starts
+    for j in range(n_words):
+        at = starts if j == 0 else np.minimum(last, starts + 8 * j)
+        if any_short:  # (a short id at the data's end)
+            at = np.minimum(at, windows.shape[0] - 1)
+        word = windows[at]
+        if any_short:
+            word[short] = padded
         yield word
 
 

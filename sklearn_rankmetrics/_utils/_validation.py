@@ -914,17 +914,28 @@ def fixed_width_order(ids):
         raw = np.zeros((n, -(-width // 8) * 8), dtype=np.uint8)
         raw[:, :width] = ids.view(np.uint8).reshape(n, width)
         words = raw.view(">u8")
-    keys = [w for w in words.T if (w != w[0]).any()]
+    return words_order(list(words.T), lambda: np.argsort(ids, kind="stable"))
+
+
+def words_order(words, sort_ids=None):
+    """The permutation that sorts distinct ids given as columns of unsigned
+    words, ``words[0]`` the most significant (``np.lexsort(words[::-1])``),
+    the words equal in every id left out: by the first varying word, then
+    the ids that share it by all (:func:`_order_ties`); when many share
+    it, by ``np.lexsort``, or by ``sort_ids()`` (a sort of the ids
+    themselves) when they differ in more than ``_LEXSORT_MAX_KEYS``
+    words."""
+    keys = [w for w in words if (w != w[0]).any()]
     if not keys:  # a single distinct id (or none)
-        return np.arange(n)
+        return np.arange(words[0].shape[0] if words else 0)
     order = np.argsort(keys[0], kind="stable")
     if len(keys) == 1:
         return order
     order = _order_ties(order, keys)
     if order is not None:
         return order
-    if len(keys) > _LEXSORT_MAX_KEYS:
-        return np.argsort(ids, kind="stable")
+    if sort_ids is not None and len(keys) > _LEXSORT_MAX_KEYS:
+        return sort_ids()
     return np.lexsort(keys[::-1])
 
 
