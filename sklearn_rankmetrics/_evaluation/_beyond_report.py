@@ -301,7 +301,7 @@ class ListStream:
         if self._check_unseen:  # as BeyondSums.add: cut-off by cut-off
             for k in self.sums.ks:
                 n_unseen = np.unique(np.concatenate(self.unseen[k])).size
-                refuse_unseen(n_unseen, self.sums.unseen, stacklevel=5)
+                refuse_unseen(n_unseen, self.sums.unseen)
         return self.sums.values()
 
 

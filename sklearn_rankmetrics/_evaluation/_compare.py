@@ -23,7 +23,7 @@ import scipy.stats
 from sklearn.exceptions import UndefinedMetricWarning
 
 from .._utils._averaging import weighted_mean
-from .._utils._validation import check_option
+from .._utils._validation import check_option, user_stacklevel
 from ._per_query import _per_query_report
 
 __all__ = ["RankingComparison", "compare_rankings"]
@@ -264,7 +264,7 @@ class RankingComparison:
             "removed in 0.4; use per_query_values (per_query= elsewhere asks "
             "for per-query output).",
             FutureWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         return self.per_query_values
 
@@ -756,7 +756,6 @@ array-like of shape (n_rows,) with ``query_id``
         correction=correction,
         alpha=alpha,
         random_state=random_state,
-        stacklevel=3,
     )
 
 
@@ -806,7 +805,6 @@ def _compare_values(
     correction="holm",
     alpha=0.05,
     random_state=None,
-    stacklevel=2,
 ):
     """The comparison of per-query values already computed.
 
@@ -832,8 +830,6 @@ default=None
         As in :func:`compare_rankings`.
     confidence_level, correction, alpha, random_state
         As in :func:`compare_rankings`.
-    stacklevel : int, default=2
-        Of the warnings, counted from this function.
 
     Returns
     -------
@@ -868,7 +864,7 @@ default=None
     pvalue_corrected = _correct_per_metric(pvalue, correction)
     with np.errstate(invalid="ignore"):
         significant = pvalue_corrected < alpha
-    _warn_degenerate(names, n_queries, stacklevel)
+    _warn_degenerate(names, n_queries)
     return RankingComparison(
         models=models,
         metrics=names,
@@ -1012,7 +1008,7 @@ def _correct_per_metric(pvalue, correction):
     ).reshape(pvalue.shape)
 
 
-def _warn_degenerate(names, n_queries, stacklevel):
+def _warn_degenerate(names, n_queries):
     """Warn of metrics scored on a single query, or on none."""
     single = [n for j, n in enumerate(names) if (n_queries[:, j] == 1).any()]
     if single:
@@ -1021,7 +1017,7 @@ def _warn_degenerate(names, n_queries, stacklevel):
             "no bootstrap interval (nan) and no test can reject; compare "
             "models on many queries.",
             UserWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(),
         )
     undefined = [n for j, n in enumerate(names) if (n_queries[:, j] == 0).all()]
     if undefined:
@@ -1030,5 +1026,5 @@ def _warn_degenerate(names, n_queries, stacklevel):
             "was skipped: no relevant item, or for gauc a single class); "
             "their means, intervals and tests are nan.",
             UndefinedMetricWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=user_stacklevel(),
         )

@@ -906,7 +906,7 @@ sample_weight, output_dict, per_query, digits, beta, log_base, ap_denominator
     blocks = _run_blocks(plan, stream)
     n_removed = sum(b.n_removed for b in blocks)
     if n_removed:
-        warn_excluded_relevant(n_removed, stacklevel=2)
+        warn_excluded_relevant(n_removed)
     beyond_means = {}
     if plan.beyond:
         beyond_means = _beyond_values(stream)

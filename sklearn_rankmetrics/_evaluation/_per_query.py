@@ -47,6 +47,7 @@ from .._utils._validation import (
     check_real,
     query_weights,
     undefined_metric_warning,
+    user_stacklevel,
 )
 
 __all__ = []  # private module
@@ -920,7 +921,7 @@ def _means(per_query):
             "was skipped -- no relevant item, or for gauc a single class -- "
             "or had zero weight); reporting nan.",
             undefined_metric_warning(),
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return out
 

@@ -38,7 +38,7 @@ from .._io._dataframe import FactorizedIds, is_table, read_id_column, read_table
 from .._registry import METRICS, metric_names
 from .._utils._conventions import check_convention
 from .._utils._tables import table_output
-from .._utils._validation import check_query_id, check_real
+from .._utils._validation import check_query_id, check_real, user_stacklevel
 from ._beyond_report import (
     refuse_beyond_options,
     refuse_beyond_request,
@@ -836,15 +836,14 @@ class _Joined(NamedTuple):
     found: np.ndarray
 
 
-def warn_excluded_relevant(n_removed, stacklevel):
+def warn_excluded_relevant(n_removed):
     """The one warning of the reports whose ``exclude=`` removes held-out
-    relevant pairs from the candidates (``stacklevel`` as
-    :func:`warnings.warn`'s, counted from the caller of this function)."""
+    relevant pairs from the candidates."""
     warnings.warn(
         f"exclude removes {n_removed} held-out relevant (user, item) "
         "pairs; they stay relevant but can never be recommended.",
         UserWarning,
-        stacklevel=stacklevel + 1,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -870,7 +869,7 @@ def _join(t):
         held_excluded = _lookup(t.excluded, hkey) >= 0
         n_removed = int(np.count_nonzero(held_excluded & (t.held_label > 0)))
         if n_removed:
-            warn_excluded_relevant(n_removed, stacklevel=3)
+            warn_excluded_relevant(n_removed)
     match = _lookup(hkey[order], rkey)
     matched = (match >= 0) & reco_kept
     reco_label = np.zeros(rkey.shape[0])

@@ -50,6 +50,7 @@ from .._utils._validation import (
     check_query_id,
     issparse,
     undefined_metric_warning,
+    user_stacklevel,
 )
 from ._beyond_report import split_report_metrics
 from ._coverage import (
@@ -532,7 +533,7 @@ def _warn_undefined(table, score_names):
             "the row was skipped -- no relevant item, or for gauc a single "
             "class); reporting nan.",
             undefined_metric_warning(),
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 

@@ -41,6 +41,7 @@ from .._utils._validation import (
     check_sample_weight,
     issparse,
     undefined_metric_warning,
+    user_stacklevel,
 )
 from ._beyond_report import (
     _BEYOND_OPTIONS,
@@ -159,7 +160,7 @@ class BeyondState:
             unseen=unseen,
         )
 
-    def values(self, stacklevel=6):
+    def values(self):
         """``{"catalog_coverage@10": float, ...}`` in the order of the
         names, then cut-offs, as :func:`ranking_report`; novelty's
         ``unseen`` rule and the catalogue warning applied once."""
@@ -169,10 +170,10 @@ class BeyondState:
             if size is None:
                 size = self.labels.size
                 if settings["warn_catalogue"]:
-                    _catalogue_warning(settings["warn_catalogue"], stacklevel)
+                    _catalogue_warning(settings["warn_catalogue"])
         for k in self.ks:
             if k in self.unseen:
-                refuse_unseen(self.unseen[k].size, settings["unseen"], stacklevel)
+                refuse_unseen(self.unseen[k].size, settings["unseen"])
         out = {}
         for name in self.names:
             kind = BEYOND_METRICS[name].kernel.part
@@ -472,7 +473,7 @@ class ReportState:
                 "query was skipped -- no relevant item, or for gauc a single "
                 "class -- or had zero weight); reporting nan.",
                 undefined_metric_warning(),
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         if self.beyond is not None:
             out.update(self.beyond.values())

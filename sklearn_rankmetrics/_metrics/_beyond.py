@@ -50,6 +50,7 @@ from .._utils._validation import (
     check_real,
     issparse,
     undefined_metric_warning,
+    user_stacklevel,
 )
 from ._base import with_convention
 
@@ -280,7 +281,7 @@ def _long_entries(y, s, user, n_users, item, n_items, k, ties="expected"):
     )
 
 
-def _catalogue_warning(names, stacklevel=5):
+def _catalogue_warning(names):
     warnings.warn(
         f"{', '.join(names)}: in the long form without n_items= the catalogue "
         "is taken to be the distinct item_id, and an item without any row "
@@ -289,7 +290,7 @@ def _catalogue_warning(names, stacklevel=5):
         "n_items= the catalogue size (item_id then column numbers 0..n_items-1, "
         "or any labels of some of its items).",
         UserWarning,
-        stacklevel=stacklevel,  # the user's call (through the function's wrapper)
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -1045,10 +1046,10 @@ def _unseen_recommended(lists, counts, unseen):
     list (its self-information is infinite)."""
     if unseen not in ("warn", "raise"):
         return
-    refuse_unseen(_unseen_items(lists, counts).size, unseen, stacklevel=5)
+    refuse_unseen(_unseen_items(lists, counts).size, unseen)
 
 
-def refuse_unseen(n_unseen, unseen, stacklevel):
+def refuse_unseen(n_unseen, unseen):
     """Novelty's ``unseen`` rule ("warn" or "raise") for ``n_unseen`` items
     never seen in training that may be in a list (nothing if none)."""
     if n_unseen == 0 or unseen not in ("warn", "raise"):
@@ -1062,7 +1063,7 @@ def refuse_unseen(n_unseen, unseen, stacklevel):
     )
     if unseen == "raise":
         raise ValueError(message)
-    warnings.warn(message, undefined_metric_warning(), stacklevel=stacklevel)
+    warnings.warn(message, undefined_metric_warning(), stacklevel=user_stacklevel())
 
 
 @with_convention

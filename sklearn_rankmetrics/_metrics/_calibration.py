@@ -10,7 +10,12 @@ import warnings
 import numpy as np
 
 from .._utils._averaging import EVERY_QUERY, weighted_mean, weighted_sum
-from .._utils._validation import check_option, check_query_id, undefined_metric_warning
+from .._utils._validation import (
+    check_option,
+    check_query_id,
+    undefined_metric_warning,
+    user_stacklevel,
+)
 from ._auc import gauc_per_query
 
 __all__ = ["calibration_ratio", "expected_calibration_error", "normalized_entropy"]
@@ -84,7 +89,7 @@ def _check_binary(y_true, y_prob, sample_weight):
 def _undefined(value, message):
     """``value``, warning when it is nan."""
     if np.isnan(value):
-        warnings.warn(message, undefined_metric_warning(), stacklevel=3)
+        warnings.warn(message, undefined_metric_warning(), stacklevel=user_stacklevel())
     return float(value)
 
 

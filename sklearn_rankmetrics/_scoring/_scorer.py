@@ -39,6 +39,7 @@ from .._registry import (
     parse_metric,
 )
 from .._utils import _sklearn_compat as _compat
+from .._utils._validation import user_stacklevel
 
 __all__ = ["get_scorer", "get_scorer_names", "make_scoring"]
 
@@ -199,7 +200,7 @@ class _RankingScorer:
                 "enabled. You can enable it using "
                 "sklearn.set_config(enable_metadata_routing=True)."
             )
-        self._warn_overridden(kwargs, stacklevel=3)
+        self._warn_overridden(kwargs)
         requests = {**self._requests, **kwargs}
         _public_score_request(self._metric, requests)  # validates the aliases
         self._requests = requests
@@ -221,7 +222,7 @@ class _RankingScorer:
             defaults["propensity"] = True  # routed like query_id when given
         return {**defaults, **self._requests}
 
-    def _warn_overridden(self, metadata, stacklevel):
+    def _warn_overridden(self, metadata):
         """Warn when routed metadata replace options fixed at construction."""
         overlap = set(metadata) & set(self._options)
         if overlap:
@@ -229,7 +230,7 @@ class _RankingScorer:
                 f"{self!r}: routed metadata {sorted(overlap)} override the "
                 "values fixed when the scorer was built.",
                 UserWarning,
-                stacklevel=stacklevel,
+                stacklevel=user_stacklevel(),
             )
 
     # -- scoring -------------------------------------------------------------
@@ -240,7 +241,7 @@ class _RankingScorer:
         prediction cache of a multi-metric scoring (passed in by
         ``_sklearn_compat``); None means predicting directly.
         """
-        self._warn_overridden(metadata, stacklevel=4)
+        self._warn_overridden(metadata)
         params = {**self._options, **metadata}
         method = _response_method_name(estimator, self._methods)
         if _is_2d(y_true):
@@ -847,7 +848,7 @@ class _ExcludeSeenScorer(_RankingScorer):
         return super().__repr__()[:-1] + ", exclude_seen=True)"
 
     def _evaluate(self, predict_fn, estimator, X, y_true, **metadata):
-        self._warn_overridden(metadata, stacklevel=4)
+        self._warn_overridden(metadata)
         sample_weight = metadata.pop("sample_weight", None)
         metadata.pop("query_id", None)  # no queries in the 2-D form
         if not (sp.issparse(y_true) or np.ndim(y_true) == 2):

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._validation import undefined_metric_warning
+from ._validation import undefined_metric_warning, user_stacklevel
 
 __all__ = []  # private module
 
@@ -27,7 +27,7 @@ def _undefined(what):
         f"{what}: no query could be scored (every query was skipped or had "
         "zero weight); returning nan.",
         undefined_metric_warning(),
-        stacklevel=3,
+        stacklevel=user_stacklevel(),
     )
     return float("nan")
 

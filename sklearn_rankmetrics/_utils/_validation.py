@@ -5,6 +5,7 @@ and says how to fix it.  No check modifies its input.
 """
 
 import numbers
+import os
 import sys
 import warnings
 from collections.abc import Mapping
@@ -28,6 +29,25 @@ def issparse(x):
 _NUMERIC_KINDS = "biuf"
 # np.exceptions exists from numpy 1.25; older releases have np.VisibleDeprecationWarning
 _VisibleDeprecationWarning = getattr(np, "exceptions", np).VisibleDeprecationWarning
+
+
+# This package's directory: frames of its code (user_stacklevel).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def user_stacklevel():
+    """The ``stacklevel`` that makes :func:`warnings.warn`, called by the
+    function that calls this one, point at the first caller outside this
+    package: the user's line, through whichever surface (a function, a
+    report, a scorer inside scikit-learn's search, a splitter's loop) and
+    wrappers lie between -- a fixed ``stacklevel`` is right from one
+    surface only."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def undefined_metric_warning():

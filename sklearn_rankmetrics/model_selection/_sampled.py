@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 
 from .._registry import METRICS
 from .._utils._averaging import EVERY_QUERY, weighted_mean
+from .._utils._validation import user_stacklevel
 
 __all__ = ["sampled_metrics"]
 
@@ -615,5 +616,5 @@ def _warn_small_sample(ks, n_items, n_negatives):
             "every catalogue rank alike. n_negatives >= "
             f"{needed} resolves k={min(small)}.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )

@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
-from .._utils._validation import _as_array, check_query_id
+from .._utils._validation import _as_array, check_query_id, user_stacklevel
 
 __all__ = ["GlobalTemporalSplit", "LeaveLastNOut", "PerUserHoldout", "TimeRangeSplit"]
 
@@ -475,7 +475,7 @@ class _InteractionSplit(BaseCrossValidator):
                 + "; ".join(parts)
                 + ". The counts of each fold are in fold_info_.",
                 UserWarning,
-                stacklevel=3,  # the code iterating over the folds
+                stacklevel=user_stacklevel(),
             )
 
     def _iter_test_indices(self, X=None, y=None, groups=None):  # pragma: no cover

@@ -29,6 +29,7 @@ from sklearn.model_selection import BaseCrossValidator, KFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._utils._validation import user_stacklevel
 from ._split import _check_int, _check_time, _n_rows
 
 __all__ = ["DecompositionRecommender", "UserKFold"]
@@ -312,7 +313,7 @@ class UserKFold(BaseCrossValidator):
                 "history is input: they train in every fold and are never "
                 "tested (see target_info_).",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         return X_input, y_target
 
