@@ -1124,6 +1124,27 @@ def test_varied_width_text_packed_in_order(values, large, cut, block_rows):
     assert_array_equal(codes, want_codes)
 
 
+@pytest.mark.parametrize("packed", [True, False])
+def test_varied_width_positions_past_int32_are_computed_in_int64(packed, monkeypatch):
+    # a string array of nearly 2 GiB: an id's start + 8j could overflow the
+    # int32 offsets; the positions are then taken in int64 (forced here by
+    # a lower limit), with the same numbering
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io import _dataframe
+
+    if not packed:
+        monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
+    rng = np.random.default_rng(12)
+    ids = [rng.bytes(int(rng.integers(0, 13))).hex() for _ in range(60)]
+    ids = [ids[i] for i in rng.integers(0, 60, 400)]
+    want = _dataframe._varied_width_numbering(pa.array(ids))
+    monkeypatch.setattr(_dataframe, "_INT32_MAX", 100)
+    got = _dataframe._varied_width_numbering(pa.array(ids))
+    assert_array_equal(got[0], want[0])
+    assert_array_equal(got[1], want[1])
+    assert [ids[r] for r in got[1]] == sorted(set(ids))
+
+
 def test_varied_width_text_packed_by_hand():
     pa = pytest.importorskip("pyarrow")
     from sklearn_rankmetrics._io import _dataframe
