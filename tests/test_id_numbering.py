@@ -564,18 +564,39 @@ def _span_total(rows):
     return total
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
+def _in_blocks(block_rows, func, *args, **kwargs):
+    """``func(*args, **kwargs)`` with ``_validation``'s blocks of
+    ``block_rows`` rows (a hypothesis test cannot take ``monkeypatch``)."""
+    old = _validation._HASH_BLOCK_ROWS
+    _validation._HASH_BLOCK_ROWS = block_rows
+    try:
+        return func(*args, **kwargs)
+    finally:
+        _validation._HASH_BLOCK_ROWS = old
+
+
+def _id_lists(short, mixed, mixed_size):
+    """Lists of 1-40 text ids: of the characters ``short`` (up to 12 of
+    them) or ``mixed`` (up to ``mixed_size``)."""
+    return st.lists(
         st.one_of(
-            st.text(alphabet="\x00 07a", max_size=12),
-            st.text(alphabet="\x00 07aAé\uffffユ😀", max_size=6),
+            st.text(alphabet=short, max_size=12),
+            st.text(alphabet=mixed, max_size=mixed_size),
         ),
         min_size=1,
         max_size=40,
-    ),
+    )
+
+
+# rows per block of _validation's passes: one, a few, more than the ids
+BLOCK_ROWS = st.sampled_from([1, 2, 3, 1 << 15])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _id_lists("\x00 07a", "\x00 07aAé\uffffユ😀", 6),
     st.sampled_from(sorted(FIXED_WIDTH)),
-    st.sampled_from([1, 2, 3, 1 << 15]),
+    BLOCK_ROWS,
 )
 def test_packed_ids_number_and_order_as_numpy(values, kind, block_rows):
     # keys equal exactly when the ids are, in np.unique's order, whenever
@@ -586,13 +607,8 @@ def test_packed_ids_number_and_order_as_numpy(values, kind, block_rows):
     else:
         values = [v.rstrip("\x00") for v in values]
     ids = KINDS[kind](values) if kind != "bytes" else np.array(values)
-    old = _validation._HASH_BLOCK_ROWS
-    _validation._HASH_BLOCK_ROWS = block_rows
-    try:
-        before = ids.copy()
-        keys = _validation.packed_ids(ids)
-    finally:
-        _validation._HASH_BLOCK_ROWS = old
+    before = ids.copy()
+    keys = _in_blocks(block_rows, _validation.packed_ids, ids)
     assert_array_equal(ids, before)
     assert (keys is not None) == (_varying_span_bits(ids) <= 64)
     if keys is not None:
@@ -600,39 +616,23 @@ def test_packed_ids_number_and_order_as_numpy(values, kind, block_rows):
         _, key_codes = np.unique(keys, return_inverse=True)
         assert_array_equal(key_codes.reshape(-1), reference(ids)[0])
         # spread for a hash table, block by block: undone exactly
-        _validation._HASH_BLOCK_ROWS = block_rows
-        try:
-            spread = _validation.packed_ids(ids, spread=True)
-        finally:
-            _validation._HASH_BLOCK_ROWS = old
+        spread = _in_blocks(block_rows, _validation.packed_ids, ids, spread=True)
         assert_array_equal(_validation.unspread_bits(spread), keys)
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(
-        st.one_of(
-            st.text(alphabet="\x00 07aé\xff", max_size=12),
-            st.text(alphabet="\x00 7a\xff\u0100ユ😀", max_size=4),
-        ),
-        min_size=1,
-        max_size=40,
-    ),
+    _id_lists("\x00 07aé\xff", "\x00 7a\xff\u0100ユ😀", 4),
     st.sampled_from(sorted(FIXED_WIDTH - {"bytes"})),
-    st.sampled_from([1, 2, 3, 1 << 15]),
+    BLOCK_ROWS,
 )
 def test_narrow_text_equals_and_orders_as_the_ids(values, kind, block_rows):
     # U ids of Latin-1 characters (code points below 256) as bytes, one per
     # character: the same ids, equal and sorted alike; None as soon as one
     # code point is wider, in any block (the last one included)
     ids = KINDS[kind]([v.rstrip("\x00") for v in values])
-    old = _validation._HASH_BLOCK_ROWS
-    _validation._HASH_BLOCK_ROWS = block_rows
-    try:
-        before = ids.copy()
-        narrow = _validation.narrow_text(ids)
-    finally:
-        _validation._HASH_BLOCK_ROWS = old
+    before = ids.copy()
+    narrow = _in_blocks(block_rows, _validation.narrow_text, ids)
     assert_array_equal(ids, before)
     latin1 = all(ord(c) < 256 for v in values for c in v)
     assert (narrow is not None) == latin1
