@@ -9,13 +9,13 @@ from .._engine._select import _group_order, _relevant, _row_counts, exact_thresh
 from .._utils._averaging import average_queries
 from .._utils._validation import (
     _check_propensity,
+    bytes_to_hash,
     check_average,
     check_inputs,
     check_option,
     check_query_id,
     check_real,
     fixed_width_order,
-    narrow_text,
     object_keys,
     packed_ids,
     pandas_factorize,
@@ -631,8 +631,7 @@ def _gauc_fixed_width(y, s, ids, threshold, query_weighting, constant_scores):
     keys = packed_ids(ids)
     if keys is not None:  # exact keys in the ids' order: int ids
         return _gauc_hashed(y, s, keys, *args)[:2]
-    narrow = narrow_text(ids) if ids.dtype.kind == "U" else None
-    data = ids if narrow is None else narrow
+    data = bytes_to_hash(ids)
     auc, query_w, group = _gauc_hashed(y, s, row_hashes(data), *args, groups=True)
     first = np.empty(auc.shape[0], dtype=np.intp)
     first[group] = np.arange(group.shape[0])  # one row of each group

@@ -868,6 +868,14 @@ def narrow_text(qid):
     return out.view(f"S{width}").reshape(n)
 
 
+def bytes_to_hash(qid):
+    """The fixed-width ids ``qid`` as the array to hash, check and sort:
+    a ``U`` array of Latin-1 ids narrowed to one byte per character
+    (:func:`narrow_text`), any other array itself."""
+    narrow = narrow_text(qid) if qid.dtype.kind == "U" else None
+    return qid if narrow is None else narrow
+
+
 def row_hashes(qid):
     """A 64-bit hash of the bytes of each id of the 1-D ``U`` or ``S``
     array ``qid`` (:func:`_row_hashes`): equal ids have equal hashes, the
@@ -1013,8 +1021,7 @@ def _factorize_fixed_width(qid, rows=False):
         order = np.argsort(unspread_bits(keys[first]))
         numbered = _sorted_numbering(codes, qid[first], order)
         return (*numbered, first[order]) if rows else numbered
-    narrow = narrow_text(qid) if qid.dtype.kind == "U" else None
-    data = qid if narrow is None else narrow
+    data = bytes_to_hash(qid)
     codes, first = _number(_row_hashes(data))
     if not rows_match(data, data[first], codes):
         if rows:
