@@ -306,8 +306,22 @@ def _no_ties(top, cut):
 
 
 def _tie_groups(sel, threshold, gain, ignore_ties):
-    """``retrieved`` and the :class:`TieGroups` of a selection."""
-    top, rel = sel.top_score, sel.top_rel
+    """``retrieved`` and the :class:`TieGroups` of a selection: every item
+    its own group when no two of its scores can tie
+    (:func:`_untied_groups`), else the runs of equal scores
+    (:func:`_run_groups`)."""
+    top = sel.top_score
+    retrieved, relevant, gains = _retrieved_values(top, sel.top_rel, threshold, gain)
+    if ignore_ties or sel.maybe_ties is False or _no_ties(top, sel.cut):
+        return retrieved, _untied_groups(top.shape, relevant, gains)
+    return retrieved, _run_groups(sel, threshold, gain, relevant, gains)
+
+
+def _retrieved_values(top, rel, threshold, gain):
+    """``(retrieved, relevant, gains)`` of the ranks of a selection: which
+    ranks hold an item (its score above ``-inf``), and, computed when first
+    read, the relevance (0/1) and the gain of the item at each rank, 0 at a
+    rank without one."""
     n, K = top.shape
     # top is sorted decreasingly, -inf last: its last column tells
     if K == 0 or (top[:, -1] > -np.inf).all():
@@ -323,37 +337,44 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
             lambda: (_relevant(rel, threshold) & retrieved).astype(np.float64)
         )
         gains = _once(lambda: np.where(retrieved, _gain(rel, gain), 0.0))
-    if ignore_ties or sel.maybe_ties is False or _no_ties(top, sel.cut):
-        # Every item is its own group.  Without ties (continuous scores)
-        # this is also exact, and the group counts become broadcast
-        # views: 3 arrays of the size of y_score less than the run
-        # numbering below.
-        def before():
-            out = np.cumsum(relevant(), axis=1)
-            out -= relevant()  # in place: one full-size array less
-            return out
+    return retrieved, relevant, gains
 
-        return retrieved, TieGroups(
-            dict(
-                group_start=lambda: np.broadcast_to(np.arange(1.0, K + 1), (n, K)),
-                group_size=lambda: np.broadcast_to(1.0, (n, K)),
-                group_relevant=relevant,
-                relevant_before=before,
-                p_relevant=relevant,
-                mean_gain=gains,
-            )
+
+def _untied_groups(shape, relevant, gains):
+    """The :class:`TieGroups` of ranks of ``shape`` where every item is its
+    own group.  Without ties (continuous scores) this is also exact, and
+    the group counts become broadcast views: 3 arrays of the size of
+    y_score less than the run numbering of :func:`_run_groups`."""
+    n, K = shape
+
+    def before():
+        out = np.cumsum(relevant(), axis=1)
+        out -= relevant()  # in place: one full-size array less
+        return out
+
+    return TieGroups(
+        dict(
+            group_start=lambda: np.broadcast_to(np.arange(1.0, K + 1), (n, K)),
+            group_size=lambda: np.broadcast_to(1.0, (n, K)),
+            group_relevant=relevant,
+            relevant_before=before,
+            p_relevant=relevant,
+            mean_gain=gains,
         )
-    # The runs of equal scores are contiguous in the flattened (n, K) array
-    # (a new query always starts a new run): their sums are segment sums
-    # and their per-rank values repetitions, no run number per rank,
-    # bincounts or gathers (benchmarks/README.md, E13).
-    new = np.empty((n, K), dtype=bool)
-    new[:, 0] = True
-    np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
-    start = np.flatnonzero(new.ravel())
-    length = np.empty_like(start)  # ranks of each run in the top K
-    np.subtract(start[1:], start[:-1], out=length[:-1])
-    length[-1:] = n * K - start[-1:]
+    )
+
+
+def _run_groups(sel, threshold, gain, relevant, gains):
+    """The :class:`TieGroups` of a selection whose scores may tie: its runs
+    of equal scores, the groups cut by k counted in full (``sel.cut``).
+
+    The runs are contiguous in the flattened (n, K) array (a new query
+    always starts a new run): their sums are segment sums and their
+    per-rank values repetitions, no run number per rank, bincounts or
+    gathers (benchmarks/README.md, E13)."""
+    top = sel.top_score
+    n, K = top.shape
+    start, length = _runs(top)
     cut = sel.cut
     # the groups cut by k: use their full counts
     last = np.searchsorted(start, cut.rows * K + (K - 1), side="right") - 1
@@ -363,28 +384,9 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
         return per_run
 
     size = _once(lambda: with_cut(length.astype(np.float64), cut.size))
-    if sel.graded is None:
-        n_relevant = _once(
-            lambda: with_cut(np.add.reduceat(relevant().ravel(), start), cut.relevant)
-        )
-        gain_sum = _once(
-            lambda: with_cut(np.add.reduceat(gains().ravel(), start), cut.gain)
-        )
-    else:
-        # Every other rank holds a grade 0: the runs' sums over the graded
-        # items only, exact in any order (placed ties: _sums_exact)
-        at, grade = sel.graded
-        run_of = _once(lambda: np.searchsorted(start, at, side="right") - 1)
-        kept = _once(lambda: np.take(top.reshape(-1), at) > -np.inf)
-
-        def graded_sum(values):
-            values = np.where(kept(), values, 0.0)
-            return np.bincount(run_of(), weights=values, minlength=start.size)
-
-        n_relevant = _once(
-            lambda: with_cut(graded_sum(_relevant(grade, threshold)), cut.relevant)
-        )
-        gain_sum = _once(lambda: with_cut(graded_sum(_gain(grade, gain)), cut.gain))
+    run_relevant, run_gain = _run_sums(sel, start, relevant, gains, threshold, gain)
+    n_relevant = _once(lambda: with_cut(run_relevant(), cut.relevant))
+    gain_sum = _once(lambda: with_cut(run_gain(), cut.gain))
     # a run is retrieved or not as a whole
     run_retrieved = top.ravel()[start] > -np.inf
 
@@ -411,7 +413,7 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
     def before():
         return per_rank(run_before())
 
-    return retrieved, TieGroups(
+    return TieGroups(
         dict(
             group_start=lambda: per_rank((start % K + 1).astype(np.float64)),
             group_size=lambda: per_rank(size()),
@@ -428,6 +430,44 @@ def _tie_groups(sel, threshold, gain, ignore_ties):
             ),
         )
     )
+
+
+def _runs(top):
+    """``(start, length)`` of the runs of equal scores of the sorted top
+    scores ``top`` (n, K), as positions in the flattened array: a new
+    query always starts a new run."""
+    n, K = top.shape
+    new = np.empty((n, K), dtype=bool)
+    new[:, 0] = True
+    np.not_equal(top[:, 1:], top[:, :-1], out=new[:, 1:])
+    start = np.flatnonzero(new.ravel())
+    length = np.empty_like(start)  # ranks of each run in the top K
+    np.subtract(start[1:], start[:-1], out=length[:-1])
+    length[-1:] = n * K - start[-1:]
+    return start, length
+
+
+def _run_sums(sel, start, relevant, gains, threshold, gain):
+    """The relevant items and the gains of each run (``start``) within the
+    top K, each computed when first read: segment sums of the ranks'
+    values, or, when the selection keeps its graded items apart
+    (``sel.graded``: every other rank holds a grade 0), sums over those
+    items only, exact in any order (placed ties: ``_sums_exact``)."""
+    if sel.graded is None:
+        n_relevant = _once(lambda: np.add.reduceat(relevant().ravel(), start))
+        gain_sum = _once(lambda: np.add.reduceat(gains().ravel(), start))
+        return n_relevant, gain_sum
+    at, grade = sel.graded
+    run_of = _once(lambda: np.searchsorted(start, at, side="right") - 1)
+    kept = _once(lambda: np.take(sel.top_score.reshape(-1), at) > -np.inf)
+
+    def graded_sum(values):
+        values = np.where(kept(), values, 0.0)
+        return np.bincount(run_of(), weights=values, minlength=start.size)
+
+    n_relevant = _once(lambda: graded_sum(_relevant(grade, threshold)))
+    gain_sum = _once(lambda: graded_sum(_gain(grade, gain)))
+    return n_relevant, gain_sum
 
 
 def rank(
