@@ -896,6 +896,12 @@ def _doc_keys(doc, rows):
 def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     """Join parsed files into :class:`_Aligned` (trec_eval's conventions).
 
+    In order: the queries evaluated, the run's rows to evaluate in
+    trec_eval's order (:func:`_ranked_rows`), their grades
+    (:func:`_run_grades`), the depth ``max_docs``, and the judged documents
+    not retrieved inserted after their query's rows
+    (:func:`_insert_missing`).
+
     Memory: a run's row takes a few words at a time here (int32 codes, no
     copy of a column that is already in order, the qrels looked up for the
     rows whose document is judged only); figures in benchmarks/bench_cli.py.
@@ -917,48 +923,12 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     in_run[q_run] = True
     evaluated = in_qrels if all_queries else in_qrels & in_run
 
-    # the run's rows to evaluate: ``src``, their rows in the file (None:
-    # every row, in file order), after the duplicate check
-    src = _run_duplicates(run, q_run, duplicates)
-    wanted = evaluated[q_run if src is None else q_run[src]]
-    if not wanted.all():
-        src = np.flatnonzero(wanted) if src is None else src[wanted]
-    del wanted
-
-    # Every line of a run is a retrieved document, even one scored -inf
-    # (trec_eval and pytrec_eval rank it last): it takes the lowest finite
-    # score, so that -inf keeps meaning "not retrieved" in the long form.
-    score = run.value
-    if np.isneginf(score).any():
-        score = np.where(np.isneginf(score), np.finfo(np.float64).min, score)
-    # in trec_eval's order: by query, decreasing score, ties by doc id
-    q_run = q_run if src is None else q_run[src]
-    s_run = score if src is None else score[src]
-    del score
-    order = _score_order(q_run, s_run)
-    if order is not None:
-        src = order if src is None else src[order]
-        q_run, s_run = q_run[order], s_run[order]
-        del order
-    src = _break_ties_by_doc(q_run, s_run, src, run.doc)
+    src, q_run, s_run = _ranked_rows(run, q_run, evaluated, duplicates)
+    qrels_key = q_qrels.astype(np.int64) * np.int64(n_docs) + d_qrels
+    del d_qrels
+    found, judged_row = _judged_rows(run, dvocab, src, q_run, qrels_key, n_docs)
+    del src
     n_rows = q_run.size
-
-    # grades of the retrieved documents (0 when unjudged), looked up for
-    # the rows whose document the qrels judge (for some query) only
-    d_run = _judged_codes(run.doc, dvocab)
-    _release_arrow_memory()
-    cand = np.flatnonzero(d_run >= 0 if src is None else d_run[src] >= 0)
-    d_cand = d_run[cand if src is None else src[cand]]
-    del d_run
-    key_q = q_qrels.astype(np.int64) * np.int64(n_docs) + d_qrels
-    by_key = np.argsort(key_q)
-    sorted_key = key_q[by_key]
-    key_c = q_run[cand].astype(np.int64) * np.int64(n_docs) + d_cand
-    pos = np.minimum(np.searchsorted(sorted_key, key_c), max(key_q.size - 1, 0))
-    hit = sorted_key[pos] == key_c
-    found = cand[hit]  # rows with a judgement, in row order
-    judged_row = by_key[pos[hit]]  # and the qrels entry of each
-    del cand, d_cand, key_c, pos, hit, sorted_key, by_key
     g_run = np.zeros(n_rows, dtype=np.int64)
     g_run[found] = g_qrels[judged_row]
     j_run = np.zeros(n_rows, dtype=bool)
@@ -966,7 +936,8 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
 
     # judged documents not retrieved (or beyond the depth): rows at -inf;
     # unjudged documents beyond the depth have no row at all
-    seen = np.zeros(key_q.size, dtype=bool)
+    seen = np.zeros(qrels_key.size, dtype=bool)
+    del qrels_key
     if max_docs is None:
         seen[judged_row] = True
     else:
@@ -978,20 +949,9 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
         j_run = j_run[retrieved]
         del retrieved
     missing = np.flatnonzero(~seen & evaluated[q_qrels])
-
-    # insert them after their query's ranked rows (both parts are sorted by
-    # query: one merge pass instead of a sort)
-    missing = missing[np.argsort(q_qrels[missing], kind="stable")]
-    q_miss = q_qrels[missing]
-    at = np.searchsorted(q_run, q_miss, side="right")
-    q_all = np.insert(q_run, at, q_miss)
-    del q_run
-    g_all = np.insert(g_run, at, g_qrels[missing])
-    del g_run
-    s_all = np.insert(s_run, at, -np.inf)
-    del s_run
-    j_all = np.insert(j_run, at, g_qrels[missing] >= 0)
-    del j_run
+    columns = [q_run, g_run, s_run, j_run]
+    del q_run, g_run, s_run, j_run  # the list holds them: freed one by one
+    q_all, g_all, s_all, j_all = _insert_missing(columns, q_qrels, g_qrels, missing)
     rank = -np.arange(q_all.size, dtype=np.float64)
     rank[s_all == -np.inf] = -np.inf
 
@@ -1003,6 +963,72 @@ def _align(qrels, run, *, max_docs=None, all_queries=False, duplicates="error"):
     del q_all
     query_ids = _vocab_numpy(qvocab, np.flatnonzero(evaluated))
     return _Aligned(query_ids, codes, g_all, s_all, rank, run.tag, j_all)
+
+
+def _ranked_rows(run, q_run, evaluated, duplicates):
+    """``(src, q_run, s_run)``: the run's rows to evaluate (those of the
+    ``evaluated`` queries, after the duplicate check) in trec_eval's order
+    -- by query, decreasing score, ties by document id -- as their rows in
+    the file (``src``; None: every row, in file order), their query codes
+    and their scores.
+
+    Every line of a run is a retrieved document, even one scored -inf
+    (trec_eval and pytrec_eval rank it last): it takes the lowest finite
+    score, so that -inf keeps meaning "not retrieved" in the long form."""
+    src = _run_duplicates(run, q_run, duplicates)
+    wanted = evaluated[q_run if src is None else q_run[src]]
+    if not wanted.all():
+        src = np.flatnonzero(wanted) if src is None else src[wanted]
+    del wanted
+    score = run.value
+    if np.isneginf(score).any():
+        score = np.where(np.isneginf(score), np.finfo(np.float64).min, score)
+    q_run = q_run if src is None else q_run[src]
+    s_run = score if src is None else score[src]
+    del score
+    order = _score_order(q_run, s_run)
+    if order is not None:
+        src = order if src is None else src[order]
+        q_run, s_run = q_run[order], s_run[order]
+        del order
+    src = _break_ties_by_doc(q_run, s_run, src, run.doc)
+    return src, q_run, s_run
+
+
+def _judged_rows(run, dvocab, src, q_run, qrels_key, n_docs):
+    """``(found, judged_row)``: the ranked rows (:func:`_ranked_rows`)
+    whose (query, document) the qrels judge, in row order, and the qrels
+    entry of each (``qrels_key``: query code x ``n_docs`` + document
+    code), looked up for the rows whose document the qrels judge for some
+    query only."""
+    d_run = _judged_codes(run.doc, dvocab)
+    _release_arrow_memory()
+    cand = np.flatnonzero(d_run >= 0 if src is None else d_run[src] >= 0)
+    d_cand = d_run[cand if src is None else src[cand]]
+    del d_run
+    by_key = np.argsort(qrels_key)
+    sorted_key = qrels_key[by_key]
+    key_c = q_run[cand].astype(np.int64) * np.int64(n_docs) + d_cand
+    pos = np.minimum(np.searchsorted(sorted_key, key_c), max(qrels_key.size - 1, 0))
+    hit = sorted_key[pos] == key_c
+    return cand[hit], by_key[pos[hit]]
+
+
+def _insert_missing(columns, q_qrels, g_qrels, missing):
+    """The ranked rows' ``[query, grade, score, judged]`` columns with the
+    judged documents not retrieved (the qrels entries ``missing``)
+    inserted after their query's rows, scored -inf: both parts are sorted
+    by query, so one merge pass instead of a sort.  ``columns`` is emptied
+    as it goes, each old column freed once its new one is made (when the
+    list holds the only reference)."""
+    missing = missing[np.argsort(q_qrels[missing], kind="stable")]
+    q_miss = q_qrels[missing]
+    at = np.searchsorted(columns[0], q_miss, side="right")
+    values = [q_miss, g_qrels[missing], -np.inf, g_qrels[missing] >= 0]
+    out = []
+    for value in values:
+        out.append(np.insert(columns.pop(0), at, value))
+    return out
 
 
 def _score_order(q, s):
