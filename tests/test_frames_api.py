@@ -78,7 +78,14 @@ def make_rows(seed, n_queries=30, id_kind="text"):
     return {c: v[order] for c, v in cols.items()}
 
 
-FRAME_KINDS = ["pandas", "pandas-arrow", "polars", "polars-lazy", "pyarrow"]
+FRAME_KINDS = [
+    "pandas",
+    "pandas-arrow",
+    "polars",
+    "polars-lazy",
+    "pyarrow",
+    "pyarrow-sliced",
+]
 ID_KINDS = ["text", "categorical", "int", "look-alike"]
 
 
@@ -92,7 +99,7 @@ def to_frame(cols, frame_kind, id_kind):
         if id_kind == "categorical":
             df = df.with_columns(pl.col("user").cast(pl.Categorical))
         return df.lazy() if frame_kind == "polars-lazy" else df
-    if frame_kind == "pyarrow":
+    if frame_kind.startswith("pyarrow"):
         pa = pytest.importorskip("pyarrow")
         arrays = {
             c: pa.array(v.tolist() if v.dtype == object else v) for c, v in cols.items()
@@ -100,6 +107,9 @@ def to_frame(cols, frame_kind, id_kind):
         if id_kind == "categorical":
             arrays["user"] = arrays["user"].dictionary_encode()
         table = pa.table(arrays)
+        if frame_kind == "pyarrow-sliced":  # one chunk, at an offset into its buffers
+            padded = pa.concat_tables([table.slice(0, 1), table]).combine_chunks()
+            return padded.slice(1)
         half = table.num_rows // 2  # several chunks
         return pa.concat_tables([table.slice(0, half), table.slice(half)])
     df = pd.DataFrame(cols)

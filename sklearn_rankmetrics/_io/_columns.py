@@ -6,12 +6,27 @@ the Dask and Spark integrations; nothing here imports pandas, Dask or
 Spark.
 """
 
+import sys
+
 import numpy as np
 
 from .._utils._conventions import CONVENTIONS
 from .._utils._validation import pandas_factorize
 
 __all__ = []  # private module
+
+
+def one_array(values):
+    """A pyarrow ``ChunkedArray`` as one ``Array``: its only chunk, read in
+    place (``combine_chunks`` copies even a single chunk: 0.8 s for a
+    column of 10,000,000 hex ids), else its chunks concatenated
+    (dictionaries unified); any other value as it is.  A chunk may start
+    at an offset into its buffers (a sliced table): readers of the buffers
+    take ``offset`` into account."""
+    pa = sys.modules.get("pyarrow")  # (no pyarrow imported: no ChunkedArray)
+    if pa is None or not isinstance(values, pa.ChunkedArray):
+        return values
+    return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
 
 
 def check_columns(

@@ -49,6 +49,7 @@ from ._columns import (
     check_nulls,
     check_tie_break,
     not_numeric_error,
+    one_array,
 )
 
 __all__ = []  # private module
@@ -533,8 +534,7 @@ def _arrow_factorize(native, arrow=False):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if isinstance(native, pa.ChunkedArray):  # (dictionaries unified)
-        native = native.combine_chunks()
+    native = one_array(native)
     encoded = native if pa.types.is_dictionary(native.type) else None
     if encoded is None:
         views = getattr(pa.types, "is_string_view", lambda t: False)

@@ -31,6 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._columns import one_array
+
 __all__ = ["read_trec_qrels", "read_trec_run", "trec_to_long_form"]
 
 _DUPLICATES = ("error", "first", "last")
@@ -175,11 +177,7 @@ def _split_pyarrow(path, n_min, n_max, expected, keep):
         if "Empty CSV file" in str(exc):
             return None
         raise TrecFormatError(f"{path}: cannot read the file as text: {exc}") from exc
-    text = table.column("line")
-    if text.num_chunks != 1:
-        text = text.combine_chunks()
-    else:
-        text = text.chunk(0)
+    text = one_array(table.column("line"))
     trimmed = pc.utf8_trim_whitespace(text)
     fields = pc.ascii_split_whitespace(trimmed)
     n_fields = pc.list_value_length(fields).to_numpy(zero_copy_only=False)
@@ -279,8 +277,7 @@ def _read_simple(path, n_fields, keep, types):
         return None
     columns = []
     for name, kind in zip(wanted, types, strict=True):
-        column = table.column(name)
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+        column = one_array(table.column(name))
         if kind is None:
             # a field with whitespace inside, an empty field or a comment
             # line: leave the file to the general reader
