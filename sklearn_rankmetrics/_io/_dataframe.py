@@ -41,6 +41,7 @@ from .._utils._validation import (
     _query_groups,
     check_query_id,
     pandas_factorize,
+    sorted_numbering,
     str_order,
 )
 from ._columns import (
@@ -231,9 +232,7 @@ def _sorted_codes(codes, uniques, col, all_used=False):
                 f"column {col!r} mixes ids of types that cannot be sorted (e.g. "
                 "ints and strings); use one type for every id."
             ) from None
-    rank = np.empty(order.shape[0], dtype=np.intp)
-    rank[order] = np.arange(order.shape[0], dtype=np.intp)
-    return EncodedIds(rank[codes], uniques[order])
+    return EncodedIds(*sorted_numbering(codes, uniques, order))
 
 
 def _arrow_text(values):
@@ -681,9 +680,7 @@ def _varied_width_numbering(text):
         if not _rows_match(windows, starts, lengths, n_words, codes, rows):
             return None
         order = _distinct_order(windows, starts[rows], lengths[rows], n_words)
-    rank = np.empty(order.shape[0], dtype=np.intp)
-    rank[order] = np.arange(order.shape[0])
-    return rank[codes], rows[order], True
+    return (*sorted_numbering(codes, rows, order), True)
 
 
 def _rows_match(windows, starts, lengths, n_words, codes, rows):

@@ -517,7 +517,7 @@ def pandas_factorize(pd, values, sort=False):
     return codes, uniques
 
 
-def _sorted_numbering(codes, distinct, order):
+def sorted_numbering(codes, distinct, order):
     """``(codes, uniques)`` in the order of ``np.unique``: ``codes`` number
     the rows into the ``distinct`` ids (any order), which ``order`` sorts."""
     rank = np.empty(order.shape[0], dtype=np.intp)
@@ -533,7 +533,7 @@ def _factorize_by_hash(qid):
     over the whole range 2x faster than ``np.unique``."""
     codes, rows = _number(qid)
     distinct = qid[rows]
-    return _sorted_numbering(codes, distinct, np.argsort(distinct, kind="stable"))
+    return sorted_numbering(codes, distinct, np.argsort(distinct, kind="stable"))
 
 
 def str_order(values):
@@ -613,7 +613,7 @@ def _factorize_strings(qid):
     else:
         codes, rows = _number(objects)
         distinct = objects[rows]
-    codes, uniques = _sorted_numbering(codes, distinct, str_order(distinct))
+    codes, uniques = sorted_numbering(codes, distinct, str_order(distinct))
     return (codes if row_codes is None else codes[row_codes]), uniques
 
 
@@ -1019,7 +1019,7 @@ def _factorize_fixed_width(qid, rows=False):
     if keys is not None:  # exact keys in the ids' order: no check, no sort
         codes, first = _number(keys)
         order = np.argsort(unspread_bits(keys[first]))
-        numbered = _sorted_numbering(codes, qid[first], order)
+        numbered = sorted_numbering(codes, qid[first], order)
         return (*numbered, first[order]) if rows else numbered
     data = bytes_to_hash(qid)
     codes, first = _number(_row_hashes(data))
@@ -1029,7 +1029,7 @@ def _factorize_fixed_width(qid, rows=False):
         uniques, codes = np.unique(qid, return_inverse=True)
         return codes.reshape(-1).astype(np.intp, copy=False), uniques
     order = fixed_width_order(data[first])
-    numbered = _sorted_numbering(codes, qid[first], order)
+    numbered = sorted_numbering(codes, qid[first], order)
     return (*numbered, first[order]) if rows else numbered
 
 
