@@ -774,8 +774,8 @@ def test_gauc_skip_constant_scores_when_no_row_is_read(form):
 def _frames_of(values, y, s):
     """The same table as every frame kind installed, text ids of every
     storage: pandas object, pandas' string dtype on pyarrow, category (with
-    a category no row has), pyarrow string and dictionary, polars String and
-    Categorical."""
+    a category no row has), pyarrow string, string views and dictionary,
+    polars String (string views) and Categorical."""
     out = {}
     try:
         import pandas as pd
@@ -802,6 +802,9 @@ def _frames_of(values, y, s):
         out["pyarrow dictionary"] = pa.table(
             {"q": q.dictionary_encode(), "y": y, "s": s}
         )
+        if hasattr(pa, "string_view"):  # (polars' layout, read in place)
+            views = q.cast(pa.string_view())
+            out["pyarrow string_view"] = pa.table({"q": views, "y": y, "s": s})
     try:
         import polars as pl
     except ImportError:  # pragma: no cover
@@ -1124,22 +1127,37 @@ def test_varied_width_text_packed_in_order(values, large, cut, block_rows):
     assert_array_equal(codes, want_codes)
 
 
+@pytest.mark.parametrize("views", [False, True])
 @pytest.mark.parametrize("packed", [True, False])
-def test_varied_width_positions_past_int32_are_computed_in_int64(packed, monkeypatch):
-    # a string array of nearly 2 GiB: an id's start + 8j could overflow the
-    # int32 offsets; the positions are then taken in int64 (forced here by
-    # a lower limit), with the same numbering
+def test_varied_width_positions_past_int32_are_computed_in_int64(
+    packed, views, monkeypatch
+):
+    # a string array (or a data buffer of string views) of nearly 2 GiB: an
+    # id's start + 8j could overflow the int32 offsets; the positions are
+    # then taken in int64 (forced here by a lower limit), with the same
+    # numbering
     pa = pytest.importorskip("pyarrow")
     from sklearn_rankmetrics._io import _dataframe
 
+    if views and not hasattr(pa, "string_view"):
+        pytest.skip("pyarrow without string views")
     if not packed:
         monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
+    monkeypatch.setattr(_dataframe, "_VARIED_BLOCK_ROWS", 1)  # (views in place)
     rng = np.random.default_rng(12)
-    ids = [rng.bytes(int(rng.integers(0, 13))).hex() for _ in range(60)]
+    low = 7 if views else 0  # (views: every id in the data buffer)
+    ids = [rng.bytes(int(rng.integers(low, 13))).hex() for _ in range(60)]
     ids = [ids[i] for i in rng.integers(0, 60, 400)]
-    want = _dataframe._varied_width_numbering(pa.array(ids))
+    kind = pa.string_view() if views else pa.string()
+    want = _dataframe._varied_width_numbering(pa.array(ids, type=kind))
+    if views:
+        starts = _dataframe._text_bytes(pa.array(ids, type=kind))[1]
+        assert starts.local.dtype == np.int32
     monkeypatch.setattr(_dataframe, "_INT32_MAX", 100)
-    got = _dataframe._varied_width_numbering(pa.array(ids))
+    if views:
+        starts = _dataframe._text_bytes(pa.array(ids, type=kind))[1]
+        assert starts.local.dtype == np.int64
+    got = _dataframe._varied_width_numbering(pa.array(ids, type=kind))
     assert_array_equal(got[0], want[0])
     assert_array_equal(got[1], want[1])
     assert [ids[r] for r in got[1]] == sorted(set(ids))
@@ -1183,3 +1201,162 @@ def test_frames_of_varied_width_text_give_the_array_values(n, narrow):
         pool = NARROW + ["7\x00", "\x00", "a\x00b"]
     values = _draw(rng, pool, n)
     y, s, frames = _frames_match_the_arrays(values, rng, n)
+
+
+# Arrow string views (polars' strings): read in place, over their buffers
+# ---------------------------------------------------------------------------
+def _string_views(pa, values, chunks, cut, scatter, rng):
+    """``values`` as an Arrow array of string views: made in ``chunks``
+    pieces (one data buffer each, so ids of more than 12 bytes lie in
+    several buffers), at an offset ``cut``; with ``scatter``, its views
+    permuted and put back in the order of ``values`` by a second
+    permutation, so neighbouring rows point into different buffers (a
+    frame sorted after its strings were made)."""
+    padded = ["pad-pad-pad-pad"] * cut + list(values)
+    order = rng.permutation(len(padded)) if scatter else np.arange(len(padded))
+    made = [padded[i] for i in order]
+    bounds = np.linspace(0, len(made), chunks + 1).astype(int)
+    pieces = [
+        pa.array(made[a:b], type=pa.string_view())
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+        if b > a
+    ]
+    text = pa.concat_arrays(pieces) if len(pieces) > 1 else pieces[0]
+    if scatter:  # back to the order of `padded`, views only
+        buffers = text.buffers()
+        records = np.frombuffer(buffers[1], dtype="V16", count=len(text))
+        back = np.empty_like(order)
+        back[order] = np.arange(order.shape[0])
+        text = pa.Array.from_buffers(
+            text.type, len(text), [None, pa.py_buffer(records[back]), *buffers[2:]]
+        )
+    assert text.to_pylist() == padded
+    return text.slice(cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.text(alphabet="\x00 07a", max_size=16),  # about 12 bytes
+            st.text(alphabet="\x00 7éユ😀", max_size=9),
+            _ARROW_TEXT,
+        ),
+        min_size=1,
+        max_size=50,
+    ),
+    chunks=st.integers(1, 4),
+    cut=st.integers(0, 3),
+    scatter=st.booleans(),
+    block_rows=st.sampled_from([1, 3, 1 << 15]),
+    packed=st.booleans(),
+)
+def test_string_views_numbered_as_the_reference(
+    values, chunks, cut, scatter, block_rows, packed
+):
+    # ids in their views (up to 12 bytes) and in data buffers, look-alikes
+    # at the inline limit, several buffers, an offset, views scattered over
+    # the buffers; blocks of rows within one buffer or across several;
+    # packed keys or hashes: the codes and distinct ids of np.unique
+    pa = pytest.importorskip("pyarrow")
+    if not hasattr(pa.types, "is_string_view"):
+        pytest.skip("pyarrow without string views")
+    from sklearn_rankmetrics._io import _dataframe
+
+    rng = np.random.default_rng(len(values) + 7 * chunks + cut)
+    text = _string_views(pa, values, chunks, cut, scatter, rng)
+    want_codes, want_distinct = reference(values)
+    old = (_dataframe._VARIED_BLOCK_ROWS, _validation._PACKED_MAX_BITS)
+    _dataframe._VARIED_BLOCK_ROWS = block_rows
+    if not packed:
+        _validation._PACKED_MAX_BITS = -1
+    try:
+        in_place = _dataframe._text_bytes(text) is not None
+        numbered = _dataframe._varied_width_numbering(text)
+        got = _dataframe._arrow_factorize(text)
+    finally:
+        _dataframe._VARIED_BLOCK_ROWS, _validation._PACKED_MAX_BITS = old
+    if block_rows == 1:  # any layout is read in place with blocks of 1 row
+        assert in_place
+    if in_place:
+        codes, rows, in_order = numbered
+        assert in_order
+        assert [values[r] for r in rows] == want_distinct
+        assert_array_equal(codes, want_codes)
+    assert got.in_order
+    assert_array_equal(got.codes, want_codes)
+    assert got.uniques.dtype == object and got.uniques.tolist() == want_distinct
+
+
+def test_string_views_by_hand(monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    if not hasattr(pa.types, "is_string_view"):
+        pytest.skip("pyarrow without string views")
+    from sklearn_rankmetrics._io import _dataframe
+
+    # 12 bytes: in the view; 13: in a data buffer, its first 4 bytes in
+    # the view too.  "abcdefghijkl" < "abcdefghijkl\x00" < "abcdefghijklm"
+    twelve = "abcdefghijkl"
+    ids = [twelve + "m", twelve, "7", twelve + "\x00", "007", "", twelve + "m"]
+    text = pa.array(ids, type=pa.string_view())
+    # (ids in views and in buffers alternate: read in place in blocks of
+    # a row; in longer blocks, cast)
+    monkeypatch.setattr(_dataframe, "_VARIED_BLOCK_ROWS", 1)
+    source, starts, lengths, n_words = _dataframe._text_bytes(text)
+    assert lengths.tolist() == [13, 12, 1, 13, 3, 0, 13]
+    assert n_words == 2
+    codes, rows, in_order = _dataframe._varied_width_numbering(text)
+    assert in_order
+    order = ["", "007", "7", twelve, twelve + "\x00", twelve + "m"]
+    assert [ids[r] for r in rows] == order
+    assert codes.tolist() == [5, 3, 2, 4, 1, 0, 5]
+    # the distinct ids are read back from the views (Arrow cannot take them)
+    assert _dataframe._take_text(text.slice(1), np.array([3, 0, 2])).tolist() == [
+        "007",
+        twelve,
+        twelve + "\x00",
+    ]
+    # ids over 128 bytes, or nulls: cast and left to Arrow, still exact
+    for other in ([twelve, "y" * 129, twelve], [twelve, None, "7"]):
+        views = pa.array(other, type=pa.string_view())
+        assert _dataframe._varied_width_numbering(views) is None
+        got = _dataframe._arrow_factorize(views)
+        assert [None if c < 0 else got.uniques[c] for c in got.codes] == other
+
+
+def test_string_views_scattered_over_many_buffers_are_cast(monkeypatch):
+    # a block of rows reads from one buffer when the views follow their
+    # buffers; views scattered over their buffers are cast to large_string
+    # (one copy) rather than read block by block from every buffer
+    pa = pytest.importorskip("pyarrow")
+    if not hasattr(pa.types, "is_string_view"):
+        pytest.skip("pyarrow without string views")
+    from sklearn_rankmetrics._io import _dataframe
+
+    rng = np.random.default_rng(3)
+    pool = [rng.bytes(10).hex() for _ in range(50)]  # 20 bytes: in buffers
+    values = [pool[i] for i in rng.integers(0, 50, 3000)]
+    monkeypatch.setattr(_dataframe, "_VARIED_BLOCK_ROWS", 1000)
+    follow = _string_views(pa, values, 3, 0, False, rng)
+    scattered = _string_views(pa, values, 3, 0, True, rng)
+    assert len(follow.buffers()) == len(scattered.buffers()) == 5
+    assert _dataframe._text_bytes(follow) is not None
+    assert _dataframe._text_bytes(scattered) is None
+    for text in (follow, scattered):
+        got = _dataframe._arrow_factorize(text)
+        assert got.uniques[got.codes].tolist() == values
+
+
+def test_polars_strings_reach_the_reader_as_views():
+    pl = pytest.importorskip("polars")
+    pa = pytest.importorskip("pyarrow")
+    if not (hasattr(pl, "CompatLevel") and hasattr(pa.types, "is_string_view")):
+        pytest.skip("polars or pyarrow without string views")
+    from sklearn_rankmetrics._io import _dataframe
+
+    values = ["u" * 20, "7", "007", "u" * 20]
+    native = _dataframe._polars_arrow(pl.Series("q", values))
+    assert pa.types.is_string_view(native.type)
+    got = _dataframe._arrow_factorize(native)
+    assert got.in_order and got.codes.tolist() == [2, 1, 0, 2]
+    assert got.uniques.tolist() == ["007", "7", "u" * 20]

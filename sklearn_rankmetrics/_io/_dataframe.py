@@ -520,10 +520,25 @@ def factorize_ids(series, nw, *, objects=True, arrow=False):
                 import pyarrow  # noqa: F401
             except ImportError:
                 return None
-        native = native.to_arrow()
+        native = _polars_arrow(native)
     elif not impl.is_pyarrow():
         return None
     return _arrow_factorize(native, arrow=arrow)
+
+
+def _polars_arrow(series):
+    """A polars Series as an Arrow array, without a copy: its strings as
+    string views (polars' own layout, read in place by
+    :func:`_view_bytes`) where polars and pyarrow both have them; the
+    default conversion copies every id's bytes to ``large_string`` (0.24 s
+    for 10,000,000 ids of 30 bytes)."""
+    import polars as pl
+    import pyarrow as pa
+
+    newest = getattr(pl, "CompatLevel", None)
+    if newest is None or not hasattr(pa.types, "is_string_view"):
+        return series.to_arrow()
+    return series.to_arrow(compat_level=newest.newest())
 
 
 def _arrow_factorize(native, arrow=False):
@@ -536,26 +551,30 @@ def _arrow_factorize(native, arrow=False):
     native = one_array(native)
     encoded = native if pa.types.is_dictionary(native.type) else None
     if encoded is None:
-        views = getattr(pa.types, "is_string_view", lambda t: False)
-        if views(native.type):  # string views: not every kernel takes them
-            native = pc.cast(native, pa.large_string())
         numbered = _equal_width_numbering(native)
         if numbered is not None:
             return numbered
-        numbered = _varied_width_numbering(native)
+        numbered = _varied_width_numbering(native)  # (string views too)
+        views = getattr(pa.types, "is_string_view", lambda t: False)
+        if numbered is None and views(native.type):
+            # views scattered over their buffers, or ids over 128 bytes;
+            # and not every kernel takes string views
+            native = pc.cast(native, pa.large_string())
+            numbered = _equal_width_numbering(native)
+            if numbered is not None:
+                return numbered
+            numbered = _varied_width_numbering(native)
         if numbered is None:
             encoded = pc.dictionary_encode(native)
-    in_order = False
-    if encoded is None:  # numbered (in order of appearance, as Arrow would)
+    if encoded is None:  # numbered in np.unique's order
         codes, rows, in_order = numbered
-        uniques = native.take(pa.array(rows))
-    else:
-        indices = encoded.indices
-        if indices.null_count:
-            indices = indices.fill_null(-1)
-        codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
-        uniques = encoded.dictionary
-    if in_order or not (arrow and _arrow_text(uniques)):
+        return FactorizedIds(codes, _take_text(native, rows), in_order)
+    indices = encoded.indices
+    if indices.null_count:
+        indices = indices.fill_null(-1)
+    codes = indices.to_numpy(zero_copy_only=False).astype(np.intp)
+    uniques = encoded.dictionary
+    if not (arrow and _arrow_text(uniques)):
         uniques = uniques.to_numpy(zero_copy_only=False)
         if uniques.dtype.kind in "OU":
             uniques = uniques.astype(object, copy=False)
@@ -566,7 +585,7 @@ def _arrow_factorize(native, arrow=False):
             new = np.full(len(uniques) + 1, -1, dtype=np.intp)
             new[keep] = np.arange(keep.shape[0])
             codes, uniques = new[codes], uniques.take(keep)
-    return FactorizedIds(codes, uniques, in_order)
+    return FactorizedIds(codes, uniques, False)
 
 
 def _equal_width_numbering(text):
@@ -607,8 +626,7 @@ def _equal_width_numbering(text):
     if numbered is None:  # two ids share a hash: Arrow numbers them
         return None
     codes, _, rows = numbered
-    uniques = text.take(pa.array(rows)).to_numpy(zero_copy_only=False)
-    return FactorizedIds(codes, uniques.astype(object, copy=False), in_order=True)
+    return FactorizedIds(codes, _take_text(text, rows), in_order=True)
 
 
 # Longest id (bytes) that _varied_width_numbering reads; longer: Arrow's
@@ -623,31 +641,58 @@ _WORD_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
 def _varied_width_numbering(text):
-    """``(codes, one row of each code, in_order)`` of an Arrow string array
-    without nulls whose ids take different numbers of bytes (at most
+    """``(codes, one row of each code, in_order)`` of an Arrow array of
+    text without nulls whose ids take different numbers of bytes (at most
     ``_VARIED_MAX_BYTES``), or None (the caller then runs Arrow's
     ``dictionary_encode``).  The codes and rows are those of ``np.unique``
     (``in_order``, always True here).
 
-    When the ids differ in at most 64 bits (:func:`_packed_text`: ids of
-    at most 7 bytes always do), they are numbered by exact keys in their
-    order.  Else the array's offsets and bytes are read in place: each id
-    is read as 8-byte words that cover its bytes (:func:`_span_words`),
-    hashed with its length, and the rows are numbered by hash
-    (:func:`_number`, in order of first appearance); every row is then
-    compared, length and words, with one row of its hash, so the codes are
-    exact (should two ids share a hash: None).  Two ids are equal exactly
-    when their lengths and words are.  Only the distinct ids are then
-    sorted (:func:`_distinct_order`).  About a third of
+    The ids' bytes are read in place (:func:`_text_bytes`: the data of a
+    string array, or the views and data buffers of string views).  When
+    the ids differ in at most 64 bits (:func:`_packed_text`: ids of at
+    most 7 bytes always do), they are numbered by exact keys in their
+    order.  Else each id is read as 8-byte words that cover its bytes
+    (:func:`_span_words`), hashed with its length, and the rows are
+    numbered by hash (:func:`_number`, in order of first appearance); every
+    row is then compared, length and words, with one row of its hash, so
+    the codes are exact (should two ids share a hash: None).  Two ids are
+    equal exactly when their lengths and words are.  Only the distinct ids
+    are then sorted (:func:`_distinct_order`).  About a third of
     ``dictionary_encode``'s time at 10,000,000 rows (benchmarks/README.md,
     issue 31 goal 5).
     """
+    layout = _text_bytes(text)
+    if layout is None:
+        return None
+    source, starts, lengths, n_words = layout
+    keys = _packed_text(source, starts, lengths, n_words)
+    if keys is not None:  # exact keys in the ids' order: no check, no sort
+        codes, rows = _number(keys)
+        order = np.argsort(_validation.unspread_bits(keys[rows]))
+    else:
+        codes, rows = _number(_varied_hashes(source, starts, lengths, n_words))
+        if not _rows_match(source, starts, lengths, n_words, codes, rows):
+            return None
+        order = _distinct_order(source, starts[rows], lengths[rows], n_words)
+    return (*sorted_numbering(codes, rows, order), True)
+
+
+def _text_bytes(text):
+    """Where the ids of an Arrow array of text lie, read in place:
+    ``(source, starts, lengths, n_words)``, the :class:`_ByteSpaces` that
+    hold their bytes, the :class:`_Positions` of each id's first byte, its
+    length in bytes, and the words of 8 bytes that the longest takes; None for
+    other arrays, nulls, no rows, an id over ``_VARIED_MAX_BYTES``, and
+    string views scattered over their buffers (:func:`_view_bytes`)."""
     import pyarrow as pa
 
     n = len(text)
-    large = pa.types.is_large_string(text.type)
-    if not (large or pa.types.is_string(text.type)) or n == 0 or text.null_count:
+    if n == 0 or text.null_count:
         return None
+    large = pa.types.is_large_string(text.type)
+    if not (large or pa.types.is_string(text.type)):
+        views = getattr(pa.types, "is_string_view", lambda t: False)
+        return _view_bytes(text, n) if views(text.type) else None
     _, offset_buffer, data_buffer = text.buffers()
     offsets = np.frombuffer(
         offset_buffer,
@@ -664,26 +709,150 @@ def _varied_width_numbering(text):
         # a word's position (an id's start + 8j) could pass int32's range
         offsets = offsets.astype(np.int64)
         lengths = np.diff(offsets)
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else None
-    if data is None or data.shape[0] < 8:  # (so that a window fits)
-        data = np.zeros(8, dtype=np.uint8)
-        if data_buffer:
-            data[: len(data_buffer)] = np.frombuffer(data_buffer, dtype=np.uint8)
-    windows = np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
-    starts = offsets[:-1]
-    keys = _packed_text(windows, starts, lengths, n_words)
-    if keys is not None:  # exact keys in the ids' order: no check, no sort
-        codes, rows = _number(keys)
-        order = np.argsort(_validation.unspread_bits(keys[rows]))
-    else:
-        codes, rows = _number(_varied_hashes(windows, offsets, lengths, n_words))
-        if not _rows_match(windows, starts, lengths, n_words, codes, rows):
+    return _ByteSpaces([data_buffer]), _Positions(offsets[:-1]), lengths, n_words
+
+
+# Bytes of an id that a string view holds itself (longer ids: in a data
+# buffer), and where they start in the view (after its length).
+_VIEW_INLINE = 12
+_VIEW_PREFIX = 4
+
+
+def _view_bytes(text, n):
+    """:func:`_text_bytes` of an Arrow array of string views (polars'
+    strings), read in place (:func:`_view_layout`).  None when the ids'
+    buffers change more often along the rows than once a block of
+    ``_VARIED_BLOCK_ROWS`` rows on average (a frame's rows sorted after
+    its strings were built): each block of rows would be read from many
+    buffers, and the caller casts the array to ``large_string`` (one copy
+    of its bytes) instead."""
+    source, starts, lengths, space = _view_layout(text, n)
+    longest = int(lengths.max())
+    if longest > _VARIED_MAX_BYTES:
+        return None
+    n_words = max(1, -(-longest // 8))
+    if space is not None:
+        changes = np.count_nonzero(space[1:] != space[:-1])
+        if changes * _VARIED_BLOCK_ROWS > n:
             return None
-        order = _distinct_order(windows, starts[rows], lengths[rows], n_words)
-    return (*sorted_numbering(codes, rows, order), True)
+        largest = max(w.shape[0] for w in source.windows)
+        if largest > _INT32_MAX - 8 * (n_words + 2):
+            # a word's position in a buffer (int32 offsets) could pass
+            # int32's range: in int64
+            starts.local = starts.local.astype(np.int64)
+    return source, starts, lengths, n_words
 
 
-def _rows_match(windows, starts, lengths, n_words, codes, rows):
+def _view_layout(text, n):
+    """``(source, starts, lengths, space)`` of the string views of
+    ``text``: the :class:`_ByteSpaces` of its data buffers then its views
+    buffer, the :class:`_Positions` of the ids in them, their lengths in
+    bytes, and the buffer of each id (None: every id in its view).
+
+    A view is 16 bytes: the id's length, then either the id itself
+    (``_VIEW_INLINE`` bytes at most, zero-padded) or its first 4 bytes, the
+    data buffer that holds it and where it starts there (read in place)."""
+    buffers = text.buffers()
+    views = np.frombuffer(
+        buffers[1], dtype=np.int32, count=4 * n, offset=16 * text.offset
+    ).reshape(n, 4)
+    view_bytes = np.frombuffer(
+        buffers[1], dtype=np.uint8, count=16 * n, offset=16 * text.offset
+    )
+    source = _ByteSpaces([*buffers[2:], view_bytes])
+    in_views = len(buffers) - 2  # the views buffer's number
+    lengths = views[:, 0].copy()
+    inline = lengths <= _VIEW_INLINE
+    if inline.all():
+        starts = np.arange(_VIEW_PREFIX, 16 * n, 16, dtype=np.int64)
+        return source, _Positions(starts, only=in_views), lengths, None
+    if not inline.any():
+        space = views[:, 2]
+        return source, _Positions(views[:, 3], space), lengths, space
+    space = np.where(inline, in_views, views[:, 2])
+    starts = np.where(inline, np.arange(_VIEW_PREFIX, 16 * n, 16), views[:, 3])
+    return source, _Positions(starts, space), lengths, space
+
+
+def _take_text(text, rows):
+    """The ids of the rows ``rows`` of an Arrow array of text, as an object
+    array of ``str``.  Arrow's ``take`` has no kernel for string views
+    (pyarrow 26): the views of the rows are gathered here into a new array
+    on the same data buffers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    views = getattr(pa.types, "is_string_view", lambda t: False)
+    if views(text.type):
+        buffers = text.buffers()
+        records = np.frombuffer(
+            buffers[1], dtype="V16", count=len(text), offset=16 * text.offset
+        )
+        taken = pa.Array.from_buffers(
+            text.type, rows.shape[0], [None, pa.py_buffer(records[rows]), *buffers[2:]]
+        )
+        out = pc.cast(taken, pa.large_string())
+    else:
+        out = text.take(pa.array(rows))
+    return out.to_numpy(zero_copy_only=False).astype(object, copy=False)
+
+
+class _Positions:
+    """Where ids start: at byte ``local`` of the buffer ``space`` (one per
+    id; None: all in the buffer ``only``) of a :class:`_ByteSpaces`.
+    Indexed as an array of rows."""
+
+    __slots__ = ("local", "space", "only")
+
+    def __init__(self, local, space=None, only=0):
+        self.local, self.space, self.only = local, space, only
+
+    def __getitem__(self, rows):
+        space = None if self.space is None else self.space[rows]
+        return _Positions(self.local[rows], space, self.only)
+
+
+class _ByteSpaces:
+    """The bytes of the ids of an Arrow text array, in one buffer or more
+    (string views), read in place: each buffer as its 8-byte words at
+    every byte (``windows``, a strided view; a buffer of fewer than 8
+    bytes is copied, zero-padded).  An id's bytes lie in one buffer."""
+
+    def __init__(self, buffers):
+        self.windows = []
+        for buffer in buffers:  # (None: no bytes)
+            data = np.frombuffer(b"" if buffer is None else buffer, dtype=np.uint8)
+            if data.shape[0] < 8:  # (so that a window fits)
+                data = np.concatenate([data, np.zeros(8 - data.shape[0], np.uint8)])
+            self.windows.append(
+                np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
+            )
+
+    def groups(self, starts):
+        """The ids at ``starts`` (:class:`_Positions`) by the buffer that
+        holds them: a list of ``(rows, windows, local)``, the ids' rows
+        (None: all), the buffer's ``windows`` and where the ids start in
+        it.  Ids of one buffer (a block of rows, usually) are one group;
+        else they are sorted by buffer (a radix sort)."""
+        space = starts.space
+        if space is None:
+            return [(None, self.windows[starts.only], starts.local)]
+        if space.shape[0] == 0:
+            return []
+        first, last = space.min(), space.max()
+        if first == last:
+            return [(None, self.windows[first], starts.local)]
+        space = space.astype(np.int16 if len(self.windows) < 1 << 15 else np.int32)
+        order = np.argsort(space, kind="stable")
+        bounds = np.searchsorted(space[order], np.arange(len(self.windows) + 1))
+        return [
+            (order[a:b], self.windows[s], starts.local[order[a:b]])
+            for s, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
+            if a < b
+        ]
+
+
+def _rows_match(source, starts, lengths, n_words, codes, rows):
     """Whether every id (its length and :func:`_span_words`) equals that of
     the row ``rows[code]`` of its code: block by block of rows, each
     compared with its code's row of a table of the distinct ids (one
@@ -692,7 +861,7 @@ def _rows_match(windows, starts, lengths, n_words, codes, rows):
     first_start, first_len = starts[rows], lengths[rows]
     table = np.empty((rows.shape[0], n_words + 1), dtype=np.uint64)
     table[:, 0] = first_len
-    words = _span_words(windows, first_start, first_len, n_words)
+    words = _span_words(source, first_start, first_len, n_words)
     for j, word in enumerate(words):
         table[:, j + 1] = word
     for a in range(0, n, _VARIED_BLOCK_ROWS):
@@ -700,14 +869,14 @@ def _rows_match(windows, starts, lengths, n_words, codes, rows):
         first = table.take(codes[a:b], axis=0)
         if (first[:, 0] != lengths[a:b].astype(np.uint64)).any():
             return False
-        words = _span_words(windows, starts[a:b], lengths[a:b], n_words)
+        words = _span_words(source, starts[a:b], lengths[a:b], n_words)
         for j, word in enumerate(words):
             if (first[:, j + 1] != word).any():
                 return False
     return True
 
 
-def _distinct_order(windows, starts, lengths, n_words):
+def _distinct_order(source, starts, lengths, n_words):
     """The permutation that sorts the distinct ids that start at ``starts``
     with ``lengths`` as ``np.unique`` does: by their words from the start,
     zero-padded, as big-endian numbers (:func:`_start_words`), then their
@@ -716,7 +885,7 @@ def _distinct_order(windows, starts, lengths, n_words):
     (:func:`~sklearn_rankmetrics._utils._validation.words_order`): 500,000
     random hex ids in 0.12-0.2 s, where Arrow's sort of the strings took
     0.25 s and their conversion to Python strings 0.05 s more."""
-    keys = [_start_words(windows, starts, lengths, j) for j in range(n_words)]
+    keys = [_start_words(source, starts, lengths, j) for j in range(n_words)]
     keys.append(lengths.astype(np.uint64))
     return _validation.words_order(keys)
 
@@ -725,12 +894,25 @@ def _distinct_order(windows, starts, lengths, n_words):
 _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(9)], dtype=np.uint64)
 
 
-def _start_words(windows, starts, lengths, j):
-    """Word ``j`` of each id (starting at byte ``starts``, of ``lengths``
-    bytes): its bytes ``[8j, 8j + 8)``, zero past its end, as a big-endian
-    number (the id's first byte highest); ``windows`` are the 8-byte words
-    of the data at every byte position.  Near the data's end the last
-    window is read and shifted down."""
+def _start_words(source, starts, lengths, j):
+    """Word ``j`` of each id (starting at byte ``starts`` of ``source``, a
+    :class:`_ByteSpaces`, and of ``lengths`` bytes): its bytes
+    ``[8j, 8j + 8)``, zero past its end, as a big-endian number (the id's
+    first byte highest); buffer by buffer (:func:`_buffer_start_words`)."""
+    groups = source.groups(starts)
+    if len(groups) == 1:
+        _, windows, local = groups[0]
+        return _buffer_start_words(windows, local, lengths, j)
+    word = np.empty(lengths.shape[0], dtype=np.uint64)
+    for rows, windows, local in groups:
+        word[rows] = _buffer_start_words(windows, local, lengths[rows], j)
+    return word
+
+
+def _buffer_start_words(windows, starts, lengths, j):
+    """:func:`_start_words` of ids in one buffer: ``windows`` are its 8-byte
+    words at every byte position.  Near the buffer's end the last window
+    is read and shifted down."""
     pos = starts + 8 * j
     last = windows.shape[0] - 1
     word = windows[np.minimum(pos, last)]
@@ -741,7 +923,7 @@ def _start_words(windows, starts, lengths, j):
     return word.byteswap(inplace=True)
 
 
-def _packed_text(windows, starts, lengths, n_words):
+def _packed_text(source, starts, lengths, n_words):
     """Keys of the ids of :func:`_varied_width_numbering` as unsigned 64-bit
     ints, equal exactly when the ids are and, once
     :func:`~sklearn_rankmetrics._utils._validation.unspread_bits` undoes
@@ -758,7 +940,7 @@ def _packed_text(windows, starts, lengths, n_words):
     n = lengths.shape[0]
     limit = _validation._PACKED_MAX_BITS
     first = [
-        _start_words(windows, starts[:1], lengths[:1], j)[0] for j in range(n_words)
+        _start_words(source, starts[:1], lengths[:1], j)[0] for j in range(n_words)
     ]
     first.append(np.uint64(lengths[0]))
     # first pass: the varying bits of each word and of the length; word 0
@@ -768,7 +950,7 @@ def _packed_text(windows, starts, lengths, n_words):
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
         for j, value in enumerate(first):
-            column = _packed_column(windows, starts, lengths, a, b, j, n_words)
+            column = _packed_column(source, starts, lengths, a, b, j, n_words)
             if j == 0:
                 keys[a:b] = column
             column ^= value
@@ -792,18 +974,18 @@ def _packed_text(windows, starts, lengths, n_words):
         else:
             key[...] = 0
         for j, low, width in rest:
-            v = _packed_column(windows, starts, lengths, a, b, j, n_words)
+            v = _packed_column(source, starts, lengths, a, b, j, n_words)
             key <<= np.uint64(width)
             key |= _span(v, low, width)
         _validation.spread_bits(key, out=key)  # for the hash table
     return keys
 
 
-def _packed_column(windows, starts, lengths, a, b, j, n_words):
+def _packed_column(source, starts, lengths, a, b, j, n_words):
     """Rows ``[a, b)`` of column ``j`` of :func:`_packed_text`: word ``j``
     of the ids, or their lengths after the last word."""
     if j < n_words:
-        return _start_words(windows, starts[a:b], lengths[a:b], j)
+        return _start_words(source, starts[a:b], lengths[a:b], j)
     return lengths[a:b].astype(np.uint64)
 
 
@@ -816,16 +998,15 @@ def _span(v, low, width):
     return v
 
 
-def _varied_hashes(windows, offsets, lengths, n_words):
+def _varied_hashes(source, starts, lengths, n_words):
     """A 64-bit hash of each id of :func:`_varied_width_numbering` (its
     length, then its words, :func:`_span_words`), block by block of rows."""
     n = lengths.shape[0]
-    starts = offsets[:-1]
     hashes = np.empty(n, dtype=np.uint64)
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
         h = lengths[a:b].astype(np.uint64) * _WORD_MULTIPLIER
-        for word in _span_words(windows, starts[a:b], lengths[a:b], n_words):
+        for word in _span_words(source, starts[a:b], lengths[a:b], n_words):
             h ^= word
             h *= _WORD_MULTIPLIER
             h ^= h >> np.uint64(29)
@@ -833,25 +1014,45 @@ def _varied_hashes(windows, offsets, lengths, n_words):
     return hashes
 
 
-def _span_words(windows, starts, lengths, n_words):
-    """The ``n_words`` words of each id that starts at byte ``starts`` with
-    ``lengths`` bytes, for the hash and the exact check (a generator): for
-    an id of at least 8 bytes, word ``j`` is its 8 bytes from
-    ``min(8j, length - 8)`` (the words cover every byte of the id, the
-    last ending at its end, so no word is masked and none reads past the
-    id); for a shorter id, its bytes zero-padded (:func:`_start_words`),
-    whatever ``j``.  Ids of one length are equal exactly when all their
-    words are."""
+def _span_words(source, starts, lengths, n_words):
+    """The ``n_words`` words of each id that starts at byte ``starts`` of
+    ``source`` (a :class:`_ByteSpaces`) with ``lengths`` bytes, for the
+    hash and the exact check (a generator), buffer by buffer
+    (:func:`_buffer_span_words`)."""
+    groups = source.groups(starts)
+    if len(groups) == 1:
+        _, windows, local = groups[0]
+        yield from _buffer_span_words(windows, local, lengths, n_words)
+        return
+    parts = [
+        (rows, _buffer_span_words(windows, local, lengths[rows], n_words))
+        for rows, windows, local in groups
+    ]
+    for _ in range(n_words):
+        word = np.empty(lengths.shape[0], dtype=np.uint64)
+        for rows, words in parts:
+            word[rows] = next(words)
+        yield word
+
+
+def _buffer_span_words(windows, starts, lengths, n_words):
+    """:func:`_span_words` of ids in one buffer (``windows``: its 8-byte
+    words at every byte position): for an id of at least 8 bytes, word
+    ``j`` is its 8 bytes from ``min(8j, length - 8)`` (the words cover
+    every byte of the id, the last ending at its end, so no word is masked
+    and none reads past the id); for a shorter id, its bytes zero-padded
+    (:func:`_buffer_start_words`), whatever ``j``.  Ids of one length are
+    equal exactly when all their words are."""
     last = lengths - 8  # where each id's last word starts
     short = last < 0
     any_short = bool(short.any())
     if any_short:
         np.maximum(last, 0, out=last)
-        padded = _start_words(windows, starts[short], lengths[short], 0)
-    last += starts
+        padded = _buffer_start_words(windows, starts[short], lengths[short], 0)
+    last = last + starts
     for j in range(n_words):
         at = starts if j == 0 else np.minimum(last, starts + 8 * j)
-        if any_short:  # (a short id at the data's end)
+        if any_short:  # (a short id at the buffer's end)
             at = np.minimum(at, windows.shape[0] - 1)
         word = windows[at]
         if any_short:
