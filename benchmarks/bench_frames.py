@@ -33,13 +33,18 @@ chunk) and numbers text ids once by hashing (pandas' ``factorize``, Arrow's
 an object array of Python strings (by object, then its distinct objects by
 value; by value when each row holds its own object).
 
+With ``--polars-copy``, each round also times the polars frame with its
+text ids copied to Arrow's ``large_string`` first (``Series.to_arrow()``,
+as before its string views were read in place), the row "polars
+(copied)".
+
 Run from the repository root::
 
     python benchmarks/bench_frames.py [--rows 10000000] [--users 500000]
         [--ids str|cat|int] [--id-width fixed|varied|hex]
         [--numpy-ids names|to_numpy] [--repeat 3]
         [--metrics ndcg,recall,map,precision] [--k 10]
-        [--frames pandas,polars,pyarrow]
+        [--frames pandas,polars,pyarrow] [--polars-copy]
 """
 
 import argparse
@@ -126,6 +131,7 @@ def main():
     parser.add_argument("--metrics", default="ndcg,recall,map,precision")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--frames", default="pandas,polars,pyarrow")
+    parser.add_argument("--polars-copy", action="store_true")
     args = parser.parse_args()
     kinds = args.frames.split(",")
     options = dict(k=args.k, metrics=args.metrics.split(","), output_dict=True)
@@ -155,6 +161,19 @@ def main():
             frame, query_col="user", label_col="clicked", score_col="score", **options
         )
 
+    if args.polars_copy and "polars" in frames:
+        from sklearn_rankmetrics._io import _dataframe
+
+        def copied_path(frame):
+            views = _dataframe._polars_arrow
+            _dataframe._polars_arrow = lambda series: series.to_arrow()
+            try:
+                return frame_path(frame)
+            finally:
+                _dataframe._polars_arrow = views
+
+        frames["polars (copied)"] = frames["polars"]
+
     times = {"numpy": [], **{kind: [] for kind in frames}}
     ratios = {kind: [] for kind in frames}
     expected = None
@@ -162,16 +181,17 @@ def main():
         base, expected = cpu_time(numpy_path)
         times["numpy"].append(base)
         for kind, frame in frames.items():
-            t, got = cpu_time(lambda frame=frame: frame_path(frame))
+            path = copied_path if kind == "polars (copied)" else frame_path
+            t, got = cpu_time(lambda frame=frame, path=path: path(frame))
             if got != expected:
                 raise AssertionError(f"{kind}: {got} != numpy path {expected}")
             times[kind].append(t)
             ratios[kind].append(t / base)
-    print(f"{'numpy arrays':14s} {min(times['numpy']):7.2f} s")
+    print(f"{'numpy arrays':16s} {min(times['numpy']):7.2f} s")
     for kind in frames:
         ratio = sorted(ratios[kind])[len(ratios[kind]) // 2]
         print(
-            f"{kind:14s} {min(times[kind]):7.2f} s  {ratio:.2f}x the numpy path "
+            f"{kind:16s} {min(times[kind]):7.2f} s  {ratio:.2f}x the numpy path "
             "(median of rounds); values equal"
         )
 

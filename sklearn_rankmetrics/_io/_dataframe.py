@@ -520,7 +520,8 @@ def factorize_ids(series, nw, *, objects=True, arrow=False):
                 import pyarrow  # noqa: F401
             except ImportError:
                 return None
-        native = _polars_arrow(native)
+        # (its categories as Arrow converts them by default: a dictionary)
+        native = _polars_arrow(native) if dtype == nw.String else native.to_arrow()
     elif not impl.is_pyarrow():
         return None
     return _arrow_factorize(native, arrow=arrow)
