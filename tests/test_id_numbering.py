@@ -98,10 +98,27 @@ KINDS = {
 FIXED_WIDTH = {"unicode", "unicode, big-endian", "unicode, strided view", "bytes"}
 
 
-@pytest.fixture(params=["pandas", "numpy"])
+def _bucket_everything(monkeypatch):
+    """_validation._number of 8-byte ints in buckets from the first row
+    (blocks of 5 rows, buckets of about 3, a sample of one row)."""
+    for name, value in (
+        ("_HASH_MIN_ROWS", 0),
+        ("_BUCKET_MIN_ROWS", 0),
+        ("_BUCKET_SAMPLE_ROWS", 1),
+        ("_BUCKET_BLOCK_ROWS", 5),
+        ("_BUCKET_ROWS", 3),
+    ):
+        monkeypatch.setattr(_validation, name, value)
+
+
+@pytest.fixture(params=["pandas", "numpy", "buckets"])
 def backend(request, monkeypatch):
-    """Both numberings of _validation._number: pandas' hash table from the
-    first row, or numpy's sort for every size."""
+    """The numberings of _validation._number: pandas' hash table from the
+    first row, numpy's sort for every size, or (8-byte ints) one hash table
+    per bucket of values."""
+    if request.param == "buckets":
+        _bucket_everything(monkeypatch)
+        return request.param
     rows = 0 if request.param == "pandas" else 10**9
     monkeypatch.setattr(_validation, "_HASH_MIN_ROWS", rows)
     return request.param
@@ -665,6 +682,66 @@ def test_number_gives_a_row_of_each_code(block_rows, backend, monkeypatch):
     codes, rows = _validation._number(x)
     assert_array_equal(x[rows][codes], x)
     assert np.unique(x[rows]).shape[0] == rows.shape[0] == 50
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-3, 3)),
+        min_size=1,
+        max_size=60,
+    ),
+    signed=st.booleans(),
+    block_rows=st.sampled_from([1, 4, 1 << 18]),
+    bucket_rows=st.sampled_from([1, 3, 1 << 17]),
+)
+def test_numbering_in_buckets_is_exact(values, signed, block_rows, bucket_rows):
+    # any block and bucket sizes (a bucket over several blocks, empty
+    # buckets, one bucket), signed and unsigned ids, repeats: each code one
+    # value, each value one code, and a row of each code
+    pd = pytest.importorskip("pandas")
+    x = np.array(values, dtype=np.int64)
+    if not signed:
+        x = x.view(np.uint64)
+    old = _validation._BUCKET_BLOCK_ROWS, _validation._BUCKET_ROWS
+    _validation._BUCKET_BLOCK_ROWS, _validation._BUCKET_ROWS = block_rows, bucket_rows
+    try:
+        codes, rows = _validation._number_in_buckets(pd, x)
+    finally:
+        _validation._BUCKET_BLOCK_ROWS, _validation._BUCKET_ROWS = old
+    assert codes.dtype == rows.dtype == np.intp
+    assert_array_equal(x[rows][codes], x)
+    assert sorted(x[rows].tolist()) == sorted(set(x.tolist()))
+
+
+def test_numbering_in_buckets_only_for_many_scattered_ints(monkeypatch):
+    # buckets pay for a radix sort of every block: only when a sample shows
+    # many distinct values (one table would miss the caches) in rows not
+    # grouped by value (one table would then be read in order)
+    monkeypatch.setattr(_validation, "_BUCKET_MIN_ROWS", 1000)
+    monkeypatch.setattr(_validation, "_BUCKET_SAMPLE_ROWS", 100)
+    rng = np.random.default_rng(4)
+    many = rng.integers(0, 2**62, 5000)
+    assert _validation._many_scattered_values(many)
+    assert _validation._many_scattered_values(many.view(np.uint64))
+    assert not _validation._many_scattered_values(many[:999])  # too few rows
+    assert not _validation._many_scattered_values(many % 40)  # few values
+    assert not _validation._many_scattered_values(np.sort(many % 2500))  # grouped
+    assert not _validation._many_scattered_values(many.astype(np.int32))
+    assert not _validation._many_scattered_values(many.astype(object))
+    # and _number then numbers them in buckets, exactly
+    calls = []
+    real = _validation._number_in_buckets
+    monkeypatch.setattr(
+        _validation,
+        "_number_in_buckets",
+        lambda pd, x: calls.append(1) or real(pd, x),
+    )
+    pytest.importorskip("pandas")
+    monkeypatch.setattr(_validation, "_HASH_MIN_ROWS", 0)
+    codes, rows = _validation._number(many)
+    assert calls == [1]
+    assert_array_equal(many[rows][codes], many)
 
 
 def test_packed_ids_by_hand():
@@ -1360,3 +1437,47 @@ def test_polars_strings_reach_the_reader_as_views():
     got = _dataframe._arrow_factorize(native)
     assert got.in_order and got.codes.tolist() == [2, 1, 0, 2]
     assert got.uniques.tolist() == ["007", "7", "u" * 20]
+
+
+# str_order: distinct str ids sorted as Python sorts them
+# ---------------------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.text(alphabet="\x00 07aAé", max_size=9),  # NULs, Latin-1
+            st.text(alphabet="\x00 7é\uffffユ😀\ud800", max_size=5),  # wider
+            st.text(alphabet="01", min_size=30, max_size=40),  # long ids
+        ),
+        unique=True,
+        max_size=40,
+    ),
+    least=st.sampled_from([0, 1 << 10]),
+)
+def test_str_order_sorts_as_python(values, least):
+    # as an array of characters (narrowed to bytes when Latin-1) or by
+    # Python's sort (trailing NULs, few ids, one long id): Python's order
+    old = _validation._STR_ORDER_MIN
+    _validation._STR_ORDER_MIN = least
+    try:
+        got = _validation.str_order(np.array(values, dtype=object))
+    finally:
+        _validation._STR_ORDER_MIN = old
+    assert [values[i] for i in got] == sorted(values)
+
+
+def test_str_order_by_hand(monkeypatch):
+    monkeypatch.setattr(_validation, "_STR_ORDER_MIN", 0)
+    # a prefix first; "7\x00" after "7" (a U array would tie them: Python's
+    # sort then); capitals before lower case; accents by code point
+    for values, want in (
+        (["u10", "u2", "u1", "U1"], ["U1", "u1", "u10", "u2"]),
+        (["é", "e", "f", "ä"], ["e", "f", "ä", "é"]),
+        (["7\x00", "7", "07"], ["07", "7", "7\x00"]),
+        (["ab", "a\x00b", "a"], ["a", "a\x00b", "ab"]),
+    ):
+        got = _validation.str_order(values)
+        assert [values[i] for i in got] == want
+    # not every id a str: Python's sort (which then refuses 1 < "1")
+    with pytest.raises(TypeError):
+        _validation.str_order(["1", 1])

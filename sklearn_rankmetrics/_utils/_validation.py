@@ -463,13 +463,16 @@ def _number(x):
     objects compared by value), in any order, and one row of ``x`` holding
     each code: a hash table (``pandas.factorize``, in order of appearance)
     for inputs of at least ``_HASH_MIN_ROWS`` rows when pandas is
-    installed, else a sort."""
+    installed, one table per bucket of the values when the table of all
+    would outgrow the caches (:func:`_number_in_buckets`), else a sort."""
     pd = None
     if x.shape[0] >= _HASH_MIN_ROWS:
         try:
             import pandas as pd  # lazily: importing this package never does
         except ImportError:
             pass
+    if pd is not None and _many_scattered_values(x):
+        return _number_in_buckets(pd, x)
     if pd is None:
         _, codes = np.unique(x, return_inverse=True)
         codes = codes.reshape(-1).astype(np.intp, copy=False)
@@ -483,6 +486,85 @@ def _number(x):
         block = codes[start : start + _NUMBER_BLOCK_ROWS]
         rows[block] = np.arange(start, start + block.shape[0])
     return codes, rows
+
+
+# _number_in_buckets: fewest rows; rows per block (their keys' radix sort
+# and gathers in cache) and about as many rows per bucket (its hash table
+# in cache); rows of the sample that tells whether the values are many.
+_BUCKET_MIN_ROWS = 1 << 20
+_BUCKET_BLOCK_ROWS = 1 << 18
+_BUCKET_ROWS = 1 << 17
+_BUCKET_SAMPLE_ROWS = 1 << 16
+
+
+def _many_scattered_values(x):
+    """Whether :func:`_number` should number the 8-byte ints ``x`` bucket by
+    bucket: at least ``_BUCKET_MIN_ROWS`` rows, more than half of a sample
+    of ``_BUCKET_SAMPLE_ROWS`` rows (one every ``n / sample`` rows)
+    distinct -- a hash table of all the values would then outgrow the
+    caches (about 45,000 values or more) -- and rows not grouped by value
+    (fewer than a quarter of the first sample's rows equal their
+    predecessor): grouped rows read one table entry after the other, which
+    one table serves faster."""
+    n = x.shape[0]
+    if n < _BUCKET_MIN_ROWS or x.dtype.kind not in "iu" or x.dtype.itemsize != 8:
+        return False
+    run = x[:_BUCKET_SAMPLE_ROWS]
+    if 4 * np.count_nonzero(run[1:] == run[:-1]) >= run.shape[0]:
+        return False
+    sample = x[:: n // _BUCKET_SAMPLE_ROWS]
+    return 2 * np.unique(sample).shape[0] > sample.shape[0]
+
+
+def _number_in_buckets(pd, x):
+    """:func:`_number` of the 8-byte ints ``x``, one hash table per bucket
+    of values: the values are split into buckets of about ``_BUCKET_ROWS``
+    rows by the top bits of ``x`` times an odd constant, block by block of
+    ``_BUCKET_BLOCK_ROWS`` rows (a stable radix sort of the small bucket
+    numbers and a gather, in cache); each bucket, its rows from every
+    block, is then numbered alone (``pandas.factorize``: its table in
+    cache), its codes after those of the buckets before, and the codes are
+    put back in each block's rows.  10,000,000 rows of 500,000 random
+    values: 0.22-0.36 s, where one table of every value takes 0.43-0.78 s
+    (its lookups miss the caches)."""
+    n = x.shape[0]
+    keys = x.view(np.uint64)
+    bits = int(np.clip(np.ceil(np.log2(n / _BUCKET_ROWS)), 1, 8))
+    n_buckets = 1 << bits
+    shift = np.uint64(64 - bits)
+    blocks = []  # (start, the keys by bucket, their rows, bucket ends, codes)
+    for start in range(0, n, _BUCKET_BLOCK_ROWS):
+        block = keys[start : start + _BUCKET_BLOCK_ROWS]
+        bucket = block * _HASH_MULTIPLIER
+        bucket >>= shift
+        bucket = bucket.astype(np.uint8)
+        # stable sorts of 8-bit keys are radix sorts in numpy: O(n)
+        rows = np.argsort(bucket, kind="stable").astype(np.int32)
+        ends = np.zeros(n_buckets + 1, dtype=np.intp)
+        np.cumsum(np.bincount(bucket, minlength=n_buckets), out=ends[1:])
+        codes = np.empty(rows.shape[0], dtype=np.int32 if n < 1 << 31 else np.intp)
+        blocks.append((start, block[rows], rows, ends.tolist(), codes))
+    firsts, n_codes = [], 0
+    for j in range(n_buckets):
+        values = np.concatenate([v[e[j] : e[j + 1]] for _, v, _, e, _ in blocks])
+        codes, uniques = pd.factorize(values)
+        rows = np.concatenate(
+            [r[e[j] : e[j + 1]].astype(np.intp) + a for a, _, r, e, _ in blocks]
+        )
+        first = np.empty(uniques.shape[0], dtype=np.intp)
+        first[codes] = rows  # any row of each code will do
+        firsts.append(first)
+        codes += n_codes
+        n_codes += uniques.shape[0]
+        done = 0
+        for _, _, _, e, block_codes in blocks:
+            size = e[j + 1] - e[j]
+            block_codes[e[j] : e[j + 1]] = codes[done : done + size]
+            done += size
+    out = np.empty(n, dtype=np.intp)
+    for start, _, rows, _, codes in blocks:
+        out[start : start + rows.shape[0]][rows] = codes
+    return out, np.concatenate(firsts)
 
 
 # A key that is not text: pandas < 3 factorizes an object array of str (or
@@ -536,15 +618,38 @@ def _factorize_by_hash(qid):
     return sorted_numbering(codes, distinct, np.argsort(distinct, kind="stable"))
 
 
+# Fewest ids that str_order sorts as an array of their characters (fewer:
+# Python's sort, as fast).
+_STR_ORDER_MIN = 1024
+
+
 def str_order(values):
-    """The permutation that sorts the ``str`` objects ``values`` by
+    """The permutation that sorts the distinct ``str`` objects ``values`` by
     Python's ``<``, as ``np.unique`` sorts an object array of them.
 
-    (Not ``np.argsort(values.astype(str))``: a ``U`` array drops trailing
-    NUL characters, so ``"7"`` and ``"7\\x00"`` would tie.)
+    The ids are copied into a ``U`` array (narrowed to one byte per
+    character when they are Latin-1, :func:`narrow_text`) and sorted by its
+    words (:func:`fixed_width_order`): numpy compares ``U`` ids by their
+    code points, zero-padded, as Python compares strings (a prefix first),
+    except that a ``U`` array drops trailing NUL characters (``"7"`` and
+    ``"7\\x00"`` would tie).  So Python's sort runs instead when an id
+    ends with a NUL (the array then holds fewer characters than the ids),
+    when an id is not a ``str`` (``1`` would become ``"1"``), for fewer than
+    ``_STR_ORDER_MIN`` ids, and when one long id would make the array more
+    than four times the ids' characters.  500,000 random hex ids: 125 ms,
+    where Python's sort takes 340 ms.
     """
     values = list(values)
-    return np.array(sorted(range(len(values)), key=values.__getitem__), dtype=np.intp)
+    n = len(values)
+    if n and n >= _STR_ORDER_MIN and set(map(type, values)) <= {str}:
+        lengths = np.fromiter(map(len, values), dtype=np.intp, count=n)
+        longest, total = int(lengths.max()), int(lengths.sum())
+        if longest and longest * n <= 4 * total + (1 << 16):
+            ids = np.array(values, dtype=f"U{longest}")
+            if int(np.char.str_len(ids).sum()) == total:  # no NUL dropped
+                narrow = narrow_text(ids)
+                return fixed_width_order(ids if narrow is None else narrow)
+    return np.array(sorted(range(n), key=values.__getitem__), dtype=np.intp)
 
 
 class _Addresses:
