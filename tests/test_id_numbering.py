@@ -718,17 +718,19 @@ def test_numbering_in_buckets_only_for_many_scattered_ints(monkeypatch):
     # buckets pay for a radix sort of every block: only when a sample shows
     # many distinct values (one table would miss the caches) in rows not
     # grouped by value (one table would then be read in order)
+    pd = pytest.importorskip("pandas")
     monkeypatch.setattr(_validation, "_BUCKET_MIN_ROWS", 1000)
     monkeypatch.setattr(_validation, "_BUCKET_SAMPLE_ROWS", 100)
+    many_values = partial(_validation._many_scattered_values, pd)
     rng = np.random.default_rng(4)
     many = rng.integers(0, 2**62, 5000)
-    assert _validation._many_scattered_values(many)
-    assert _validation._many_scattered_values(many.view(np.uint64))
-    assert not _validation._many_scattered_values(many[:999])  # too few rows
-    assert not _validation._many_scattered_values(many % 40)  # few values
-    assert not _validation._many_scattered_values(np.sort(many % 2500))  # grouped
-    assert not _validation._many_scattered_values(many.astype(np.int32))
-    assert not _validation._many_scattered_values(many.astype(object))
+    assert many_values(many)
+    assert many_values(many.view(np.uint64))
+    assert not many_values(many[:999])  # too few rows
+    assert not many_values(many % 40)  # few values
+    assert not many_values(np.sort(many % 2500))  # grouped
+    assert not many_values(many.astype(np.int32))
+    assert not many_values(many.astype(object))
     # and _number then numbers them in buckets, exactly
     calls = []
     real = _validation._number_in_buckets
@@ -737,7 +739,6 @@ def test_numbering_in_buckets_only_for_many_scattered_ints(monkeypatch):
         "_number_in_buckets",
         lambda pd, x: calls.append(1) or real(pd, x),
     )
-    pytest.importorskip("pandas")
     monkeypatch.setattr(_validation, "_HASH_MIN_ROWS", 0)
     codes, rows = _validation._number(many)
     assert calls == [1]

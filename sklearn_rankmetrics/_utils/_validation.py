@@ -471,7 +471,7 @@ def _number(x):
             import pandas as pd  # lazily: importing this package never does
         except ImportError:
             pass
-    if pd is not None and _many_scattered_values(x):
+    if pd is not None and _many_scattered_values(pd, x):
         return _number_in_buckets(pd, x)
     if pd is None:
         _, codes = np.unique(x, return_inverse=True)
@@ -497,7 +497,7 @@ _BUCKET_ROWS = 1 << 17
 _BUCKET_SAMPLE_ROWS = 1 << 16
 
 
-def _many_scattered_values(x):
+def _many_scattered_values(pd, x):
     """Whether :func:`_number` should number the 8-byte ints ``x`` bucket by
     bucket: at least ``_BUCKET_MIN_ROWS`` rows, more than half of a sample
     of ``_BUCKET_SAMPLE_ROWS`` rows (one every ``n / sample`` rows)
@@ -513,7 +513,7 @@ def _many_scattered_values(x):
     if 4 * np.count_nonzero(run[1:] == run[:-1]) >= run.shape[0]:
         return False
     sample = x[:: n // _BUCKET_SAMPLE_ROWS]
-    return 2 * np.unique(sample).shape[0] > sample.shape[0]
+    return 2 * pd.unique(sample).shape[0] > sample.shape[0]
 
 
 def _number_in_buckets(pd, x):
