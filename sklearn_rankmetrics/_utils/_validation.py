@@ -532,24 +532,27 @@ def _number_in_buckets(pd, x):
     bits = int(np.clip(np.ceil(np.log2(n / _BUCKET_ROWS)), 1, 8))
     n_buckets = 1 << bits
     shift = np.uint64(64 - bits)
-    blocks = []  # (start, the keys by bucket, their rows, bucket ends, codes)
+    code_type = np.int32 if n < 1 << 31 else np.intp
+    # per block: (its first row, its keys by bucket, their rows in the
+    # block, each bucket's end, their codes once numbered)
+    blocks = []
     for start in range(0, n, _BUCKET_BLOCK_ROWS):
         block = keys[start : start + _BUCKET_BLOCK_ROWS]
         bucket = block * _HASH_MULTIPLIER
         bucket >>= shift
         bucket = bucket.astype(np.uint8)
         # stable sorts of 8-bit keys are radix sorts in numpy: O(n)
-        rows = np.argsort(bucket, kind="stable").astype(np.int32)
+        order = np.argsort(bucket, kind="stable").astype(np.int32)
         ends = np.zeros(n_buckets + 1, dtype=np.intp)
         np.cumsum(np.bincount(bucket, minlength=n_buckets), out=ends[1:])
-        codes = np.empty(rows.shape[0], dtype=np.int32 if n < 1 << 31 else np.intp)
-        blocks.append((start, block[rows], rows, ends.tolist(), codes))
+        sorted_codes = np.empty(order.shape[0], dtype=code_type)
+        blocks.append((start, block[order], order, ends.tolist(), sorted_codes))
     firsts, n_codes = [], 0
     for j in range(n_buckets):
         values = np.concatenate([v[e[j] : e[j + 1]] for _, v, _, e, _ in blocks])
         codes, uniques = pd.factorize(values)
         rows = np.concatenate(
-            [r[e[j] : e[j + 1]].astype(np.intp) + a for a, _, r, e, _ in blocks]
+            [o[e[j] : e[j + 1]].astype(np.intp) + a for a, _, o, e, _ in blocks]
         )
         first = np.empty(uniques.shape[0], dtype=np.intp)
         first[codes] = rows  # any row of each code will do
@@ -557,13 +560,13 @@ def _number_in_buckets(pd, x):
         codes += n_codes
         n_codes += uniques.shape[0]
         done = 0
-        for _, _, _, e, block_codes in blocks:
+        for _, _, _, e, sorted_codes in blocks:
             size = e[j + 1] - e[j]
-            block_codes[e[j] : e[j + 1]] = codes[done : done + size]
+            sorted_codes[e[j] : e[j + 1]] = codes[done : done + size]
             done += size
     out = np.empty(n, dtype=np.intp)
-    for start, _, rows, _, codes in blocks:
-        out[start : start + rows.shape[0]][rows] = codes
+    for start, _, order, _, sorted_codes in blocks:
+        out[start : start + order.shape[0]][order] = sorted_codes
     return out, np.concatenate(firsts)
 
 
@@ -647,8 +650,7 @@ def str_order(values):
         if longest and longest * n <= 4 * total + (1 << 16):
             ids = np.array(values, dtype=f"U{longest}")
             if int(np.char.str_len(ids).sum()) == total:  # no NUL dropped
-                narrow = narrow_text(ids)
-                return fixed_width_order(ids if narrow is None else narrow)
+                return fixed_width_order(bytes_to_hash(ids))
     return np.array(sorted(range(n), key=values.__getitem__), dtype=np.intp)
 
 
