@@ -856,23 +856,25 @@ class _ByteSpaces:
 def _rows_match(source, starts, lengths, n_words, codes, rows):
     """Whether every id (its length and :func:`_span_words`) equals that of
     the row ``rows[code]`` of its code: block by block of rows, each
-    compared with its code's row of a table of the distinct ids (one
-    gather per row, not one a word)."""
+    compared with its code's lengths (one byte each: ids of at most
+    ``_VARIED_MAX_BYTES``) and its row of a table of the distinct ids'
+    words (one gather per row, not one a word; rows of 32 bytes for ids of
+    up to 32, one cache line)."""
     n = lengths.shape[0]
     first_start, first_len = starts[rows], lengths[rows]
-    table = np.empty((rows.shape[0], n_words + 1), dtype=np.uint64)
-    table[:, 0] = first_len
-    words = _span_words(source, first_start, first_len, n_words)
-    for j, word in enumerate(words):
-        table[:, j + 1] = word
+    table = np.empty((rows.shape[0], n_words), dtype=np.uint64)
+    for j, word in enumerate(_span_words(source, first_start, first_len, n_words)):
+        table[:, j] = word
+    first_len = first_len.astype(np.uint8)
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
-        first = table.take(codes[a:b], axis=0)
-        if (first[:, 0] != lengths[a:b].astype(np.uint64)).any():
+        block_codes = codes[a:b]
+        if (first_len.take(block_codes) != lengths[a:b]).any():
             return False
+        first = table.take(block_codes, axis=0)
         words = _span_words(source, starts[a:b], lengths[a:b], n_words)
         for j, word in enumerate(words):
-            if (first[:, j + 1] != word).any():
+            if (first[:, j] != word).any():
                 return False
     return True
 
