@@ -702,15 +702,21 @@ def _text_bytes(text):
         offset=text.offset * (8 if large else 4),
     )  # read in place: a string array's data is under 2 GiB, int32 offsets
     lengths = np.diff(offsets)
-    longest = int(lengths.max())
-    if longest > _VARIED_MAX_BYTES:
+    n_words = _words_of(lengths)
+    if n_words is None:
         return None
-    n_words = max(1, -(-longest // 8))
     if int(offsets[-1]) > _INT32_MAX - 8 * (n_words + 1):
         # a word's position (an id's start + 8j) could pass int32's range
         offsets = offsets.astype(np.int64)
         lengths = np.diff(offsets)
     return _ByteSpaces([data_buffer]), _Positions(offsets[:-1]), lengths, n_words
+
+
+def _words_of(lengths):
+    """The 8-byte words that the longest of ids of ``lengths`` bytes takes
+    (at least one), or None when it is over ``_VARIED_MAX_BYTES``."""
+    longest = int(lengths.max())
+    return None if longest > _VARIED_MAX_BYTES else max(1, -(-longest // 8))
 
 
 # Bytes of an id that a string view holds itself (longer ids: in a data
@@ -728,10 +734,9 @@ def _view_bytes(text, n):
     buffers, and the caller casts the array to ``large_string`` (one copy
     of its bytes) instead."""
     source, starts, lengths, space = _view_layout(text, n)
-    longest = int(lengths.max())
-    if longest > _VARIED_MAX_BYTES:
+    n_words = _words_of(lengths)
+    if n_words is None:
         return None
-    n_words = max(1, -(-longest // 8))
     if space is not None:
         changes = np.count_nonzero(space[1:] != space[:-1])
         if changes * _VARIED_BLOCK_ROWS > n:
