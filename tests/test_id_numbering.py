@@ -1205,40 +1205,59 @@ def test_varied_width_text_packed_in_order(values, large, cut, block_rows):
     assert_array_equal(codes, want_codes)
 
 
-@pytest.mark.parametrize("views", [False, True])
-@pytest.mark.parametrize("packed", [True, False])
-def test_varied_width_positions_past_int32_are_computed_in_int64(
-    packed, views, monkeypatch
-):
-    # a string array (or a data buffer of string views) of nearly 2 GiB: an
-    # id's start + 8j could overflow the int32 offsets; the positions are
-    # then taken in int64 (forced here by a lower limit), with the same
-    # numbering
-    pa = pytest.importorskip("pyarrow")
+def _slow_words(data, start, length, n_words):
+    """An id's bytes zero-padded to ``n_words`` little-endian words."""
+    start, length = int(start), int(length)
+    raw = bytes(data[start : start + length]).ljust(8 * n_words, b"\x00")
+    return np.frombuffer(raw, dtype="<u8")
+
+
+@pytest.mark.parametrize("n_words", [1, 2, 4, 16])
+def test_buffer_words_read_records_to_the_buffers_end(n_words):
+    # one record of 8 * n_words bytes a row, cleared past the id's end; ids
+    # near the end of the buffer (or in a buffer shorter than a record) are
+    # read from a zero-padded copy of its last bytes, never past it
     from sklearn_rankmetrics._io import _dataframe
 
-    if views and not hasattr(pa, "string_view"):
-        pytest.skip("pyarrow without string views")
-    if not packed:
-        monkeypatch.setattr(_validation, "_PACKED_MAX_BITS", -1)
-    monkeypatch.setattr(_dataframe, "_VARIED_BLOCK_ROWS", 1)  # (views in place)
-    rng = np.random.default_rng(12)
-    low = 7 if views else 0  # (views: every id in the data buffer)
-    ids = [rng.bytes(int(rng.integers(low, 13))).hex() for _ in range(60)]
-    ids = [ids[i] for i in rng.integers(0, 60, 400)]
-    kind = pa.string_view() if views else pa.string()
-    want = _dataframe._varied_width_numbering(pa.array(ids, type=kind))
-    if views:
-        starts = _dataframe._text_bytes(pa.array(ids, type=kind))[1]
-        assert starts.local.dtype == np.int32
-    monkeypatch.setattr(_dataframe, "_INT32_MAX", 100)
-    if views:
-        starts = _dataframe._text_bytes(pa.array(ids, type=kind))[1]
-        assert starts.local.dtype == np.int64
-    got = _dataframe._varied_width_numbering(pa.array(ids, type=kind))
-    assert_array_equal(got[0], want[0])
-    assert_array_equal(got[1], want[1])
-    assert [ids[r] for r in got[1]] == sorted(set(ids))
+    rng = np.random.default_rng(n_words)
+    width = 8 * n_words
+    for size in (0, 1, 7, width - 1, width, width + 1, 3 * width + 5):
+        data = rng.integers(1, 256, size, dtype=np.uint8)  # no zero byte
+        starts, lengths = [], []
+        for start in range(size + 1):
+            for length in {0, 1, width // 2, width, size - start}:
+                if 0 <= length <= min(width, size - start):
+                    starts.append(start)
+                    lengths.append(length)
+        for kind in (np.int32, np.int64):
+            got = _dataframe._buffer_words(
+                data, np.array(starts, kind), np.array(lengths, kind), n_words
+            )
+            assert got.shape == (len(starts), n_words)
+            for row, (start, length) in enumerate(zip(starts, lengths, strict=True)):
+                want = _slow_words(data, start, length, n_words)
+                assert_array_equal(got[row], want)
+
+
+def test_buffer_words_past_int32_positions():
+    # a buffer of over 2 GiB (zeros: pages never written are not taken):
+    # int32 starts up to int32's largest and int64 starts past it; the
+    # last start of a whole record is then past int32's range
+    from sklearn_rankmetrics._io import _dataframe
+
+    big = (1 << 31) + 40
+    data = np.zeros(big, dtype=np.uint8)
+    top = (1 << 31) - 1
+    data[top - 20 :] = np.arange(1, big - top + 21, dtype=np.uint8)
+    for kind, starts in (
+        (np.int32, [top - 20, top - 3, top]),
+        (np.int64, [top - 3, top + 1, big - 5, big - 1]),
+    ):
+        starts = np.array(starts, dtype=kind)
+        lengths = np.minimum(12, big - starts.astype(np.int64)).astype(kind)
+        got = _dataframe._buffer_words(data, starts, lengths, 2)
+        for row, (start, length) in enumerate(zip(starts, lengths, strict=True)):
+            assert_array_equal(got[row], _slow_words(data, start, length, 2))
 
 
 def test_varied_width_text_packed_by_hand():

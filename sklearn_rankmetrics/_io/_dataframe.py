@@ -26,6 +26,7 @@ values are those of the array form, bit for bit.
 - A null cell is an error naming the column and the first row.
 """
 
+import functools
 import sys
 import textwrap
 from collections.abc import Mapping
@@ -633,9 +634,6 @@ def _equal_width_numbering(text):
 # Longest id (bytes) that _varied_width_numbering reads; longer: Arrow's
 # dictionary_encode.
 _VARIED_MAX_BYTES = 128
-# Largest byte position that _varied_width_numbering computes in int32
-# (the offsets' type of a string array); past it, in int64.
-_INT32_MAX = int(np.iinfo(np.int32).max)
 # Rows per block of _varied_width_numbering (their words stay in cache).
 _VARIED_BLOCK_ROWS = 1 << 15
 _WORD_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
@@ -652,8 +650,8 @@ def _varied_width_numbering(text):
     string array, or the views and data buffers of string views).  When
     the ids differ in at most 64 bits (:func:`_packed_text`: ids of at
     most 7 bytes always do), they are numbered by exact keys in their
-    order.  Else each id is read as 8-byte words that cover its bytes
-    (:func:`_span_words`), hashed with its length, and the rows are
+    order.  Else each id is read as 8-byte words, zero past its end
+    (:func:`_words`), hashed with its length, and the rows are
     numbered by hash (:func:`_number`, in order of first appearance); every
     row is then compared, length and words, with one row of its hash, so
     the codes are exact (should two ids share a hash: None).  Two ids are
@@ -705,10 +703,6 @@ def _text_bytes(text):
     n_words = _words_of(lengths)
     if n_words is None:
         return None
-    if int(offsets[-1]) > _INT32_MAX - 8 * (n_words + 1):
-        # a word's position (an id's start + 8j) could pass int32's range
-        offsets = offsets.astype(np.int64)
-        lengths = np.diff(offsets)
     return _ByteSpaces([data_buffer]), _Positions(offsets[:-1]), lengths, n_words
 
 
@@ -741,11 +735,6 @@ def _view_bytes(text, n):
         changes = np.count_nonzero(space[1:] != space[:-1])
         if changes * _VARIED_BLOCK_ROWS > n:
             return None
-        largest = max(w.shape[0] for w in source.windows)
-        if largest > _INT32_MAX - 8 * (n_words + 2):
-            # a word's position in a buffer (int32 offsets) could pass
-            # int32's range: in int64
-            starts.local = starts.local.astype(np.int64)
     return source, starts, lengths, n_words
 
 
@@ -820,115 +809,137 @@ class _Positions:
 
 class _ByteSpaces:
     """The bytes of the ids of an Arrow text array, in one buffer or more
-    (string views), read in place: each buffer as its 8-byte words at
-    every byte (``windows``, a strided view; a buffer of fewer than 8
-    bytes is copied, zero-padded).  An id's bytes lie in one buffer."""
+    (string views), read in place: each buffer as a ``uint8`` array
+    (``buffers``).  An id's bytes lie in one buffer."""
 
     def __init__(self, buffers):
-        self.windows = []
-        for buffer in buffers:  # (None: no bytes)
-            data = np.frombuffer(b"" if buffer is None else buffer, dtype=np.uint8)
-            if data.shape[0] < 8:  # (so that a window fits)
-                data = np.concatenate([data, np.zeros(8 - data.shape[0], np.uint8)])
-            self.windows.append(
-                np.ndarray((data.shape[0] - 7,), dtype="<u8", buffer=data, strides=(1,))
-            )
+        self.buffers = [
+            np.frombuffer(b"" if buffer is None else buffer, dtype=np.uint8)
+            for buffer in buffers  # (None: no bytes)
+        ]
 
     def groups(self, starts):
         """The ids at ``starts`` (:class:`_Positions`) by the buffer that
-        holds them: a list of ``(rows, windows, local)``, the ids' rows
-        (None: all), the buffer's ``windows`` and where the ids start in
-        it.  Ids of one buffer (a block of rows, usually) are one group;
-        else they are sorted by buffer (a radix sort)."""
+        holds them: a list of ``(rows, data, local)``, the ids' rows (None:
+        all), the buffer's bytes and where the ids start in it.  Ids of one
+        buffer (a block of rows, usually) are one group; else they are
+        sorted by buffer (a radix sort)."""
         space = starts.space
         if space is None:
-            return [(None, self.windows[starts.only], starts.local)]
+            return [(None, self.buffers[starts.only], starts.local)]
         if space.shape[0] == 0:
             return []
         first, last = space.min(), space.max()
         if first == last:
-            return [(None, self.windows[first], starts.local)]
-        space = space.astype(np.int16 if len(self.windows) < 1 << 15 else np.int32)
+            return [(None, self.buffers[first], starts.local)]
+        space = space.astype(np.int16 if len(self.buffers) < 1 << 15 else np.int32)
         order = np.argsort(space, kind="stable")
-        bounds = np.searchsorted(space[order], np.arange(len(self.windows) + 1))
+        bounds = np.searchsorted(space[order], np.arange(len(self.buffers) + 1))
         return [
-            (order[a:b], self.windows[s], starts.local[order[a:b]])
+            (order[a:b], self.buffers[s], starts.local[order[a:b]])
             for s, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
             if a < b
         ]
 
 
 def _rows_match(source, starts, lengths, n_words, codes, rows):
-    """Whether every id (its length and :func:`_span_words`) equals that of
-    the row ``rows[code]`` of its code: block by block of rows, each
-    compared with its code's lengths (one byte each: ids of at most
-    ``_VARIED_MAX_BYTES``) and its row of a table of the distinct ids'
-    words (one gather per row, not one a word; rows of 32 bytes for ids of
-    up to 32, one cache line)."""
+    """Whether every id (its length and :func:`_words`) equals that of the
+    row ``rows[code]`` of its code: block by block of rows, each compared
+    with its code's length (one byte each: ids of at most
+    ``_VARIED_MAX_BYTES``) and its record in a table of the distinct ids'
+    words (one gather of ``8 * n_words`` bytes a row)."""
     n = lengths.shape[0]
-    first_start, first_len = starts[rows], lengths[rows]
-    table = np.empty((rows.shape[0], n_words), dtype=np.uint64)
-    for j, word in enumerate(_span_words(source, first_start, first_len, n_words)):
-        table[:, j] = word
-    first_len = first_len.astype(np.uint8)
+    first_len = lengths[rows].astype(np.uint8)
+    table = _words(source, starts[rows], lengths[rows], n_words)
+    table = table.view(f"V{8 * n_words}").reshape(-1)
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
         block_codes = codes[a:b]
         if (first_len.take(block_codes) != lengths[a:b]).any():
             return False
-        first = table.take(block_codes, axis=0)
-        words = _span_words(source, starts[a:b], lengths[a:b], n_words)
-        for j, word in enumerate(words):
-            if (first[:, j] != word).any():
-                return False
+        first = table.take(block_codes).view(np.uint64)
+        words = _words(source, starts[a:b], lengths[a:b], n_words)
+        if (first != words.reshape(-1)).any():
+            return False
     return True
 
 
 def _distinct_order(source, starts, lengths, n_words):
     """The permutation that sorts the distinct ids that start at ``starts``
     with ``lengths`` as ``np.unique`` does: by their words from the start,
-    zero-padded, as big-endian numbers (:func:`_start_words`), then their
-    length (``"a"`` before ``"a\x00"``); UTF-8 bytes compare as code
-    points.  By the first varying word, then the ids that share it
-    (:func:`~sklearn_rankmetrics._utils._validation.words_order`): 500,000
-    random hex ids in 0.12-0.2 s, where Arrow's sort of the strings took
-    0.25 s and their conversion to Python strings 0.05 s more."""
-    keys = [_start_words(source, starts, lengths, j) for j in range(n_words)]
+    zero-padded, as big-endian numbers (:func:`_words`, the id's first byte
+    highest), then their length (``"a"`` before ``"a\x00"``); UTF-8 bytes
+    compare as code points.  By the first varying word, then the ids that
+    share it (:func:`~sklearn_rankmetrics._utils._validation.words_order`):
+    500,000 random hex ids in about 0.1 s, where Arrow's sort of the
+    strings took 0.25 s and their conversion to Python strings 0.05 s
+    more."""
+    words = _words(source, starts, lengths, n_words)
+    keys = [words[:, j].byteswap() for j in range(n_words)]
     keys.append(lengths.astype(np.uint64))
     return _validation.words_order(keys)
+
+
+def _words(source, starts, lengths, n_words):
+    """The bytes of each id that starts at ``starts`` (:class:`_Positions`)
+    of ``source`` (a :class:`_ByteSpaces`) with ``lengths`` bytes, as
+    ``n_words`` little-endian 8-byte words, zero past the id's end: an
+    array of shape ``(n_ids, n_words)``.  Two ids are equal exactly when
+    their lengths and words are.  Buffer by buffer
+    (:func:`_buffer_words`)."""
+    groups = source.groups(starts)
+    if len(groups) == 1:
+        _, data, local = groups[0]
+        return _buffer_words(data, local, lengths, n_words)
+    words = np.empty((lengths.shape[0], n_words), dtype=np.uint64)
+    for rows, data, local in groups:
+        words[rows] = _buffer_words(data, local, lengths[rows], n_words)
+    return words
+
+
+def _buffer_words(data, starts, lengths, n_words):
+    """:func:`_words` of ids in one buffer, its bytes ``data``: each id's
+    ``8 * n_words`` bytes from its start are read as one record (a strided
+    view of the buffer at every byte: one gather a row, where a gather a
+    word cost about 3.5 times as much), then the bytes past its end
+    cleared.  The ids that start too near the buffer's end for a whole
+    record are read from a zero-padded copy of its last bytes."""
+    width = 8 * n_words
+    record = np.dtype(f"V{width}")
+    limit = data.shape[0] - width  # the last start of a whole record
+    over = starts > limit
+    if limit >= 0:
+        view = np.ndarray((limit + 1,), dtype=record, buffer=data, strides=(1,))
+        clipped = np.minimum(starts, min(limit, np.iinfo(starts.dtype).max))
+        records = view[clipped]
+    else:
+        records = np.empty(starts.shape[0], dtype=record)
+    if over.any():
+        base = max(0, limit)
+        tail = np.zeros(data.shape[0] - base + width, dtype=np.uint8)
+        tail[: data.shape[0] - base] = data[base:]
+        size = tail.shape[0] - width + 1
+        view = np.ndarray((size,), dtype=record, buffer=tail, strides=(1,))
+        records[over] = view[starts[over] - base]
+    words = records.view(np.uint64).reshape(-1, n_words)
+    words &= _byte_masks(n_words).take(lengths).view(np.uint64).reshape(-1, n_words)
+    return words
 
 
 # The low `i` bytes of a little-endian 8-byte word, i = 0..8.
 _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(9)], dtype=np.uint64)
 
 
-def _start_words(source, starts, lengths, j):
-    """Word ``j`` of each id (starting at byte ``starts`` of ``source``, a
-    :class:`_ByteSpaces`, and of ``lengths`` bytes): its bytes
-    ``[8j, 8j + 8)``, zero past its end, as a big-endian number (the id's
-    first byte highest); buffer by buffer (:func:`_buffer_start_words`)."""
-    groups = source.groups(starts)
-    if len(groups) == 1:
-        _, windows, local = groups[0]
-        return _buffer_start_words(windows, local, lengths, j)
-    word = np.empty(lengths.shape[0], dtype=np.uint64)
-    for rows, windows, local in groups:
-        word[rows] = _buffer_start_words(windows, local, lengths[rows], j)
-    return word
-
-
-def _buffer_start_words(windows, starts, lengths, j):
-    """:func:`_start_words` of ids in one buffer: ``windows`` are its 8-byte
-    words at every byte position.  Near the buffer's end the last window
-    is read and shifted down."""
-    pos = starts + 8 * j
-    last = windows.shape[0] - 1
-    word = windows[np.minimum(pos, last)]
-    over = pos > last
-    if over.any():
-        word[over] >>= (8 * np.minimum(pos[over] - last, 7)).astype(np.uint64)
-    word &= _LOW_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-    return word.byteswap(inplace=True)
+@functools.cache
+def _byte_masks(n_words):
+    """For each length ``0..8 * n_words``, the mask of the bytes of an id of
+    that length in ``n_words`` little-endian words, as one record (a row of
+    ``8 * n_words`` bytes; read-only)."""
+    lengths = np.arange(8 * n_words + 1)[:, None]
+    low = np.clip(lengths - 8 * np.arange(n_words), 0, 8)
+    masks = np.ascontiguousarray(_LOW_BYTES[low]).view(f"V{8 * n_words}").reshape(-1)
+    masks.flags.writeable = False
+    return masks
 
 
 def _packed_text(source, starts, lengths, n_words):
@@ -939,7 +950,7 @@ def _packed_text(source, starts, lengths, n_words):
     differ in more than 64 bits.
 
     An id is its bytes zero-padded to ``n_words`` words (as big-endian
-    numbers, :func:`_start_words`), then its length (``"a"`` and
+    numbers, :func:`_packed_columns`), then its length (``"a"`` and
     ``"a\x00"`` pad alike): ids compare as these numbers do, one after
     the other, and UTF-8 bytes compare as code points.  The bits equal in
     every id carry nothing: the key packs, word after word and the length
@@ -947,18 +958,16 @@ def _packed_text(source, starts, lengths, n_words):
     """
     n = lengths.shape[0]
     limit = _validation._PACKED_MAX_BITS
-    first = [
-        _start_words(source, starts[:1], lengths[:1], j)[0] for j in range(n_words)
-    ]
-    first.append(np.uint64(lengths[0]))
+    first = _packed_columns(source, starts, lengths, 0, 1, n_words)
+    first = [column[0] for column in first]
     # first pass: the varying bits of each word and of the length; word 0
     # is kept in `keys`, which the second pass packs in place
     keys = np.empty(n, dtype=np.uint64)
     varying = np.zeros(n_words + 1, dtype=np.uint64)
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
-        for j, value in enumerate(first):
-            column = _packed_column(source, starts, lengths, a, b, j, n_words)
+        columns = _packed_columns(source, starts, lengths, a, b, n_words)
+        for j, (column, value) in enumerate(zip(columns, first, strict=True)):
             if j == 0:
                 keys[a:b] = column
             column ^= value
@@ -981,20 +990,25 @@ def _packed_text(source, starts, lengths, n_words):
             rest = fields[1:]
         else:
             key[...] = 0
+        if any(j < n_words for j, _, _ in rest):  # (not the length alone)
+            columns = _packed_columns(source, starts, lengths, a, b, n_words)
+        else:
+            columns = {n_words: lengths[a:b].astype(np.uint64)}
         for j, low, width in rest:
-            v = _packed_column(source, starts, lengths, a, b, j, n_words)
             key <<= np.uint64(width)
-            key |= _span(v, low, width)
+            key |= _span(columns[j], low, width)
         _validation.spread_bits(key, out=key)  # for the hash table
     return keys
 
 
-def _packed_column(source, starts, lengths, a, b, j, n_words):
-    """Rows ``[a, b)`` of column ``j`` of :func:`_packed_text`: word ``j``
-    of the ids, or their lengths after the last word."""
-    if j < n_words:
-        return _start_words(source, starts[a:b], lengths[a:b], j)
-    return lengths[a:b].astype(np.uint64)
+def _packed_columns(source, starts, lengths, a, b, n_words):
+    """The columns of :func:`_packed_text` for rows ``[a, b)``: each word
+    of the ids as a big-endian number (the id's first byte highest), then
+    their lengths."""
+    words = _words(source, starts[a:b], lengths[a:b], n_words)
+    columns = [words[:, j].byteswap() for j in range(n_words)]
+    columns.append(lengths[a:b].astype(np.uint64))
+    return columns
 
 
 def _span(v, low, width):
@@ -1008,64 +1022,19 @@ def _span(v, low, width):
 
 def _varied_hashes(source, starts, lengths, n_words):
     """A 64-bit hash of each id of :func:`_varied_width_numbering` (its
-    length, then its words, :func:`_span_words`), block by block of rows."""
+    length, then its words, :func:`_words`), block by block of rows."""
     n = lengths.shape[0]
     hashes = np.empty(n, dtype=np.uint64)
     for a in range(0, n, _VARIED_BLOCK_ROWS):
         b = min(n, a + _VARIED_BLOCK_ROWS)
         h = lengths[a:b].astype(np.uint64) * _WORD_MULTIPLIER
-        for word in _span_words(source, starts[a:b], lengths[a:b], n_words):
-            h ^= word
+        words = _words(source, starts[a:b], lengths[a:b], n_words)
+        for j in range(n_words):
+            h ^= words[:, j]
             h *= _WORD_MULTIPLIER
             h ^= h >> np.uint64(29)
         hashes[a:b] = h
     return hashes
-
-
-def _span_words(source, starts, lengths, n_words):
-    """The ``n_words`` words of each id that starts at byte ``starts`` of
-    ``source`` (a :class:`_ByteSpaces`) with ``lengths`` bytes, for the
-    hash and the exact check (a generator), buffer by buffer
-    (:func:`_buffer_span_words`)."""
-    groups = source.groups(starts)
-    if len(groups) == 1:
-        _, windows, local = groups[0]
-        yield from _buffer_span_words(windows, local, lengths, n_words)
-        return
-    parts = [
-        (rows, _buffer_span_words(windows, local, lengths[rows], n_words))
-        for rows, windows, local in groups
-    ]
-    for _ in range(n_words):
-        word = np.empty(lengths.shape[0], dtype=np.uint64)
-        for rows, words in parts:
-            word[rows] = next(words)
-        yield word
-
-
-def _buffer_span_words(windows, starts, lengths, n_words):
-    """:func:`_span_words` of ids in one buffer (``windows``: its 8-byte
-    words at every byte position): for an id of at least 8 bytes, word
-    ``j`` is its 8 bytes from ``min(8j, length - 8)`` (the words cover
-    every byte of the id, the last ending at its end, so no word is masked
-    and none reads past the id); for a shorter id, its bytes zero-padded
-    (:func:`_buffer_start_words`), whatever ``j``.  Ids of one length are
-    equal exactly when all their words are."""
-    last = lengths - 8  # where each id's last word starts
-    short = last < 0
-    any_short = bool(short.any())
-    if any_short:
-        np.maximum(last, 0, out=last)
-        padded = _buffer_start_words(windows, starts[short], lengths[short], 0)
-    last = last + starts
-    for j in range(n_words):
-        at = starts if j == 0 else np.minimum(last, starts + 8 * j)
-        if any_short:  # (a short id at the buffer's end)
-            at = np.minimum(at, windows.shape[0] - 1)
-        word = windows[at]
-        if any_short:
-            word[short] = padded
-        yield word
 
 
 def _typed_text(series, nw):
