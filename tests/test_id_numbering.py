@@ -1501,3 +1501,108 @@ def test_str_order_by_hand(monkeypatch):
     # not every id a str: Python's sort (which then refuses 1 < "1")
     with pytest.raises(TypeError):
         _validation.str_order(["1", 1])
+
+
+def _refuse_numbering(monkeypatch):
+    """Make every numbering of ids fail (a second check must not number)."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("numbered again")
+
+    for name in ("_factorize_ints", "_factorize_strings", "_factorize_fixed_width"):
+        monkeypatch.setattr(_validation, name, refuse)
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        np.array(["b", "007", "7", "b", ""], dtype=object),
+        np.array(["b", "007", "7", "b", ""]),
+        np.array([10**12, -5, 7, 10**12, 0]),
+        [3, 1, 2, 3, 3],
+    ],
+)
+def test_codes_checked_again_are_returned_at_once(ids, monkeypatch):
+    # the report hands its codes to the engine: checked again, the very
+    # array comes back with the ids 0..m-1, as a check of it gives, and is
+    # not numbered again
+    codes, uniques = check_query_id(ids, 5)
+    assert not codes.flags.writeable
+    want_codes, want_ids = _validation._check_query_id(codes, 5, True)
+    _refuse_numbering(monkeypatch)
+    again, numbers = check_query_id(codes, 5)
+    assert again is codes
+    assert_array_equal(numbers, want_ids)
+    assert numbers.dtype == want_ids.dtype
+    assert_array_equal(again, want_codes)
+    assert_array_equal(numbers, np.arange(uniques.shape[0]))
+    # the wrong length is still an error
+    with pytest.raises(ValueError, match="query_id has 5 entries"):
+        _validation.check_query_id(codes, 4)
+
+
+def test_codes_not_remembered_are_checked(monkeypatch):
+    codes, _ = check_query_id(np.array(["b", "a", "c", "a"], dtype=object), 4)
+    # a slice, a copy, the codes made writeable again: checked as any ids
+    part = codes[1:]
+    copy = codes.copy()
+    assert _validation.numbered_ids(part) is None
+    assert _validation.numbered_ids(copy) is None
+    assert codes.tolist() == [1, 0, 2, 0]
+    assert check_query_id(part, 3)[1].tolist() == [0, 2]  # code 1 unused
+    assert check_query_id(part, 3)[0].tolist() == [0, 1, 0]
+    remade = np.array([0, 1, 1, 0])
+    _validation.mark_numbered(remade, 2)
+    remade.flags.writeable = True
+    remade[:] = [5, 5, 9, 9]
+    assert _validation.numbered_ids(remade) is None
+    assert check_query_id(remade, 4)[1].tolist() == [5, 9]
+    # a caller's own codes (sorted 0..m-1) come back as a read-only view,
+    # which is not remembered: the caller may change its array
+    given = np.array([0, 0, 1, 2, 2])
+    view, _ = check_query_id(given, 5)
+    assert np.shares_memory(view, given)
+    assert _validation.numbered_ids(view) is None
+    given[:] = [4, 4, 4, 4, 4]
+    assert check_query_id(view, 5)[1].tolist() == [4]
+
+
+def test_frame_codes_reach_the_report_numbered_once(monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    from sklearn_rankmetrics._io import _dataframe
+
+    ids = ["q" + "x" * 20 + str(i % 7) for i in range(40)] + ["007", "7"]
+    table = pa.table(
+        {
+            "q": ids,
+            "y": [(i * 5) % 3 for i in range(42)],
+            "s": [((i * 7) % 11) / 10 for i in range(42)],
+        }
+    )
+    want = srm.ranking_report(
+        np.array(table["y"]),
+        np.array(table["s"]),
+        query_id=np.array(ids, dtype=object),
+        k=3,
+        output_dict=True,
+        per_query=True,
+    )
+    read = _dataframe.read_frame(
+        table, {"query_col": "q", "label_col": "y", "score_col": "s"}, caller="t"
+    )
+    codes = read.arrays["query_id"]
+    assert _validation.numbered_ids(codes) == len(set(ids))
+    _refuse_numbering(monkeypatch)  # the frame numbers its ids; no one else
+    got = srm.ranking_report(
+        table,
+        query_col="q",
+        label_col="y",
+        score_col="s",
+        k=3,
+        output_dict=True,
+        per_query=True,
+    )
+    assert got["query_id"].tolist() == want["query_id"].tolist()
+    for name in want:
+        if name != "query_id":
+            assert_array_equal(got[name], want[name])

@@ -41,6 +41,7 @@ from .._utils._validation import (
     _number,
     _query_groups,
     check_query_id,
+    mark_numbered,
     pandas_factorize,
     sorted_numbering,
     str_order,
@@ -346,6 +347,8 @@ def read_frame(
         )
         arrays = {a: v[order] for a, v in arrays.items()}
         encoded = {a: EncodedIds(arrays[a], e.uniques) for a, e in encoded.items()}
+    if "query_id" in encoded:  # new codes, each used: not checked again
+        mark_numbered(arrays["query_id"], len(encoded["query_id"].uniques))
     return FrameColumns(arrays, encoded, n_rows)
 
 

@@ -8,6 +8,7 @@ import numbers
 import os
 import sys
 import warnings
+import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -329,7 +330,51 @@ def check_query_id(query_id, n, factorize=True):
     them itself spares the numbering's pass, see ``_metrics._auc._gauc_hashed``);
     so is an object array, unchecked (the caller groups its rows by
     :func:`object_keys`, or numbers them with this function).
+
+    Codes made here (a new array) are read-only and remembered
+    (:func:`mark_numbered`): checked again -- the report hands its codes to
+    the engine -- they are returned at once, with the ids ``0..m-1``, as
+    a check of them would give.
     """
+    n_ids = numbered_ids(query_id)
+    if n_ids is not None and query_id.shape[0] == n:
+        return query_id, np.arange(n_ids)
+    codes, ids = _check_query_id(query_id, n, factorize)
+    if codes is not None:
+        mark_numbered(codes, ids.shape[0])
+    return codes, ids
+
+
+# Codes 0..m-1 (each used) that this package made, by id(): a weak
+# reference to the array and m (mark_numbered, numbered_ids).
+_NUMBERED = {}
+
+
+def mark_numbered(codes, n_ids):
+    """Remember the intp array ``codes`` as query codes ``0..n_ids-1``, each
+    used by a row (made read-only): :func:`check_query_id` then returns it
+    at once.  Not an array that does not own its data (a view, maybe of a
+    caller's data, which the caller may change)."""
+    if not codes.flags.owndata:
+        return
+    codes.flags.writeable = False
+    key = id(codes)
+    forget = lambda _, key=key: _NUMBERED.pop(key, None)  # noqa: E731
+    _NUMBERED[key] = (weakref.ref(codes, forget), int(n_ids))
+
+
+def numbered_ids(query_id):
+    """The number of ids of the codes ``query_id`` when
+    :func:`mark_numbered` remembers this very array (still read-only),
+    else None."""
+    entry = _NUMBERED.get(id(query_id))
+    if entry is None or entry[0]() is not query_id or query_id.flags.writeable:
+        return None
+    return entry[1]
+
+
+def _check_query_id(query_id, n, factorize):
+    """:func:`check_query_id` of ids it does not remember."""
     if issparse(query_id):
         raise TypeError("query_id must be a dense 1-D array of ids, not sparse.")
     listed = isinstance(query_id, (list, tuple))
@@ -427,7 +472,7 @@ def _factorize_ints(qid):
     offset = x.view(np.intp) if low == 0 else (x - low).astype(np.intp, copy=False)
     present = np.bincount(offset, minlength=span + 1) > 0
     if present.all():  # every value of the range present: the offsets
-        codes = offset.view()
+        codes = offset if low != 0 else offset.view()  # (new, or the ids' view)
         codes.flags.writeable = False
     else:
         codes = (np.cumsum(present) - 1)[offset]
