@@ -902,10 +902,10 @@ def _words(source, starts, lengths, n_words):
 
 def _buffer_words(data, starts, lengths, n_words):
     """:func:`_words` of ids in one buffer, its bytes ``data``: each id's
-    ``8 * n_words`` bytes from its start are read as one record (a strided
-    view of the buffer at every byte: one gather a row, where a gather a
-    word cost about 3.5 times as much), then the bytes past its end
-    cleared.  The ids that start too near the buffer's end for a whole
+    ``8 * n_words`` bytes from its start are read as one record (a void
+    dtype over a strided view of the buffer at every byte: one gather a
+    row; the four gathers of 8-byte words of ids of about 30 bytes cost
+    about eight times as much), then the bytes past its end cleared.  The ids that start too near the buffer's end for a whole
     record are read from a zero-padded copy of its last bytes."""
     width = 8 * n_words
     record = np.dtype(f"V{width}")
