@@ -905,8 +905,9 @@ def _buffer_words(data, starts, lengths, n_words):
     ``8 * n_words`` bytes from its start are read as one record (a void
     dtype over a strided view of the buffer at every byte: one gather a
     row; the four gathers of 8-byte words of ids of about 30 bytes cost
-    about eight times as much), then the bytes past its end cleared.  The ids that start too near the buffer's end for a whole
-    record are read from a zero-padded copy of its last bytes."""
+    about eight times as much), then the bytes past its end cleared.  The
+    ids that start too near the buffer's end for a whole record are read
+    from a zero-padded copy of its last bytes."""
     width = 8 * n_words
     record = np.dtype(f"V{width}")
     limit = data.shape[0] - width  # the last start of a whole record

@@ -353,8 +353,8 @@ _NUMBERED = {}
 def mark_numbered(codes, n_ids):
     """Remember the intp array ``codes`` as query codes ``0..n_ids-1``, each
     used by a row (made read-only): :func:`check_query_id` then returns it
-    at once.  Not an array that does not own its data (a view, maybe of a
-    caller's data, which the caller may change)."""
+    at once.  An array that does not own its data (a view, maybe of a
+    caller's data, which the caller may change) is not remembered."""
     if not codes.flags.owndata:
         return
     codes.flags.writeable = False
