@@ -820,6 +820,55 @@ def test_words_order_is_lexsort(rows, ties, max_keys):
     assert_array_equal(got, np.argsort(shuffle))  # the rows were sorted
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.sampled_from([16, 32, 48, 64]), st.sampled_from([0.0, 0.125]))
+def test_words_order_by_the_leading_bits(data, leading_bits, ties):
+    # the first word is sorted by its highest varying bits only (16 to 64 of
+    # them), then the ids that share those by all their words: varying bits
+    # above, across and below that window, a prefix equal in every id, few
+    # or many ids sharing the window; always np.lexsort's order
+    width = data.draw(st.integers(1, 64), label="width")
+    shift = data.draw(st.integers(0, 64 - width), label="shift")
+    prefix = data.draw(st.integers(0, 2**64 - 1), label="prefix")
+    rows = data.draw(
+        st.sets(
+            st.tuples(st.integers(0, 2**width - 1), st.integers(0, 2)),
+            min_size=1,
+            max_size=60,
+        ),
+        label="rows",
+    )
+    first = np.array([v for v, _ in rows], dtype=np.uint64) << np.uint64(shift)
+    above = prefix >> (width + shift) << (width + shift) if width + shift < 64 else 0
+    words = [first | np.uint64(above), np.array([w for _, w in rows], dtype=np.uint64)]
+    old = _validation._LEADING_BITS, _validation._TIES_MAX_FRACTION
+    _validation._LEADING_BITS, _validation._TIES_MAX_FRACTION = leading_bits, ties
+    try:
+        got = _validation.words_order(words)
+    finally:
+        _validation._LEADING_BITS, _validation._TIES_MAX_FRACTION = old
+    assert_array_equal(got, np.lexsort(words[::-1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["int8", "uint8", "int32", "uint32", "int64", "uint64"]),
+    st.data(),
+)
+def test_distinct_ints_order_is_argsort(dtype, data):
+    # distinct ids of every int dtype, the extremes and the sign included:
+    # the order of their argsort
+    info = np.iinfo(dtype)
+    edges = st.sampled_from([info.min, info.max, 0, -1 if info.min else 1])
+    values = data.draw(
+        st.sets(st.integers(int(info.min), int(info.max)) | edges, max_size=60)
+    )
+    ids = np.array(sorted(values), dtype=dtype)
+    ids = ids[np.random.default_rng(len(values)).permutation(ids.shape[0])]
+    got = _validation.distinct_ints_order(ids)
+    assert_array_equal(got, np.argsort(ids, kind="stable"))
+
+
 def test_gauc_bad_object_ids_found_after_the_sample(monkeypatch):
     # the sample reads the first row only: a None or an int further down is
     # found when the groups are named, then reported as the numbering does

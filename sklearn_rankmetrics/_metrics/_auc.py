@@ -15,6 +15,7 @@ from .._utils._validation import (
     check_option,
     check_query_id,
     check_real,
+    distinct_ints_order,
     fixed_width_order,
     object_keys,
     packed_ids,
@@ -606,7 +607,7 @@ def _gauc_hashed(
         ):
             group[b0 : b0 + perm.shape[0]][perm] = gb
         return auc, query_w, group
-    order = np.argsort(ids)
+    order = distinct_ints_order(ids)
     out = auc[order], query_w[order], ids[order].astype(qid.dtype, copy=False)
     return (*out, np.concatenate(firsts)[order]) if rows else out
 

@@ -647,11 +647,16 @@ def pandas_factorize(pd, values, sort=False):
     return codes, uniques
 
 
-def sorted_numbering(codes, distinct, order):
+def sorted_numbering(codes, distinct, order, first=None):
     """``(codes, uniques)`` in the order of ``np.unique``: ``codes`` number
-    the rows into the ``distinct`` ids (any order), which ``order`` sorts."""
+    the rows into the ``distinct`` ids (any order), which ``order`` sorts.
+    With ``first``, ``distinct`` are the rows' ids and ``first`` one row of
+    each code: the sorted ids are gathered from the rows at once (100,000
+    ids of a ``U32`` array, 12.8 MB, are then gathered once, not twice)."""
     rank = np.empty(order.shape[0], dtype=np.intp)
     rank[order] = np.arange(order.shape[0])
+    if first is not None:
+        return rank[codes], distinct[first[order]]
     return rank[codes], distinct[order]
 
 
@@ -663,7 +668,22 @@ def _factorize_by_hash(qid):
     over the whole range 2x faster than ``np.unique``."""
     codes, rows = _number(qid)
     distinct = qid[rows]
-    return sorted_numbering(codes, distinct, np.argsort(distinct, kind="stable"))
+    return sorted_numbering(codes, distinct, distinct_ints_order(distinct))
+
+
+def distinct_ints_order(values):
+    """``np.argsort(values, kind="stable")`` for distinct ints of any
+    integer dtype, by :func:`words_order` over unsigned 64-bit words in the
+    same order (a signed id's sign bit flipped): 100,000 random int64 ids
+    in 1.8 ms, against 6.3 for their argsort."""
+    x = np.asarray(values)
+    if x.shape[0] < 2:
+        return np.arange(x.shape[0])
+    if x.dtype.kind == "u":
+        words = x.astype(np.uint64, copy=False)
+    else:
+        words = x.astype(np.int64, copy=False).view(np.uint64) ^ np.uint64(1 << 63)
+    return words_order([words])
 
 
 # Fewest ids that str_order sorts as an array of their characters (fewer:
@@ -1014,7 +1034,8 @@ def narrow_text(qid):
     rows = _block_rows(width * units.itemsize)
     for start in range(0, n, rows):
         block = units[start : start + rows]
-        if block.shape[0] and block.max() > 255:
+        # an OR of the code points, not their maximum: 1.3x faster
+        if block.size and np.bitwise_or.reduce(block, axis=None) > 255:
             return None
         np.copyto(out[start : start + rows], block, casting="unsafe")
     return out.view(f"S{width}").reshape(n)
@@ -1100,23 +1121,55 @@ def fixed_width_order(ids):
 def words_order(words, sort_ids=None):
     """The permutation that sorts distinct ids given as columns of unsigned
     words, ``words[0]`` the most significant (``np.lexsort(words[::-1])``),
-    the words equal in every id left out: by the first varying word, then
-    the ids that share it by all (:func:`_order_ties`); when many share
-    it, by ``np.lexsort``, or by ``sort_ids()`` (a sort of the ids
-    themselves) when they differ in more than ``_LEXSORT_MAX_KEYS``
-    words."""
+    the words equal in every id left out: by the first varying word (its
+    48 highest varying bits, :func:`_leading_order`), then the ids that
+    share them by all (:func:`_order_ties`); when many share them, by
+    ``np.lexsort``, or by ``sort_ids()`` (a sort of the ids themselves)
+    when they differ in more than ``_LEXSORT_MAX_KEYS`` words."""
     keys = [w for w in words if (w != w[0]).any()]
     if not keys:  # a single distinct id (or none)
         return np.arange(words[0].shape[0] if words else 0)
-    order = np.argsort(keys[0], kind="stable")
-    if len(keys) == 1:
+    order, leading = _leading_order(keys[0])
+    ties = keys if leading is None else [leading, *keys]
+    if len(ties) == 1:
         return order
-    order = _order_ties(order, keys)
+    order = _order_ties(order, ties)
     if order is not None:
         return order
     if sort_ids is not None and len(keys) > _LEXSORT_MAX_KEYS:
         return sort_ids()
     return np.lexsort(keys[::-1])
+
+
+# Bits of the first varying word that _leading_order sorts by (a multiple
+# of 16, at most 64): 32 bits of hex ids are 4 digits, shared by many of
+# 100,000 random ids; 48 bits, by a few.
+_LEADING_BITS = 48
+
+
+def _leading_order(key):
+    """``(order, leading)``: an order of the unsigned words ``key`` by
+    their ``_LEADING_BITS`` highest varying bits, by stable sorts of
+    their 16-bit digits, lowest first (numpy sorts 16-bit keys stably by
+    radix), and those bits, or None when ``key`` varies in no other bit
+    (``order`` then sorts ``key`` itself).  100,000 random words: 1.8 ms,
+    against 6.2 for their stable argsort (4.9 unstable); 100,000 random
+    32-byte hex ids, all their words (:func:`fixed_width_order`): 2.5 ms,
+    against 7.6."""
+    key = np.asarray(key, dtype=np.uint64)
+    varying = int(np.bitwise_or.reduce(key ^ key[0]))
+    low = max(varying.bit_length() - _LEADING_BITS, 0)
+    leading = key >> np.uint64(low)
+    leading &= np.uint64((1 << _LEADING_BITS) - 1)  # bits above: equal in all
+    order = None
+    for shift in range(0, _LEADING_BITS, 16):  # least significant digit first
+        digit = (leading >> np.uint64(shift)).astype(np.uint16)
+        if order is None:
+            order = np.argsort(digit, kind="stable")
+        else:
+            order = order[np.argsort(digit[order], kind="stable")]
+    exact = (varying & ((1 << low) - 1)) == 0  # no varying bit below them
+    return order, None if exact else leading
 
 
 # Most ids, as a fraction of all, that _order_ties sorts again.
@@ -1170,8 +1223,8 @@ def _factorize_fixed_width(qid, rows=False):
     keys = packed_ids(qid, spread=True)
     if keys is not None:  # exact keys in the ids' order: no check, no sort
         codes, first = _number(keys)
-        order = np.argsort(unspread_bits(keys[first]))
-        numbered = sorted_numbering(codes, qid[first], order)
+        order = distinct_ints_order(unspread_bits(keys[first]))
+        numbered = sorted_numbering(codes, qid, order, first)
         return (*numbered, first[order]) if rows else numbered
     data = bytes_to_hash(qid)
     codes, first = _number(_row_hashes(data))
@@ -1181,7 +1234,7 @@ def _factorize_fixed_width(qid, rows=False):
         uniques, codes = np.unique(qid, return_inverse=True)
         return codes.reshape(-1).astype(np.intp, copy=False), uniques
     order = fixed_width_order(data[first])
-    numbered = sorted_numbering(codes, qid[first], order)
+    numbered = sorted_numbering(codes, qid, order, first)
     return (*numbered, first[order]) if rows else numbered
 
 
