@@ -12,7 +12,7 @@ interleaved (issue 31: <= 1.3x), with the ids as an object array of str
 (what pandas' ``to_numpy`` gives) and as a numpy ``U`` array (``user123``:
 ids that differ in few bits, packed into exact integer keys), and as a
 ``U`` array of random 32-character hex ids (UUIDs: hashed, every row
-checked).
+checked).  ``--part text-ids`` runs this comparison alone.
 
 With ``k=None`` each query is ranked whole; the last line makes one
 query of about 100,000 rows out of 5 % of the queries, which a ranking
@@ -27,7 +27,7 @@ of users), and the time per user of the sparse path against the dense path
 
 Timings are the best of ``--repeat`` runs.  Run from the repository root::
 
-    python benchmarks/bench_forms.py [--part long|sparse|both]
+    python benchmarks/bench_forms.py [--part long|sparse|both|text-ids]
         [--rows 2000000] [--queries 100000] [--users 20000]
         [--items 200000] [--chunk 500] [--dense-chunks 4]
 """
@@ -89,8 +89,10 @@ def bench_long(args):
         f"{os.getloadavg()[0]:.1f}; memory: peak traced beyond the inputs, "
         f"/ the three inputs ({inputs / 2**20:.0f} MiB)"
     )
-    t_lex = best_time(lambda: np.lexsort((-s, big_ids)), r)
-    print(f"  np.lexsort((-y_score, query_id)) alone   {t_lex * 1e3:8.1f} ms")
+    text_ids_only = args.part == "text-ids"
+    if not text_ids_only:
+        t_lex = best_time(lambda: np.lexsort((-s, big_ids)), r)
+        print(f"  np.lexsort((-y_score, query_id)) alone   {t_lex * 1e3:8.1f} ms")
     s_tied = np.round(s, 2)  # ~100 distinct scores: many ties
     sid = np.array([f"user{i}" for i in range(args.queries)], dtype=object)[qid]
     # The rows of the first 5 % of the queries as one query (~100,000 rows):
@@ -118,8 +120,9 @@ def bench_long(args):
         "map": lambda ids, sc: rm.average_precision_at_k(y, sc, k=10, query_id=ids),
         "gauc": lambda ids, sc: rm.group_auc_score(y, sc, query_id=ids),
     }
-    print(f"  {'':40s} {'time':>11s}   {'/ lexsort':>9s}   {'memory':>16s}")
-    for label, target, ids, name, scores in cases:
+    if not text_ids_only:
+        print(f"  {'':40s} {'time':>11s}   {'/ lexsort':>9s}   {'memory':>16s}")
+    for label, target, ids, name, scores in [] if text_ids_only else cases:
         func = partial(calls[name], ids, scores)
         t = best_time(func, r)
         peak = peak_bytes(func)
@@ -237,7 +240,10 @@ def bench_sparse(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["long", "sparse", "both"], default="both")
+    # text-ids: the long form's text ids against int64 ids alone (issue 31)
+    parser.add_argument(
+        "--part", choices=["long", "sparse", "both", "text-ids"], default="both"
+    )
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--users", type=int, default=20_000)
@@ -246,7 +252,7 @@ def main():
     parser.add_argument("--dense-chunks", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    if args.part in ("long", "both"):
+    if args.part in ("long", "both", "text-ids"):
         bench_long(args)
     if args.part in ("sparse", "both"):
         bench_sparse(args)
