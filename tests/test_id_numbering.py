@@ -820,33 +820,53 @@ def test_words_order_is_lexsort(rows, ties, max_keys):
     assert_array_equal(got, np.argsort(shuffle))  # the rows were sorted
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.data(), st.sampled_from([16, 32, 48, 64]), st.sampled_from([0.0, 0.125]))
-def test_words_order_by_the_leading_bits(data, leading_bits, ties):
-    # the first word is sorted by its highest varying bits only (16 to 64 of
-    # them), then the ids that share those by all their words: varying bits
-    # above, across and below that window, a prefix equal in every id, few
-    # or many ids sharing the window; always np.lexsort's order
-    width = data.draw(st.integers(1, 64), label="width")
-    shift = data.draw(st.integers(0, 64 - width), label="shift")
-    prefix = data.draw(st.integers(0, 2**64 - 1), label="prefix")
+@settings(max_examples=400, deadline=None)
+@given(
+    st.data(),
+    st.sampled_from([16, 32, 48, 64]),
+    st.sampled_from([0.0, 0.125]),
+    st.sampled_from([0, 8, 64]),
+)
+def test_words_order_by_leading_bits_and_radix(data, leading_bits, ties, passes):
+    # one to three words, each varying in its own span of bits (above,
+    # across and below the leading window; a prefix equal in every id
+    # above it), few or many ids sharing their leading bits; by the radix
+    # sort of the varying digits, the leading bits and the ties, or
+    # lexsort: always np.lexsort's order
+    n_words = data.draw(st.integers(1, 3), label="words")
+    spans = []
+    for _ in range(n_words):
+        width = data.draw(st.integers(1, 64), label="width")
+        shift = data.draw(st.integers(0, 64 - width), label="shift")
+        prefix = data.draw(st.integers(0, 2**64 - 1), label="prefix")
+        top = width + shift
+        spans.append((width, shift, prefix >> top << top if top < 64 else 0))
     rows = data.draw(
         st.sets(
-            st.tuples(st.integers(0, 2**width - 1), st.integers(0, 2)),
+            st.tuples(*[st.integers(0, 2**w - 1) for w, _, _ in spans]),
             min_size=1,
             max_size=60,
         ),
         label="rows",
     )
-    first = np.array([v for v, _ in rows], dtype=np.uint64) << np.uint64(shift)
-    above = prefix >> (width + shift) << (width + shift) if width + shift < 64 else 0
-    words = [first | np.uint64(above), np.array([w for _, w in rows], dtype=np.uint64)]
-    old = _validation._LEADING_BITS, _validation._TIES_MAX_FRACTION
-    _validation._LEADING_BITS, _validation._TIES_MAX_FRACTION = leading_bits, ties
+    words = [
+        np.array([r[j] for r in rows], dtype=np.uint64) << np.uint64(shift)
+        | np.uint64(above)
+        for j, (_, shift, above) in enumerate(spans)
+    ]
+    settings_ = {
+        "_LEADING_BITS": leading_bits,
+        "_TIES_MAX_FRACTION": ties,
+        "_RADIX_MAX_PASSES": passes,
+    }
+    old = {name: getattr(_validation, name) for name in settings_}
+    for name, value in settings_.items():
+        setattr(_validation, name, value)
     try:
         got = _validation.words_order(words)
     finally:
-        _validation._LEADING_BITS, _validation._TIES_MAX_FRACTION = old
+        for name, value in old.items():
+            setattr(_validation, name, value)
     assert_array_equal(got, np.lexsort(words[::-1]))
 
 
