@@ -26,6 +26,10 @@ run (goal: at most 1.15):
   arrays, in this process, one BLAS thread (read from the Parquet files
   first, untimed).
 
+For Spark the same ratio of the Python workers alone is printed too: the
+package's code runs there, while the JVM's CPU time moves by seconds
+between calls of the same job, which sets the ratio of the whole.
+
 Also printed: the report on the same log laid out by query (Dask, no
 shuffle; ``--no-aligned`` skips it), the report and its floor with one
 partition per core after the shuffle, Spark's floor in parts (the Parquet
@@ -678,6 +682,17 @@ def print_engine(engine, out, memory):
         f"= {added / engine_cpu:.2f}x (goal <= {GOAL}); the report / its "
         f"floor: {report.cpu / floor.cpu:.2f}x"
     )
+    if engine == "spark":
+        # what the package's own code adds runs in the Python workers; the
+        # JVM's time moves by CPU seconds between calls of the same job
+        py = "Python workers"
+        py_added = report.split.get(py, 0.0) - floor.split.get(py, 0.0)
+        print(
+            f"   the Python workers alone, (report - floor) / in-memory engine: "
+            f"{py_added:.2f} / {engine_cpu:.2f} = {py_added / engine_cpu:.2f}x; "
+            f"the JVM, report - floor: "
+            f"{report.split.get('JVM', 0.0) - floor.split.get('JVM', 0.0):+.2f} CPU s"
+        )
     if "engine_in_worker" in out:
         in_worker = out["engine_in_worker"]
         print(
