@@ -1636,6 +1636,29 @@ def test_codes_not_remembered_are_checked(monkeypatch):
     assert check_query_id(view, 5)[1].tolist() == [4]
 
 
+@pytest.mark.parametrize("uint", [False, True])
+def test_categorical_int_ids_are_the_ids(uint):
+    # a pandas categorical of int ids (the extremes of the type, the sign,
+    # unused categories, categories in reverse order): the per-query report
+    # of the ids themselves, rows and ids in np.unique's order
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(11)
+    if uint:
+        pool = np.array([0, 7, 2**63, 2**64 - 1, *range(100, 130)], dtype=np.uint64)
+    else:
+        pool = np.array([-(2**63), -7, 0, 7, 2**63 - 1, *range(100, 130)])
+    q = rng.choice(pool, 400)
+    y, s = rng.integers(0, 3, 400), rng.random(400)
+    want = srm.ranking_report(y, s, query_id=q, per_query=True)
+    unused = np.array([5, 6], dtype=q.dtype)
+    cats = np.concatenate([unused[:1], np.unique(q)[::-1], unused[1:]])
+    frame = pd.DataFrame({"q": pd.Categorical(q, categories=cats), "y": y, "s": s})
+    got = srm.ranking_report(
+        frame, query_col="q", label_col="y", score_col="s", per_query=True
+    )
+    pd.testing.assert_frame_equal(got, want)
+
+
 def test_frame_codes_reach_the_report_numbered_once(monkeypatch):
     pa = pytest.importorskip("pyarrow")
     from sklearn_rankmetrics._io import _dataframe

@@ -227,6 +227,8 @@ def _sorted_codes(codes, uniques, col, all_used=False):
         try:
             if uniques.dtype.kind == "O" and set(map(type, uniques)) <= {str}:
                 order = str_order(uniques)  # as np.unique sorts them
+            elif uniques.dtype.kind in "iu":
+                order = _validation.distinct_ints_order(uniques)
             else:
                 order = np.argsort(uniques, kind="stable")
         except TypeError:
@@ -670,7 +672,9 @@ def _varied_width_numbering(text):
     keys = _packed_text(source, starts, lengths, n_words)
     if keys is not None:  # exact keys in the ids' order: no check, no sort
         codes, rows = _number(keys)
-        order = np.argsort(_validation.unspread_bits(keys[rows]))
+        order = _validation.distinct_ints_order(
+            _validation.unspread_bits(keys[rows])
+        )
     else:
         codes, rows = _number(_varied_hashes(source, starts, lengths, n_words))
         first = _words(source, starts[rows], lengths[rows], n_words), lengths[rows]
