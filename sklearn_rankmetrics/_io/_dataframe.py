@@ -672,9 +672,7 @@ def _varied_width_numbering(text):
     keys = _packed_text(source, starts, lengths, n_words)
     if keys is not None:  # exact keys in the ids' order: no check, no sort
         codes, rows = _number(keys)
-        order = _validation.distinct_ints_order(
-            _validation.unspread_bits(keys[rows])
-        )
+        order = _validation.distinct_ints_order(_validation.unspread_bits(keys[rows]))
     else:
         codes, rows = _number(_varied_hashes(source, starts, lengths, n_words))
         first = _words(source, starts[rows], lengths[rows], n_words), lengths[rows]

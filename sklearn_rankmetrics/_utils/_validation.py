@@ -1171,7 +1171,8 @@ def _varying_span(word):
     """``(low, high)``: the bits of the unsigned words ``word`` that are
     not equal in every id lie in ``[low, high)``."""
     varying = int(np.bitwise_or.reduce(word ^ word[0]))
-    return (varying & -varying).bit_length() - 1 if varying else 0, varying.bit_length()
+    low = (varying & -varying).bit_length() - 1 if varying else 0
+    return low, varying.bit_length()
 
 
 def _radix_order(keys, spans):
