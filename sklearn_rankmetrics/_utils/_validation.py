@@ -1136,7 +1136,6 @@ def words_order(words, sort_ids=None):
     keys = [w for w in words if (w != w[0]).any()]
     if not keys:  # a single distinct id (or none)
         return np.arange(words[0].shape[0] if words else 0)
-    keys = [np.asarray(w, dtype=np.uint64) for w in keys]
     spans = [_varying_span(w) for w in keys]
     passes = sum(-(-(high - low) // 16) for low, high in spans)
     if passes <= _LEADING_BITS // 16:
