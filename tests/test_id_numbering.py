@@ -782,7 +782,7 @@ def test_fixed_width_order_of_wide_ids(max_keys, ties, monkeypatch):
     monkeypatch.setattr(_validation, "_LEXSORT_MAX_KEYS", max_keys)
     monkeypatch.setattr(_validation, "_TIES_MAX_FRACTION", ties)
     rng = np.random.default_rng(6)
-    for width in (3, 16, 40):
+    for width in (3, 16, 40, 100):
         values = {rng.bytes(width // 2 + 1).hex()[:width] for _ in range(300)}
         values |= {"", "0", "00", "0\x00" + "f" * 10}
         # runs of ids that share their first 8 bytes (2 code points)

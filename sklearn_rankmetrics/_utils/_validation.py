@@ -1088,21 +1088,22 @@ _LEXSORT_MAX_KEYS = 3
 
 def fixed_width_order(ids):
     """``np.argsort(ids, kind="stable")`` for a 1-D ``U`` or ``S`` array of
-    distinct ids, by ``np.lexsort`` over integer words of their characters
-    (two 32-bit code points of a ``U`` array, or eight bytes of an ``S``
-    array, big-end first, per 64-bit word), the words equal in every id
-    left out: numpy orders both kinds by their code points or bytes as
-    unsigned numbers, zero-padded, which the words compare alike.  About
-    1.5x faster than sorting the strings (100,000 ids of 9 characters).
-    Ids that differ in several words are sorted by the first, the ids
-    that share it then by all (:func:`_order_ties`); when many share it,
-    ids that differ in more than ``_LEXSORT_MAX_KEYS`` words are sorted as
-    strings, which is then faster.
+    distinct ids, by :func:`words_order` over integer words of their
+    characters (two 32-bit code points of a ``U`` array, or eight bytes of
+    an ``S`` array, big-end first, per 64-bit word): numpy orders both
+    kinds by their code points or bytes as unsigned numbers, zero-padded,
+    which the words compare alike.  100,000 random hex ids as bytes: 2.7
+    ms (32 bytes), 4.2 (64) and 6.9 (100), against 13-15 as strings.  A
+    ``U`` array of more than ``2 * _LEXSORT_MAX_KEYS`` words (12
+    characters) is sorted as strings: a word holds two of its characters,
+    so many ids share their first words (100,000 random ``U32`` hex ids:
+    19 ms as strings, 30 by their words).
     """
     n = ids.shape[0]
     if n < 2 or ids.dtype.itemsize == 0:
         return np.arange(n)
-    if -(-ids.dtype.itemsize // 8) > 2 * _LEXSORT_MAX_KEYS:
+    wide = -(-ids.dtype.itemsize // 8) > 2 * _LEXSORT_MAX_KEYS
+    if wide and ids.dtype.kind == "U":
         return np.argsort(ids, kind="stable")
     ids = np.ascontiguousarray(ids)
     if ids.dtype.kind == "U":
