@@ -776,13 +776,14 @@ def test_narrow_ids_numbered_by_their_packed_keys(kind, backend):
 @pytest.mark.parametrize("ties", [0.0, 0.125, 1.0])
 @pytest.mark.parametrize("max_keys", [0, 1, 3])
 def test_fixed_width_order_of_wide_ids(max_keys, ties, monkeypatch):
-    # ids that differ in more words than lexsort takes are sorted as strings;
+    # ids that differ in more words than lexsort takes are sorted as strings
+    # (U arrays of over 2 * max_keys words; S arrays of over 128 bytes);
     # ids sorted by their first word, then the runs that share it by all
     # words (ties=1: always; 0: never, the whole sort instead)
     monkeypatch.setattr(_validation, "_LEXSORT_MAX_KEYS", max_keys)
     monkeypatch.setattr(_validation, "_TIES_MAX_FRACTION", ties)
     rng = np.random.default_rng(6)
-    for width in (3, 16, 40, 100):
+    for width in (3, 16, 40, 100, 200):
         values = {rng.bytes(width // 2 + 1).hex()[:width] for _ in range(300)}
         values |= {"", "0", "00", "0\x00" + "f" * 10}
         # runs of ids that share their first 8 bytes (2 code points)

@@ -1086,6 +1086,11 @@ def rows_match(qid, distinct, codes):
 _LEXSORT_MAX_KEYS = 3
 
 
+# Widest S ids that fixed_width_order sorts by their words (wider ones as
+# strings): measured faster up to 100 bytes.
+_WORDS_MAX_BYTES = 128
+
+
 def fixed_width_order(ids):
     """``np.argsort(ids, kind="stable")`` for a 1-D ``U`` or ``S`` array of
     distinct ids, by :func:`words_order` over integer words of their
@@ -1097,13 +1102,16 @@ def fixed_width_order(ids):
     ``U`` array of more than ``2 * _LEXSORT_MAX_KEYS`` words (12
     characters) is sorted as strings: a word holds two of its characters,
     so many ids share their first words (100,000 random ``U32`` hex ids:
-    19 ms as strings, 30 by their words).
+    19 ms as strings, 30 by their words); so is an ``S`` array of more
+    than ``_WORDS_MAX_BYTES`` bytes, whose words would be a copy of every
+    id, mostly unread.
     """
     n = ids.shape[0]
     if n < 2 or ids.dtype.itemsize == 0:
         return np.arange(n)
-    wide = -(-ids.dtype.itemsize // 8) > 2 * _LEXSORT_MAX_KEYS
-    if wide and ids.dtype.kind == "U":
+    if ids.dtype.itemsize > (
+        8 * 2 * _LEXSORT_MAX_KEYS if ids.dtype.kind == "U" else _WORDS_MAX_BYTES
+    ):
         return np.argsort(ids, kind="stable")
     ids = np.ascontiguousarray(ids)
     if ids.dtype.kind == "U":
