@@ -251,3 +251,165 @@ def test_whole_row_placed_grades_match_brute_force(seed):
         ours = getattr(srm, name)(Y, S, average=None)
         naive = getattr(_reference, "naive_" + name)(Y, S, average=None)
         np.testing.assert_allclose(ours, naive, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+# ---------------------------------------------------------------------------
+# Scores sorted by radix passes (_select.sort_order)
+# ---------------------------------------------------------------------------
+_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-310, -1e-310, 3.0, 2.0**60]
+_FLOATS += [-(2.0**60), np.inf, -np.inf, np.finfo(float).max, -np.finfo(float).max]
+
+
+def _stable_desc(key):
+    """The stable decreasing order of a float64 or int64 key (``~x``
+    reverses int64 without overflow; ``-x`` makes -0.0 and 0.0 equal)."""
+    return np.argsort(~key if key.dtype.kind == "i" else -key, kind="stable")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sort_order_is_the_stable_argsort(seed, monkeypatch):
+    # float64 keys from a pool of edge values (both zeros, subnormals,
+    # infinities, the extremes) and random ones, int64 keys with the
+    # extremes; each below and above the radix limit (the comparison sort
+    # and the radix passes), ascending and descending: always numpy's
+    # stable order, equal keys (-0.0 and 0.0 among them) in input order
+    from sklearn_rankmetrics._engine import _select
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    floats = np.where(
+        rng.random(n) < 0.5,
+        rng.choice(_FLOATS, n),
+        np.round(rng.normal(size=n) * 10.0 ** rng.integers(-3, 4), 2),
+    )
+    info = np.iinfo(np.int64)
+    ints = rng.integers(info.min, info.max, n, endpoint=True)
+    ints[rng.random(n) < 0.2] = rng.choice([info.min, info.max, 0, -1, 1])
+    ints[rng.random(n) < 0.3] = ints[0]  # ties
+    for limit in (1, n + 1):
+        monkeypatch.setattr(_select, "_RADIX_MIN_ROWS", limit)
+        for key in (floats, ints):
+            before = key.copy()
+            assert_array_equal(_select.sort_order(key), np.argsort(key, kind="stable"))
+            want = _stable_desc(key)
+            assert_array_equal(_select.sort_order(key, descending=True), want)
+            if key.dtype.kind == "f":
+                assert_array_equal(_select._argsort_desc(key, stable=True), want)
+            assert_array_equal(key, before)  # the input is left alone
+    # NaN keys, other dtypes: numpy's own stable sort
+    monkeypatch.setattr(_select, "_RADIX_MIN_ROWS", 1)
+    nan = floats.copy()
+    nan[:: max(1, n // 5)] = np.nan
+    assert _select._ordered_bits(nan, False) is None
+    assert_array_equal(_select.sort_order(nan), np.argsort(nan, kind="stable"))
+    assert_array_equal(
+        _select.sort_order(nan, descending=True), np.argsort(-nan, kind="stable")
+    )
+    with np.errstate(over="ignore"):  # float64's extremes: inf
+        f32 = floats.astype(np.float32)
+    assert_array_equal(_select.sort_order(f32), np.argsort(f32, kind="stable"))
+
+
+def test_tie_order_free_only_for_integer_linear_gains():
+    from sklearn_rankmetrics._engine._select import _tie_order_free
+
+    assert _tie_order_free(np.array([0.0, 3.0, 1.0]), "linear")
+    assert _tie_order_free(np.array([0, 3, 1]), "linear")
+    assert not _tie_order_free(np.array([0.0, 0.5, 1.0]), "linear")
+    assert not _tie_order_free(np.array([0.0, 3.0, 1.0]), "exponential")
+    assert not _tie_order_free(np.array([0.0, 3.0, 1.0]), lambda g: g)
+    assert not _tie_order_free(np.array([0.0, 2.0**40] * 4096), "linear")
+    assert _tie_order_free(np.array([0.0, 2.0**40] * 1024), "linear")
+    assert not _tie_order_free(np.array([0.0, np.inf]), "linear")
+    assert not _tie_order_free(np.array([]), "linear")
+
+
+def _long_ties_case(seed, n_rows=6000):
+    """A long form of many rows (above the radix limit) with tied scores,
+    both zeros, -inf, integer or fractional grades."""
+    rng = np.random.default_rng(seed)
+    n_q = int(rng.choice([40, 700, 3000]))
+    q = rng.integers(0, n_q, n_rows)
+    s = np.round(rng.normal(size=n_rows), 1)
+    zero = rng.random(n_rows) < 0.1
+    s[zero] = rng.choice([0.0, -0.0], int(zero.sum()))
+    s[rng.random(n_rows) < 0.05] = -np.inf
+    grades = rng.integers(0, 4, n_rows) * (rng.random(n_rows) < 0.4)
+    return q, s, grades, rng
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_radix_passes_change_no_long_form_value(seed, monkeypatch):
+    # Every registry metric in the long form, with the radix passes used
+    # for every sort (the limit 1) and for none: the same values bit for
+    # bit.  Integer grades sort tied rows stably (their sums are exact in
+    # any order); fractional grades (and IPS weights, the exponential gain)
+    # keep the comparison sort's order, as a stable order would move their
+    # sums by an ulp -- so this fails if _tie_order_free lets them through.
+    import warnings
+
+    import sklearn_rankmetrics as srm
+    from sklearn_rankmetrics import _registry
+    from sklearn_rankmetrics._engine import _select
+
+    q, s, grades, rng = _long_ties_case(seed)
+    fractional = np.round(grades * rng.uniform(0.1, 1.0, grades.size), 3)
+    p = rng.uniform(0.05, 1.0, grades.size)
+    w = rng.uniform(0.5, 2.0, q.max() + 1)[q]
+    calls = []
+    for y in (grades, grades.astype(np.float64), fractional):
+        for name, spec in _registry.METRICS.items():
+            for opt in ({}, {"ignore_ties": True}, {"gain": "exponential"}):
+                calls.append((spec.function, y, {"k": 10, **opt}, name))
+            calls.append((spec.function, y, {"k": None, "sample_weight": w}, name))
+            if spec.propensity:
+                calls.append((spec.function, y, {"k": 10, "propensity": p}, name))
+        calls.append((srm.group_auc_score, (y > 0).astype(int), {}, "gauc"))
+    values = {}
+    for limit in (1, 1 << 40):
+        monkeypatch.setattr(_select, "_RADIX_MIN_ROWS", limit)
+        for i, (func, y, kw, name) in enumerate(calls):
+            kw = {key: v for key, v in kw.items() if key != "k" or _has_k(func)}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    got = func(y, s, query_id=q, average=None, **kw)
+            except (TypeError, ValueError) as exc:  # an option the metric refuses
+                got = repr(exc)
+            if limit == 1:
+                values[i] = got
+            elif isinstance(got, str):
+                assert values[i] == got, (name, kw)
+            else:
+                assert_array_equal(values[i], got, err_msg=f"{name} {kw}")
+    assert sum(not isinstance(v, str) for v in values.values()) > len(calls) // 2
+
+
+def _has_k(func):
+    import inspect
+
+    return "k" in inspect.signature(func).parameters
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_signed_zero_scores_are_one_score_in_the_long_form(seed):
+    # -0.0 == 0.0: rows scored -0.0 and 0.0 are tied, and with ignore_ties
+    # a tie keeps the rows' order, whichever zero each row holds (the radix
+    # passes read the float's bits, in which -0.0 sorts below 0.0)
+    import sklearn_rankmetrics as srm
+
+    q, s, grades, _ = _long_ties_case(seed)
+    plus = np.where(s == 0, 0.0, s)
+    assert np.signbit(s[s == 0]).any() and not np.signbit(plus[plus == 0]).any()
+    for func in (srm.ndcg_at_k, srm.average_precision_at_k, srm.precision_at_k):
+        for ignore_ties in (False, True):
+            a = func(grades, s, k=5, query_id=q, average=None, ignore_ties=ignore_ties)
+            b = func(
+                grades, plus, k=5, query_id=q, average=None, ignore_ties=ignore_ties
+            )
+            assert_array_equal(a, b, err_msg=f"{func.__name__} {ignore_ties}")
+    yb = (grades > 0).astype(int)
+    assert_array_equal(
+        srm.group_auc_score(yb, s, query_id=q, average=None),
+        srm.group_auc_score(yb, plus, query_id=q, average=None),
+    )

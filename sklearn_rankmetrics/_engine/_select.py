@@ -89,8 +89,87 @@ def _group_order(codes, n_groups, order=None):
     return perm if order is None else order[perm]
 
 
+# Keys of at least this many rows are sorted by radix passes (sort_order);
+# fewer by one comparison sort (the passes' numpy calls would cost more).
+_RADIX_MIN_ROWS = 1 << 11
+
+_SIGN_BIT = np.uint64(1 << 63)
+
+
+def _ordered_bits(key, descending):
+    """The float64 or int64 array ``key`` as uint64 numbers in the same
+    order (the reverse order with ``descending``), or None for other
+    dtypes and for floats with a NaN.
+
+    A float's bits order non-negative floats as numbers; a negative one
+    has every bit flipped, a non-negative one its sign bit set, so that
+    -inf < ... < -0.0 = 0.0 < ... < inf as unsigned numbers.  ``-0.0`` is
+    made ``0.0`` first (``key + 0.0``): the two are equal, and equal keys
+    must stay in their input order.
+    """
+    if key.dtype == np.int64:
+        bits = key.view(np.uint64) ^ _SIGN_BIT
+    elif key.dtype == np.float64:
+        if np.isnan(key).any():
+            return None
+        u = (key + 0.0).view(np.uint64)
+        bits = u >> np.uint64(63)  # 1 for a negative float
+        np.negative(bits, out=bits)  # every bit set for a negative float
+        bits |= _SIGN_BIT
+        bits ^= u
+    else:
+        return None
+    if descending:
+        np.invert(bits, out=bits)
+    return bits
+
+
+def sort_order(key, descending=False):
+    """``np.argsort(key, kind="stable")`` of a 1-D float64 or int64 array
+    (decreasing with ``descending``; equal keys in input order either way).
+
+    From ``_RADIX_MIN_ROWS`` rows, by four stable sorts of the key's 16-bit
+    digits, lowest first (numpy sorts 16-bit keys stably by radix, and
+    skips a byte that every key shares): O(n), where a comparison sort of
+    floats is O(n log n).  65,536 probabilities, then grouped by query:
+    2.0 ms against 3.8 by ``np.argsort``; normal scores, of both signs,
+    3.9 against 4.7.  Other dtypes, NaN keys and short keys:
+    ``np.argsort`` (of ``-key``, or of ``~key`` for integers, when
+    ``descending``).
+    """
+    bits = _ordered_bits(key, descending) if key.size >= _RADIX_MIN_ROWS else None
+    if bits is None:
+        if descending:  # (~x reverses integers without overflow)
+            key = -key if key.dtype.kind == "f" else ~key
+        return np.argsort(key, kind="stable")
+    order = np.argsort(bits.astype(np.uint16), kind="stable")  # the low digit
+    for shift in (16, 32, 48):
+        digit = bits[order]
+        digit >>= np.uint64(shift)
+        order = order[np.argsort(digit.astype(np.uint16), kind="stable")]
+    return order
+
+
 def _argsort_desc(key, stable):
-    """Indices that sort ``key`` (float64) in decreasing order.
+    """Indices that sort ``key`` (float64) in decreasing order, equal keys
+    in input order with ``stable`` (else in the order a comparison sort
+    leaves them).
+
+    Stable: by radix passes from ``_RADIX_MIN_ROWS`` keys
+    (:func:`sort_order`; the same permutation).  Not stable: by one
+    comparison sort (:func:`_argsort_desc_sorted`), whose order of equal
+    keys the values were computed with: sums over tied rows in another
+    order can differ in the last bits, so a caller asks for ``stable``
+    where no value depends on the order of tied rows (:func:`_select_long`,
+    :func:`_ideal_from_entries`).
+    """
+    if stable and key.size >= _RADIX_MIN_ROWS:
+        return sort_order(key, descending=True)
+    return _argsort_desc_sorted(key, stable)
+
+
+def _argsort_desc_sorted(key, stable):
+    """:func:`_argsort_desc` by one comparison sort.
 
     With ``stable``, equal keys keep their input order: the unstable (fast)
     sort is corrected inside the runs of equal keys only, so continuous
@@ -144,7 +223,9 @@ def _ideal_from_entries(seg, grades, n_seg, K, gain):
     """(n_seg, K) gains of each segment's best grades, descending."""
     positive = grades > 0
     seg, grades = seg[positive], np.asarray(grades[positive], dtype=np.float64)
-    (ideal,) = _segment_top(seg, grades, n_seg, K, (), (0.0,), stable=False)
+    # stable: the sorted grades are the same in any order of the tied ones,
+    # and the radix passes sort faster
+    (ideal,) = _segment_top(seg, grades, n_seg, K, (), (0.0,), stable=True)
     return _gain(ideal, gain)
 
 
@@ -668,6 +749,23 @@ def _select_sparse(Y, S, K, threshold, gain, ignore_ties, need_ideal):
     )
 
 
+def _tie_order_free(grades, gain):
+    """Whether no value of the long form depends on the order of its tied
+    rows: linear gain and integer grades whose sums over all these rows
+    stay below 2**53 (binary clicks, graded judgments), so that every sum
+    of them is exact in any order.  Then the tied rows are sorted stably,
+    by radix passes (:func:`_argsort_desc`).  Fractional grades (IPS
+    weights), gain tables and the exponential gain (``expm1`` does not
+    always give an integer) keep the comparison sort's order, with which
+    their values were first computed, bit for bit (as :func:`_sums_exact`
+    decides the same for a whole row of the 2-D form)."""
+    if not (isinstance(gain, str) and gain == "linear") or grades.size == 0:
+        return False
+    g = np.asarray(grades, dtype=np.float64)
+    top = float(np.abs(g).max())  # nan or inf: False below
+    return top * g.size < 2.0**53 and bool(np.all(g == np.floor(g)))
+
+
 def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal, K=None):
     """Selection of the long form: ``codes`` numbers each row's query.
 
@@ -688,7 +786,13 @@ def _select_long(y, s, codes, n_q, k, threshold, gain, ignore_ties, need_ideal, 
         rows_r = np.flatnonzero(retrieved)
         c_r, s_r, y_r = codes[rows_r], s[rows_r], y[rows_r]
     top, top_rel = _segment_top(
-        c_r, s_r, n_q, K, (y_r,), (-np.inf, 0.0), stable=ignore_ties
+        c_r,
+        s_r,
+        n_q,
+        K,
+        (y_r,),
+        (-np.inf, 0.0),
+        stable=ignore_ties or _tie_order_free(y_r, gain),
     )
     # With ignore_ties the stable sort already kept the earliest rows of the
     # cut group; otherwise record the group's full counts.

@@ -5,7 +5,13 @@ import numbers
 import numpy as np
 
 from .._engine._rank import query_run_orders
-from .._engine._select import _group_order, _relevant, _row_counts, exact_threshold
+from .._engine._select import (
+    _group_order,
+    _relevant,
+    _row_counts,
+    exact_threshold,
+    sort_order,
+)
 from .._utils._averaging import average_queries
 from .._utils._validation import (
     _check_propensity,
@@ -572,7 +578,7 @@ def _gauc_hashed(
             for i, (p, q) in enumerate(segments):
                 group_blocks[i % len(a)][p:q] = g[at[i] : at[i + 1]]
         sizes = np.bincount(codes, minlength=m)
-        order = _group_order(codes, m, np.argsort(ss))
+        order = _group_order(codes, m, sort_order(ss))
         del codes
         q = np.repeat(np.arange(m), sizes)
         s_run = ss[order]
