@@ -1556,6 +1556,61 @@ def test_str_order_sorts_as_python(values, least):
     assert [values[i] for i in got] == sorted(values)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.text(alphabet="\x00 07aAé", max_size=9),  # NULs, Latin-1
+            st.text(alphabet="7é\uffffユ😀\ud800", max_size=5),  # wider
+            st.text(alphabet="01é", min_size=15, max_size=40),  # long ids
+            st.sampled_from(["abcd", "0123", "ab", "éa", "ユab"]),  # one length
+        ),
+        max_size=40,
+    ),
+    columns=st.sampled_from([0, 4, 16, 100]),
+)
+def test_str_order_distinct_sorts_and_counts_as_python(values, columns):
+    # ids repeated or not, of one length or many, Latin-1 (bytes) or wider
+    # (code points), laid out a column at a time or copied by numpy (the
+    # column limit 0 to 100): Python's order, and whether all differ
+    old = _validation._STR_ORDER_MIN, _validation._COLUMNS_MAX
+    _validation._STR_ORDER_MIN, _validation._COLUMNS_MAX = 0, columns
+    try:
+        order, distinct = _validation.str_order_distinct(np.array(values, dtype=object))
+    finally:
+        _validation._STR_ORDER_MIN, _validation._COLUMNS_MAX = old
+    assert [values[i] for i in order] == sorted(values)
+    assert sorted(order.tolist()) == list(range(len(values)))
+    assert distinct == (len(set(values)) == len(values))
+
+
+def test_fixed_width_ids_by_hand(monkeypatch):
+    # one length: the rows of the joined bytes; several: column by column
+    # or copied by numpy; wider characters: a little-endian U array; a
+    # NUL anywhere, a lone surrogate, one very long id: None
+    monkeypatch.setattr(_validation, "_COLUMNS_MAX", 16)
+    got = _validation._fixed_width_ids(["ab", "cd", "ef"])
+    assert got.dtype == "S2" and got.tolist() == [b"ab", b"cd", b"ef"]
+    got = _validation._fixed_width_ids(["a", "", "éé", "abc"])
+    assert got.dtype == "S3" and got.tolist() == [
+        b"a",
+        b"",
+        "éé".encode("latin-1"),
+        b"abc",
+    ]
+    got = _validation._fixed_width_ids(["ユ", "ab", "a😀c"])
+    assert got.dtype == "<U3" and got.tolist() == ["ユ", "ab", "a😀c"]
+    got = _validation._fixed_width_ids(["a" * 20, "b" * 17, "c"])
+    assert got.dtype == "S20" and got.tolist() == [b"a" * 20, b"b" * 17, b"c"]
+    for values in (
+        ["a\x00b", "c"],
+        ["7\x00", "7"],
+        ["\ud800", "a"],
+        ["x" * 10**4] + ["y"] * 99,
+    ):
+        assert _validation._fixed_width_ids(values) is None
+
+
 def test_str_order_by_hand(monkeypatch):
     monkeypatch.setattr(_validation, "_STR_ORDER_MIN", 0)
     # a prefix first; "7\x00" after "7" (a U array would tie them: Python's
