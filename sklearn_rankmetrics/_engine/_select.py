@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._utils._config import effective_n_threads
-from .._utils._validation import check_grade_values, raise_nan_scores
+from .._utils._validation import _radix_order, check_grade_values, raise_nan_scores
 
 __all__ = []  # private module
 
@@ -129,8 +129,9 @@ def sort_order(key, descending=False):
     (decreasing with ``descending``; equal keys in input order either way).
 
     From ``_RADIX_MIN_ROWS`` rows, by four stable sorts of the key's 16-bit
-    digits, lowest first (numpy sorts 16-bit keys stably by radix, and
-    skips a byte that every key shares): O(n), where a comparison sort of
+    digits, lowest first (``_utils._validation._radix_order``, the passes
+    that sort the distinct ids; numpy sorts 16-bit keys stably by radix,
+    and skips a byte that every key shares): O(n), where a comparison sort of
     floats is O(n log n).  65,536 probabilities, then grouped by query:
     2.0-3.7 ms against 3.8-4.9 by ``np.argsort`` (the machine's noise);
     on 2,000,000 rows ``ndcg_at_k`` took 291 ms, was 345, and GAUC 161,
@@ -144,12 +145,7 @@ def sort_order(key, descending=False):
         if descending:  # (~x reverses integers without overflow)
             key = -key if key.dtype.kind == "f" else ~key
         return np.argsort(key, kind="stable")
-    order = np.argsort(bits.astype(np.uint16), kind="stable")  # the low digit
-    for shift in (16, 32, 48):
-        digit = bits[order]
-        digit >>= np.uint64(shift)
-        order = order[np.argsort(digit.astype(np.uint16), kind="stable")]
-    return order
+    return _radix_order([bits], [(0, 64)])
 
 
 def _argsort_desc(key, stable):
